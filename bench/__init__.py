@@ -1,0 +1,1 @@
+"""Benchmarks (``make bench``); kept out of the test suite."""

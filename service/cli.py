@@ -1,0 +1,95 @@
+"""The ``basra`` command: simulate variants, print a seed's decks, manage the database."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .engine import deck_for_round, format_cards, load_rules_file, load_variant, parse_seed
+from .engine.errors import BasraError
+from .engine.simulate import simulate
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    rules = load_rules_file(args.rules) if args.rules else load_variant(args.variant).rules
+    if args.rounds is None and args.matches is None:
+        args.rounds = 1000
+    report = simulate(rules, args.seed, args.policies, rounds=args.rounds, matches=args.matches)
+    data = report.as_dict()
+    data["variant"] = args.variant if not args.rules else args.rules
+    data["rules_hash"] = rules.content_hash
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f"variant {data['variant']} ({rules.content_hash[:12]}), policies "
+          f"{' vs '.join(args.policies)}, seed {args.seed!r}")
+    print(f"  rounds played         {report.rounds} in {report.seconds:.2f} s "
+          f"({report.rounds_per_second:,.0f} rounds/s)")
+    print(f"  matches finished      {report.matches} (draws {report.draws})")
+    print(f"  first-player win rate {data['first_player_win_rate']:.1%}")
+    print(f"  mean basras per round {data['mean_basras_per_round']:.3f}")
+    print(f"  mean points per round {data['mean_points_per_round']:.2f}")
+    print(f"  mean match length     {data['mean_match_rounds']:.2f} rounds")
+    for i, name in enumerate(args.policies):
+        p, lo, hi = report.win_rate(i)
+        print(f"  {name:>8} (slot {i}) wins {p:.1%}  95% CI [{lo:.1%}, {hi:.1%}]")
+    return 0
+
+
+def _deck(args: argparse.Namespace) -> int:
+    deck = format_cards(deck_for_round(parse_seed(args.seed), args.round))
+    print(json.dumps(deck) if args.json else " ".join(deck))
+    return 0
+
+
+def _db(args: argparse.Namespace) -> int:
+    from .db_cli import run_db_command
+
+    return run_db_command(args.db_command, args.revision)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``basra`` command."""
+    parser = argparse.ArgumentParser(prog="basra", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sim = sub.add_parser("simulate", help="play random or bot matches and print statistics")
+    sim.add_argument("--variant", default="egyptian-v2", help="shipped variant name")
+    sim.add_argument("--rules", help="a house-rule YAML file (may use `extends:`)")
+    sim.add_argument("--rounds", type=int, help="stop after this many rounds")
+    sim.add_argument("--matches", type=int, help="stop after this many matches")
+    sim.add_argument("--seed", default="0", help="simulation seed (any text)")
+    sim.add_argument(
+        "--policies", nargs=2, default=["random", "random"], metavar=("A", "B"),
+        help="the two sides' bot levels: random, greedy, expert",
+    )
+    sim.add_argument("--json", action="store_true", help="print JSON")
+    sim.set_defaults(func=_simulate)
+
+    deck = sub.add_parser("deck", help="print the deck a revealed seed gives for a round")
+    deck.add_argument("--seed", required=True, help="the revealed seed, hex")
+    deck.add_argument("--round", type=int, default=1, help="round number, from 1")
+    deck.add_argument("--json", action="store_true", help="print a JSON list")
+    deck.set_defaults(func=_deck)
+
+    db = sub.add_parser("db", help="database migrations (DATABASE_URL)")
+    db.add_argument("db_command", choices=["upgrade", "downgrade", "current"])
+    db.add_argument("revision", nargs="?", default=None)
+    db.set_defaults(func=_db)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``basra`` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (BasraError, KeyError) as exc:
+        print(f"basra: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

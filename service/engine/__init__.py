@@ -1,0 +1,67 @@
+"""The Basra rules engine: pure values and functions, no web or storage code.
+
+>>> from service.engine import load_variant, new_match, legal_moves, apply_move
+>>> state = new_match(load_variant("egyptian-v2").rules, seed=b"x" * 32)
+>>> state = apply_move(state, legal_moves(state)[0])
+"""
+
+from .captures import BasraKind, Outcome
+from .cards import (
+    DECK,
+    RANKS,
+    SEVEN_OF_DIAMONDS,
+    SUITS,
+    Card,
+    format_cards,
+    parse_card,
+    parse_cards,
+)
+from .errors import (
+    BasraError,
+    CardNotInHand,
+    IllegalCapture,
+    IllegalMove,
+    InvalidCard,
+    InvalidDeck,
+    InvalidRules,
+    MatchFinished,
+    NotYourTurn,
+    UnknownVariant,
+)
+from .game import (
+    Move,
+    Play,
+    RoundResult,
+    State,
+    apply_move,
+    cards_accounted,
+    legal_moves,
+    new_match,
+    outcomes_for,
+    replay,
+    resign,
+    score_round,
+)
+from .rules import (
+    Rules,
+    Variant,
+    all_variants,
+    load_rules_file,
+    load_variant,
+    rules_from_mapping,
+    variant_names,
+    with_house_rules,
+)
+from .shuffle import commitment, deck_for_round, new_seed, parse_seed
+from .view import SeatView, observe
+
+__all__ = [
+    "DECK", "RANKS", "SEVEN_OF_DIAMONDS", "SUITS", "BasraError", "BasraKind", "Card",
+    "CardNotInHand", "IllegalCapture", "IllegalMove", "InvalidCard", "InvalidDeck",
+    "InvalidRules", "MatchFinished", "Move", "NotYourTurn", "Outcome", "Play", "RoundResult",
+    "Rules", "SeatView", "State", "UnknownVariant", "Variant", "all_variants", "apply_move",
+    "cards_accounted", "commitment", "deck_for_round", "format_cards", "legal_moves",
+    "load_rules_file", "load_variant", "new_match", "new_seed", "observe", "outcomes_for",
+    "parse_card", "parse_cards", "parse_seed", "replay", "resign", "rules_from_mapping",
+    "score_round", "variant_names", "with_house_rules",
+]

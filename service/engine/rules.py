@@ -1,0 +1,336 @@
+"""Rule settings (RULES.md), loaded from YAML variant files and validated.
+
+The settings are frozen dataclasses whose type hints *are* the schema: loading
+walks the hints, so an unknown key, a wrong type or a value outside a
+``Literal`` is rejected with the key's dotted path, e.g.
+``capture.mode: must be one of maximum, choose``. House rules are a partial
+mapping deep-merged onto a variant and validated the same way.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import hashlib
+import json
+import os
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from .cards import RANKS, SUITS, is_rank
+from .errors import InvalidRules, UnknownVariant
+
+
+class _FrozenDict(dict[str, int]):
+    """A read-only, hashable dict for ``scoring.cards`` so Rules stay hashable."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted(self.items())))
+
+    def _readonly(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("rules are immutable")
+
+    __setitem__ = __delitem__ = update = pop = clear = setdefault = _readonly  # type: ignore[assignment]
+
+
+def _min(n: int) -> dict[str, int]:
+    return {"min": n}
+
+
+@dataclass(frozen=True, slots=True)
+class InitialFloor:
+    """Which cards may not stay on the starting floor."""
+
+    return_to_deck: tuple[str, ...] = ("J", "7D")
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    """How number cards capture sums."""
+
+    groups: Literal["disjoint", "union"] = "disjoint"
+    mode: Literal["maximum", "choose"] = "maximum"
+    compulsory: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Jack:
+    """What a jack does."""
+
+    sweeps: bool = True
+    lone_jack_basra: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SevenOfDiamonds:
+    """Al Komi, the seven of diamonds."""
+
+    special: bool = True
+    basra: Literal["any_rank", "sum_at_most_10", "never"] = "any_rank"
+    on_floor: Literal["plain", "wild"] = "plain"
+
+
+@dataclass(frozen=True, slots=True)
+class BasraSettings:
+    """When a basra counts."""
+
+    last_play_counts: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """Round points."""
+
+    most_cards: int = field(default=30, metadata=_min(0))
+    most_cards_tie: Literal["none", "split", "carry_over"] = "none"
+    basra: int = field(default=10, metadata=_min(0))
+    jack_basra: int = field(default=10, metadata=_min(0))
+    cards: Mapping[str, int] = field(default_factory=_FrozenDict)
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """One complete, validated rule set (a variant plus any house rules)."""
+
+    players: Literal[2, 4] = 2
+    hand_size: int = field(default=4, metadata=_min(1))
+    floor_size: int = field(default=4, metadata=_min(0))
+    initial_floor: InitialFloor = field(default_factory=InitialFloor)
+    capture: Capture = field(default_factory=Capture)
+    jack: Jack = field(default_factory=Jack)
+    seven_of_diamonds: SevenOfDiamonds = field(default_factory=SevenOfDiamonds)
+    basra: BasraSettings = field(default_factory=BasraSettings)
+    leftover: Literal["last_capturer", "none"] = "last_capturer"
+    scoring: Scoring = field(default_factory=Scoring)
+    target_score: int = field(default=101, metadata=_min(1))
+    target_tie: Literal["play_on", "draw"] = "play_on"
+
+    @property
+    def teams(self) -> int:
+        """Number of sides that keep a pile and a score: 2 in both 2 and 4 players."""
+        return 2
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as plain JSON-able data (lists for tuples)."""
+        return _to_plain(self)  # type: ignore[no-any-return]
+
+    @property
+    def content_hash(self) -> str:
+        """SHA-256 of the canonical JSON of the settings: equal rules, equal hash."""
+        return _hash_of(self)
+
+    def card_points(self, card_name: str, rank: str) -> int:
+        """Points ``scoring.cards`` gives one captured card (card key beats rank key)."""
+        table = self.scoring.cards
+        if card_name in table:
+            return table[card_name]
+        return table.get(rank, 0)
+
+
+@lru_cache(maxsize=256)
+def _hash_of(rules: Rules) -> str:
+    text = json.dumps(rules.to_dict(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _to_plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple):
+        return [_to_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _to_plain(v) for k, v in value.items()}
+    return value
+
+
+# --- validation -----------------------------------------------------------
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _build(cls: type[Any], data: object, path: str) -> Any:
+    if not isinstance(data, Mapping):
+        raise InvalidRules(path, f"must be a mapping, not {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(str(k) for k in data if k not in fields)
+    if unknown:
+        allowed = ", ".join(fields)
+        raise InvalidRules(_join(path, unknown[0]), f"unknown setting (allowed here: {allowed})")
+    kwargs: dict[str, Any] = {}
+    for name, f in fields.items():
+        sub = _join(path, name)
+        if name in data:
+            kwargs[name] = _convert(hints[name], data[name], sub, f.metadata)
+    return cls(**kwargs)
+
+
+def _convert(hint: Any, value: object, path: str, meta: Mapping[str, Any]) -> Any:
+    origin = typing.get_origin(hint)
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, {} if value is None else value, path)  # type: ignore[arg-type]
+    if origin is Literal:
+        choices = typing.get_args(hint)
+        # bool is an int subclass: never let `true` pass for `2`
+        if value in choices and type(value) is type(choices[0]):
+            return value
+        raise InvalidRules(path, "must be one of " + ", ".join(str(c) for c in choices))
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        raise InvalidRules(path, "must be true or false")
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidRules(path, "must be a whole number")
+        if "min" in meta and value < meta["min"]:
+            raise InvalidRules(path, f"must be at least {meta['min']}")
+        return value
+    if origin is tuple:  # return_to_deck: ranks or cards
+        if not isinstance(value, list | tuple):
+            raise InvalidRules(path, "must be a list of ranks (J) or cards (7D)")
+        return tuple(_rank_or_card(v, f"{path}[{i}]") for i, v in enumerate(value))
+    if origin is Mapping:  # scoring.cards
+        if not isinstance(value, Mapping):
+            raise InvalidRules(path, "must be a mapping of rank or card to points")
+        table: dict[str, int] = {}
+        for k, v in value.items():
+            key = _rank_or_card(k, path)
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise InvalidRules(_join(path, key), "must be a whole number of points")
+            table[key] = v
+        return _FrozenDict(table)
+    raise TypeError(f"no loader for {hint!r}")  # pragma: no cover - a bug in this module
+
+
+def _rank_or_card(value: object, path: str) -> str:
+    text = str(value).strip().upper() if isinstance(value, str | int) else ""
+    if text == "1":
+        text = "A"
+    if text and (is_rank(text) or (text[:-1] in RANKS and text[-1:] in SUITS)):
+        return text
+    raise InvalidRules(path, f"{value!r} is neither a rank (A 2-10 J Q K) nor a card (7D)")
+
+
+def _check_whole(rules: Rules) -> Rules:
+    dealt = rules.players * rules.hand_size + rules.floor_size
+    if dealt > 52:
+        raise InvalidRules(
+            "hand_size", f"players x hand_size + floor_size is {dealt}, more than 52 cards"
+        )
+    return rules
+
+
+def rules_from_mapping(data: Mapping[str, Any]) -> Rules:
+    """Validate a full settings mapping (missing keys take RULES.md defaults)."""
+    return _check_whole(_build(Rules, data, ""))
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """``override`` merged key by key onto ``base``; nested mappings merge too."""
+    merged = copy.deepcopy(dict(base))
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def with_house_rules(rules: Rules, overrides: Mapping[str, Any] | None) -> Rules:
+    """``rules`` with a partial override deep-merged on, validated as a whole."""
+    if not overrides:
+        return rules
+    if not isinstance(overrides, Mapping):
+        raise InvalidRules("rules", "must be a mapping of settings")
+    merged = deep_merge(rules.to_dict(), overrides)
+    # scoring.cards is replaced, not merged, when a house rule names it
+    scoring = overrides.get("scoring")
+    if isinstance(scoring, Mapping) and "cards" in scoring:
+        merged["scoring"]["cards"] = scoring["cards"]
+    return rules_from_mapping(merged)
+
+
+# --- variant files --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A named rule set from ``variants/NAME.yaml``."""
+
+    name: str
+    description: str
+    rules: Rules
+
+
+def variants_dir() -> Path:
+    """Where the variant files live: ``$BASRA_VARIANTS_DIR`` or the repo's ``variants/``."""
+    env = os.environ.get("BASRA_VARIANTS_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "variants"
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise InvalidRules("", f"{path.name} is not valid YAML: {exc}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise InvalidRules("", f"{path.name} must hold a mapping of settings")
+    return data
+
+
+def parse_variant(name: str, data: Mapping[str, Any], directory: Path | None = None) -> Variant:
+    """Build a variant from a file's mapping; ``extends: OTHER`` starts from OTHER."""
+    data = dict(data)
+    description = data.pop("description", "")
+    if not isinstance(description, str):
+        raise InvalidRules("description", "must be a string")
+    parent = data.pop("extends", None)
+    if parent is not None:
+        if not isinstance(parent, str):
+            raise InvalidRules("extends", "must be a variant name")
+        base = load_variant(parent, directory).rules
+        rules = with_house_rules(base, data)
+    else:
+        rules = rules_from_mapping(data)
+    return Variant(name=name, description=description, rules=rules)
+
+
+def load_variant(name: str, directory: Path | None = None) -> Variant:
+    """Load and validate ``NAME.yaml`` from the variants directory."""
+    directory = directory or variants_dir()
+    if not name.replace("-", "").replace("_", "").isalnum():
+        raise UnknownVariant(f"unknown variant {name!r}")
+    path = directory / f"{name}.yaml"
+    if not path.is_file():
+        known = ", ".join(variant_names(directory))
+        raise UnknownVariant(f"unknown variant {name!r} (known: {known})")
+    return parse_variant(name, _read_yaml(path), directory)
+
+
+def load_rules_file(path: str | Path) -> Rules:
+    """Load a house-rule file: a variant file, usually ``extends:`` a shipped one."""
+    path = Path(path)
+    return parse_variant(path.stem, _read_yaml(path)).rules
+
+
+def variant_names(directory: Path | None = None) -> list[str]:
+    """The names of every shipped variant, sorted."""
+    directory = directory or variants_dir()
+    return sorted(p.stem for p in directory.glob("*.yaml"))
+
+
+def all_variants(directory: Path | None = None) -> list[Variant]:
+    """Every shipped variant, loaded and validated."""
+    return [load_variant(n, directory) for n in variant_names(directory)]

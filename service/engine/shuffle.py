@@ -1,0 +1,88 @@
+"""Fair, verifiable shuffles.
+
+A match has a secret 32-byte seed from :mod:`secrets`; its commitment is the
+hex SHA-256 of the seed. Round ``k``'s deck (k = 1, 2, ...) is
+
+1. start from the canonical deck order (``AC AD AH AS 2C ... KS``);
+2. draw 32-bit big-endian words from the stream
+   ``HMAC-SHA256(seed, b"basra-deck" || k as 4 bytes BE || n as 4 bytes BE)``
+   for n = 0, 1, 2, ... (each block gives eight words, in order);
+3. Fisher-Yates: for i from 51 down to 1, draw words until one is below
+   ``2**32 - (2**32 % (i + 1))`` (rejection sampling, so no bias) and swap
+   position i with position ``word % (i + 1)``.
+
+The resulting list is the deck, top card first. ``basra deck --seed HEX
+--round K`` prints it, so anyone can check a finished match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import struct
+from collections.abc import Iterator
+
+from .cards import DECK, Card
+from .errors import InvalidDeck
+
+SEED_BYTES = 32
+_DOMAIN = b"basra-deck"
+
+
+def new_seed() -> bytes:
+    """A fresh secret seed from a cryptographically secure source."""
+    return secrets.token_bytes(SEED_BYTES)
+
+
+def commitment(seed: bytes) -> str:
+    """The public commitment to a seed: hex SHA-256 of the seed bytes."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def parse_seed(text: str) -> bytes:
+    """A seed from its hex form."""
+    try:
+        seed = bytes.fromhex(text)
+    except ValueError as exc:
+        raise InvalidDeck(f"seed must be hex digits: {exc}") from exc
+    if not seed:
+        raise InvalidDeck("seed must not be empty")
+    return seed
+
+
+def _words(seed: bytes, round_number: int) -> Iterator[int]:
+    counter = 0
+    prefix = _DOMAIN + struct.pack(">I", round_number)
+    while True:
+        block = hmac.digest(seed, prefix + struct.pack(">I", counter), "sha256")
+        yield from struct.unpack(">8I", block)
+        counter += 1
+
+
+def deck_for_round(seed: bytes, round_number: int) -> tuple[Card, ...]:
+    """The shuffled deck of round ``round_number`` (1-based), top card first."""
+    if round_number < 1:
+        raise InvalidDeck("rounds are numbered from 1")
+    deck = list(DECK)
+    words = _words(seed, round_number)
+    for i in range(51, 0, -1):
+        n = i + 1
+        limit = (1 << 32) - ((1 << 32) % n)
+        word = next(words)
+        while word >= limit:
+            word = next(words)
+        j = word % n
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+def check_deck(cards: tuple[Card, ...], where: str = "deck") -> tuple[Card, ...]:
+    """Check that ``cards`` is 52 distinct cards."""
+    if len(cards) != 52:
+        raise InvalidDeck(f"{where}: a deck is 52 cards, got {len(cards)}")
+    if len(set(cards)) != 52:
+        seen: set[Card] = set()
+        dupes = sorted({str(c) for c in cards if c in seen or seen.add(c)})  # type: ignore[func-returns-value]
+        raise InvalidDeck(f"{where}: cards appear twice: {', '.join(dupes)}")
+    return cards

@@ -1,0 +1,138 @@
+"""Self-play: run matches between policies and summarise what players care about."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .bots import Policy, policy_named
+from .game import State, apply_move, legal_moves, new_match
+from .rules import Rules
+from .view import observe
+
+
+@dataclass
+class SimulationReport:
+    """Totals of a simulation; the derived figures are properties."""
+
+    policies: tuple[str, ...]
+    matches: int = 0
+    rounds: int = 0
+    plies: int = 0
+    seconds: float = 0.0
+    wins: list[int] = field(default_factory=list)
+    """Matches won per policy slot (slots alternate seats from match to match)."""
+    draws: int = 0
+    first_player_wins: int = 0
+    basras: int = 0
+    points: int = 0
+    match_rounds: int = 0
+
+    @property
+    def rounds_per_second(self) -> float:
+        """Rounds played per wall-clock second."""
+        return self.rounds / self.seconds if self.seconds else 0.0
+
+    def win_rate(self, slot: int) -> tuple[float, float, float]:
+        """Share of finished matches slot won, with a 95% Wilson interval."""
+        return wilson(self.wins[slot], self.matches)
+
+    def as_dict(self) -> dict[str, object]:
+        """The figures as JSON-able data."""
+        finished = max(self.matches, 1)
+        rounds = max(self.rounds, 1)
+        return {
+            "policies": list(self.policies),
+            "matches": self.matches,
+            "rounds": self.rounds,
+            "seconds": round(self.seconds, 3),
+            "rounds_per_second": round(self.rounds_per_second, 1),
+            "first_player_win_rate": round(self.first_player_wins / finished, 4),
+            "draws": self.draws,
+            "mean_basras_per_round": round(self.basras / rounds, 4),
+            "mean_points_per_round": round(self.points / rounds, 3),
+            "mean_match_rounds": round(self.match_rounds / finished, 3),
+            "win_rates": {
+                f"{i}:{p}": [round(x, 4) for x in self.win_rate(i)]
+                for i, p in enumerate(self.policies)
+            },
+        }
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float, float]:
+    """Proportion and its Wilson score interval."""
+    if n == 0:
+        return (0.0, 0.0, 0.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (p, max(0.0, centre - half), min(1.0, centre + half))
+
+
+def match_seed(seed: str, index: int) -> bytes:
+    """The deck seed of the ``index``-th simulated match: SHA-256 of seed and index."""
+    return hashlib.sha256(f"{seed}/{index}".encode()).digest()
+
+
+def simulate(
+    rules: Rules,
+    seed: str,
+    policies: Sequence[str] = ("random", "random"),
+    rounds: int | None = None,
+    matches: int | None = None,
+) -> SimulationReport:
+    """Play until ``rounds`` rounds or ``matches`` matches are done.
+
+    Policy slot ``i`` sits at seat ``(i + m) % 2`` (and its partner seat in
+    4-player games) in match ``m``, so both policies lead equally often.
+    Unfinished matches count towards rounds but not towards win rates.
+    """
+    if len(policies) != 2:
+        raise ValueError("give two policies, one per team")
+    chosen: list[Policy] = [policy_named(p) for p in policies]
+    report = SimulationReport(tuple(policies), wins=[0, 0])
+    rng = random.Random(seed)
+    fast_random = all(p == "random" for p in policies)
+    started = time.perf_counter()
+    m = 0
+    while (rounds is None or report.rounds < rounds) and (matches is None or m < matches):
+        state = new_match(rules, match_seed(seed, m))
+        done_rounds = 0
+        while not state.finished and (rounds is None or report.rounds < rounds):
+            seat = state.turn
+            assert seat is not None
+            if fast_random:  # same choice as random_policy, without building a view
+                moves = legal_moves(state)
+                move = moves[rng.randrange(len(moves))]
+            else:
+                slot = (seat + m) % 2
+                move = chosen[slot](observe(state, seat), rng)
+            before = state.round
+            state = apply_move(state, move)
+            report.plies += 1
+            if state.round != before or state.finished:
+                _count_round(report, state)
+                done_rounds += 1
+        if state.finished:
+            report.matches += 1
+            report.match_rounds += done_rounds
+            if state.winner is None:
+                report.draws += 1
+            else:
+                report.wins[(state.winner + m) % 2] += 1
+                report.first_player_wins += state.winner == 0
+        m += 1
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _count_round(report: SimulationReport, state: State) -> None:
+    result = state.results[-1]
+    report.rounds += 1
+    report.basras += sum(result.basras) + sum(result.jack_basras)
+    report.points += sum(result.points)

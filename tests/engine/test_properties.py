@@ -1,0 +1,147 @@
+"""Invariants under random legal play (hypothesis): cards, moves, replay, scores."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from service.engine import (
+    DECK,
+    apply_move,
+    cards_accounted,
+    legal_moves,
+    load_variant,
+    new_match,
+    replay,
+    with_house_rules,
+)
+
+VARIANTS = ["egyptian-v1", "egyptian-v2", "pagat", "egyptian-4p"]
+HOUSE_RULES = st.fixed_dictionaries(
+    {},
+    optional={
+        "capture": st.fixed_dictionaries(
+            {},
+            optional={
+                "groups": st.sampled_from(["disjoint", "union"]),
+                "mode": st.sampled_from(["maximum", "choose"]),
+                "compulsory": st.booleans(),
+            },
+        ),
+        "jack": st.fixed_dictionaries(
+            {}, optional={"sweeps": st.booleans(), "lone_jack_basra": st.booleans()}
+        ),
+        "seven_of_diamonds": st.fixed_dictionaries(
+            {},
+            optional={
+                "special": st.booleans(),
+                "basra": st.sampled_from(["any_rank", "sum_at_most_10", "never"]),
+                "on_floor": st.sampled_from(["plain", "wild"]),
+            },
+        ),
+        "leftover": st.sampled_from(["last_capturer", "none"]),
+        "hand_size": st.integers(1, 6),
+        "scoring": st.fixed_dictionaries(
+            {}, optional={"most_cards_tie": st.sampled_from(["none", "split", "carry_over"])}
+        ),
+        "basra": st.fixed_dictionaries({}, optional={"last_play_counts": st.booleans()}),
+        "target_tie": st.sampled_from(["play_on", "draw"]),
+    },
+)
+
+FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _random_game(variant: str, house: dict, seed: int, decks: int, rounds: int = 3):  # noqa: ANN202
+    rules = with_house_rules(load_variant(variant).rules, {**house, "target_score": 1000})
+    rng = random.Random(seed)
+    given_decks = []
+    for _ in range(decks):
+        deck = list(DECK)
+        rng.shuffle(deck)
+        given_decks.append(deck)
+    state = new_match(rules, rng.randbytes(32), given_decks)
+    return rules, rng, given_decks, state
+
+
+@FAST
+@given(
+    variant=st.sampled_from(VARIANTS),
+    house=HOUSE_RULES,
+    seed=st.integers(0, 2**32),
+    decks=st.integers(0, 2),
+)
+def test_random_play_keeps_every_card_offers_moves_and_replays(
+    variant: str, house: dict, seed: int, decks: int
+) -> None:
+    """52 cards always accounted for; a live round never offers an empty move list; every
+    offered move applies; replaying the moves equals the live state."""
+    rules, rng, given_decks, state = _random_game(variant, house, seed, decks)
+    moves = []
+    while state.round <= 2:
+        assert cards_accounted(state) == 52
+        assert sum(map(len, state.hands)) + len(state.floor) + len(state.stock) + sum(
+            map(len, state.piles)
+        ) == 52
+        options = legal_moves(state)
+        assert options, "a live round offered no move"
+        assert all(m.seat == state.turn for m in options)
+        move = options[rng.randrange(len(options))]
+        moves.append(move)
+        state = apply_move(state, move)
+    assert replay(rules, state.seed, given_decks, moves) == state
+
+
+@FAST
+@given(
+    variant=st.sampled_from(VARIANTS),
+    house=HOUSE_RULES,
+    seed=st.integers(0, 2**32),
+)
+def test_round_points_add_up_as_the_settings_say(variant: str, house: dict, seed: int) -> None:
+    """Each round's points are most-cards + basras x basra + jack basras x jack_basra + card
+    points; the match totals are the sum of the rounds; piles hold 52 cards less leftovers."""
+    rules, rng, _, state = _random_game(variant, house, seed, 0)
+    while len(state.results) < 3:
+        options = legal_moves(state)
+        state = apply_move(state, options[rng.randrange(len(options))])
+    s = rules.scoring
+    carry = 0
+    for r in state.results:
+        bonus = [r.basras[t] * s.basra + r.jack_basras[t] * s.jack_basra + r.card_points[t]
+                 for t in range(2)]
+        most = [p - b for p, b in zip(r.points, bonus, strict=True)]
+        leader = max(r.cards)
+        winners = [t for t in range(2) if r.cards[t] == leader]
+        if len(winners) == 1:
+            assert most == [s.most_cards + carry if t == winners[0] else 0 for t in range(2)]
+            carry = 0
+        else:
+            expected = s.most_cards // 2 if s.most_cards_tie == "split" else 0
+            assert most == [expected, expected]
+            carry = carry + s.most_cards if s.most_cards_tie == "carry_over" else 0
+        assert r.carried == carry
+        if rules.leftover == "last_capturer":
+            assert sum(r.cards) == 52  # someone always captures in a round of 48 plays
+        else:
+            assert sum(r.cards) <= 52
+    assert list(state.scores) == [sum(r.points[t] for r in state.results) for t in range(2)]
+
+
+@FAST
+@given(seed=st.integers(0, 2**32), variant=st.sampled_from(VARIANTS))
+def test_matches_finish_with_a_winner_above_the_target(seed: int, variant: str) -> None:
+    """A whole match of random play ends with the winner at or above target_score and
+    strictly ahead (play_on)."""
+    rules = load_variant(variant).rules
+    rng = random.Random(seed)
+    state = new_match(rules, rng.randbytes(32))
+    while not state.finished:
+        options = legal_moves(state)
+        state = apply_move(state, options[rng.randrange(len(options))])
+    assert legal_moves(state) == ()
+    assert state.winner is not None and not state.draw
+    assert state.scores[state.winner] >= rules.target_score
+    assert state.scores[state.winner] > state.scores[1 - state.winner]
