@@ -1,0 +1,59 @@
+"""The Basra match service: ``create_app()`` is the WSGI app factory.
+
+``gunicorn 'service:create_app()'`` serves it; configuration comes from the
+environment (``DATABASE_URL`` and ``BASRA_*``, see :mod:`service.config`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+from flask_cors import CORS
+from flask_migrate import Migrate
+
+from .api import BasraApi
+from .config import settings_from_env
+from .models import db
+
+MIGRATIONS = str(Path(__file__).resolve().parent / "migrations")
+migrate = Migrate()
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Build the app; ``config`` overrides settings read from the environment."""
+    app = Flask(__name__)
+    app.config.update(settings_from_env(app.instance_path))
+    if config:
+        app.config.update(config)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=MIGRATIONS)
+    CORS(
+        app,
+        origins=app.config["BASRA_CORS_ORIGINS"],
+        expose_headers=["ETag", "Location", "Link"],
+        allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match",
+                       "Idempotency-Key"],
+        methods=["GET", "POST", "OPTIONS"],
+        max_age=600,
+    )
+
+    api = BasraApi(app, spec_kwargs={
+        "info": {"description": "Egyptian Basra matches for third-party front ends. Errors are "
+                 "application/problem+json (RFC 9457) with a machine-readable `reason`."},
+    })
+    api.spec.components.security_scheme(
+        "seatToken", {"type": "http", "scheme": "bearer", "description": "a seat token"}
+    )
+    from .resources import register
+
+    register(api)
+
+    @app.teardown_appcontext
+    def _end_session(_exc: BaseException | None) -> None:
+        db.session.remove()
+
+    return app

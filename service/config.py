@@ -1,0 +1,48 @@
+"""Settings from the environment (``DATABASE_URL`` and ``BASRA_*``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+
+def database_url(instance_path: str) -> str:
+    """``DATABASE_URL`` with psycopg 3 as the PostgreSQL driver; SQLite file by default."""
+    url = os.environ.get("DATABASE_URL", "").strip()
+    if not url:
+        Path(instance_path).mkdir(parents=True, exist_ok=True)
+        return f"sqlite:///{Path(instance_path) / 'basra.sqlite3'}"
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def _float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return float(value) if value else default
+
+
+def settings_from_env(instance_path: str) -> dict[str, Any]:
+    """The Flask config this service reads from the environment."""
+    origins = os.environ.get("BASRA_CORS_ORIGINS", "*")
+    return {
+        "SQLALCHEMY_DATABASE_URI": database_url(instance_path),
+        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        # the longest ?wait= a poll may ask for, and how often a poll looks
+        "BASRA_MAX_WAIT": _float("BASRA_MAX_WAIT", 30.0),
+        "BASRA_POLL_INTERVAL": _float("BASRA_POLL_INTERVAL", 0.2),
+        "BASRA_CORS_ORIGINS": [o.strip() for o in origins.split(",") if o.strip()],
+        "BASRA_SQLITE_BUSY_TIMEOUT_MS": int(_float("BASRA_SQLITE_BUSY_TIMEOUT_MS", 30000)),
+        "BASRA_HISTORY_MAX_LIMIT": 100,
+        "BASRA_EXPERT_ITERATIONS": int(_float("BASRA_EXPERT_ITERATIONS", 300)),
+        "API_TITLE": "Basra match service",
+        "API_VERSION": "1.0.0",
+        "OPENAPI_VERSION": "3.1.0",
+        "OPENAPI_URL_PREFIX": "/",
+        "OPENAPI_JSON_PATH": "openapi.json",
+        "OPENAPI_SWAGGER_UI_PATH": "/docs",
+        "OPENAPI_SWAGGER_UI_URL": "https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
+        "JSON_SORT_KEYS": False,
+    }

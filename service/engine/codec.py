@@ -1,0 +1,134 @@
+"""State <-> plain JSON data, for snapshots. Pure: no storage code here.
+
+Decoding validates the rules again, once per distinct rule set: the decoded
+Rules object is shared, so capture caches stay warm across requests.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from typing import Any
+
+from .cards import Card, format_cards, parse_card, parse_cards
+from .game import Move, Play, RoundResult, State
+from .rules import Rules, rules_from_mapping
+
+_RULES_CACHE: OrderedDict[str, Rules] = OrderedDict()
+
+
+def rules_from_json(data: dict[str, Any]) -> Rules:
+    """Validated Rules from their dict, memoised by canonical JSON."""
+    key = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    rules = _RULES_CACHE.get(key)
+    if rules is None:
+        rules = rules_from_mapping(data)
+        _RULES_CACHE[key] = rules
+        if len(_RULES_CACHE) > 256:
+            _RULES_CACHE.popitem(last=False)
+    return rules
+
+
+def _cards(cards: tuple[Card, ...]) -> list[str]:
+    return format_cards(cards)
+
+
+def play_to_dict(play: Play) -> dict[str, Any]:
+    """A play as JSON data."""
+    return {
+        "round": play.round,
+        "seat": play.seat,
+        "card": str(play.card),
+        "captured": _cards(play.captured),
+        "basra": play.basra,
+    }
+
+
+def play_from_dict(data: dict[str, Any]) -> Play:
+    """The inverse of :func:`play_to_dict`."""
+    return Play(
+        data["round"], data["seat"], parse_card(data["card"]), parse_cards(data["captured"]),
+        data["basra"],
+    )
+
+
+def result_to_dict(r: RoundResult) -> dict[str, Any]:
+    """A round's score sheet as JSON data."""
+    return {
+        "round": r.round,
+        "cards": list(r.cards),
+        "basras": list(r.basras),
+        "jack_basras": list(r.jack_basras),
+        "card_points": list(r.card_points),
+        "points": list(r.points),
+        "carried": r.carried,
+    }
+
+
+def result_from_dict(d: dict[str, Any]) -> RoundResult:
+    """The inverse of :func:`result_to_dict`."""
+    return RoundResult(
+        d["round"], tuple(d["cards"]), tuple(d["basras"]), tuple(d["jack_basras"]),
+        tuple(d["card_points"]), tuple(d["points"]), d["carried"],
+    )
+
+
+def state_to_dict(state: State) -> dict[str, Any]:
+    """Everything in a state (secret parts included) as JSON data."""
+    return {
+        "rules": state.rules.to_dict(),
+        "seed": state.seed.hex(),
+        "decks": [_cards(d) for d in state.decks],
+        "round": state.round,
+        "dealer": state.dealer,
+        "turn": state.turn,
+        "hands": [_cards(h) for h in state.hands],
+        "floor": _cards(state.floor),
+        "stock": _cards(state.stock),
+        "piles": [_cards(p) for p in state.piles],
+        "basras": list(state.basras),
+        "jack_basras": list(state.jack_basras),
+        "last_capturer": state.last_capturer,
+        "scores": list(state.scores),
+        "carry": state.carry,
+        "results": [result_to_dict(r) for r in state.results],
+        "ply": state.ply,
+        "last_play": play_to_dict(state.last_play) if state.last_play else None,
+        "finished": state.finished,
+        "winner": state.winner,
+        "draw": state.draw,
+        "resigned": state.resigned,
+    }
+
+
+def state_from_dict(d: dict[str, Any]) -> State:
+    """The inverse of :func:`state_to_dict`."""
+    return State(
+        rules=rules_from_json(d["rules"]),
+        seed=bytes.fromhex(d["seed"]),
+        decks=tuple(parse_cards(x) for x in d["decks"]),
+        round=d["round"],
+        dealer=d["dealer"],
+        turn=d["turn"],
+        hands=tuple(parse_cards(h) for h in d["hands"]),
+        floor=parse_cards(d["floor"]),
+        stock=parse_cards(d["stock"]),
+        piles=tuple(parse_cards(p) for p in d["piles"]),
+        basras=tuple(d["basras"]),
+        jack_basras=tuple(d["jack_basras"]),
+        last_capturer=d["last_capturer"],
+        scores=tuple(d["scores"]),
+        carry=d["carry"],
+        results=tuple(result_from_dict(r) for r in d["results"]),
+        ply=d["ply"],
+        last_play=play_from_dict(d["last_play"]) if d["last_play"] else None,
+        finished=d["finished"],
+        winner=d["winner"],
+        draw=d["draw"],
+        resigned=d["resigned"],
+    )
+
+
+def move_from_parts(seat: int, card: str, capture: list[str] | None) -> Move:
+    """A move from its stored parts."""
+    return Move(seat, parse_card(card), None if capture is None else parse_cards(capture))

@@ -1,0 +1,131 @@
+"""Tables: matches (snapshot + version), seats, the append-only move log, idempotency keys."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from flask_sqlalchemy import SQLAlchemy
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the service's tables."""
+
+
+# JSON documents: JSONB on PostgreSQL, JSON text on SQLite
+JSONDoc = JSON().with_variant(JSONB(), "postgresql")
+
+
+db = SQLAlchemy(model_class=Base)
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+# BIGINT on PostgreSQL, INTEGER on SQLite (so it is the rowid and autoincrements)
+_PK = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class Match(db.Model):  # type: ignore[name-defined,misc]
+    """One match: its engine snapshot, version (moves applied) and public facts."""
+
+    __tablename__ = "matches"
+
+    pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
+    id: Mapped[str] = mapped_column(String(36), unique=True, nullable=False)
+    variant: Mapped[str] = mapped_column(String(64), nullable=False)
+    rules_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="active")
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    seed: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+    commitment: Mapped[str] = mapped_column(String(64), nullable=False)
+    explicit_decks: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    snapshot: Mapped[dict[str, Any]] = mapped_column(JSONDoc, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # denormalised from the snapshot for the history listing
+    scores: Mapped[list[int]] = mapped_column(JSON, nullable=False, default=list)
+    winner: Mapped[int | None] = mapped_column(Integer)
+    draw: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+
+    seats: Mapped[list[Seat]] = relationship(
+        back_populates="match", order_by="Seat.seat", lazy="selectin"
+    )
+
+    __table_args__ = (
+        Index("ix_matches_status_pk", "status", "pk"),
+        Index("ix_matches_variant_pk", "variant", "pk"),
+        Index("ix_matches_created_at", "created_at"),
+    )
+
+
+class Seat(db.Model):  # type: ignore[name-defined,misc]
+    """A seat of a match; the token is stored only as its SHA-256."""
+
+    __tablename__ = "seats"
+
+    match_pk: Mapped[int] = mapped_column(
+        ForeignKey("matches.pk", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), nullable=False)
+    player_id: Mapped[str | None] = mapped_column(String(128))
+    bot: Mapped[str | None] = mapped_column(String(16))
+    token_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+
+    match: Mapped[Match] = relationship(back_populates="seats")
+
+    __table_args__ = (
+        Index("ix_seats_name", "name", "match_pk"),
+        Index("ix_seats_player_id", "player_id", "match_pk"),
+    )
+
+
+class MoveRecord(db.Model):  # type: ignore[name-defined,misc]
+    """The append-only move log, unique per (match, seq): the source of truth of a match."""
+
+    __tablename__ = "moves"
+
+    match_pk: Mapped[int] = mapped_column(
+        ForeignKey("matches.pk", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8), nullable=False)  # play | resign
+    round: Mapped[int] = mapped_column(Integer, nullable=False)
+    seat: Mapped[int] = mapped_column(Integer, nullable=False)
+    card: Mapped[str | None] = mapped_column(String(3))
+    captured: Mapped[list[str] | None] = mapped_column(JSON)
+    basra: Mapped[str | None] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class IdempotencyKey(db.Model):  # type: ignore[name-defined,misc]
+    """A move request's Idempotency-Key and the response it got."""
+
+    __tablename__ = "idempotency_keys"
+
+    match_pk: Mapped[int] = mapped_column(
+        ForeignKey("matches.pk", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64), nullable=False)
+    status: Mapped[int] = mapped_column(Integer, nullable=False)
+    body: Mapped[dict[str, Any]] = mapped_column(JSONDoc, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

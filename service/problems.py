@@ -1,0 +1,163 @@
+"""Every error as ``application/problem+json`` (RFC 9457) with a machine-readable ``reason``."""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+
+import marshmallow as ma
+from flask import Response, current_app, json
+from werkzeug.exceptions import HTTPException
+
+from .engine.errors import (
+    BasraError,
+    IllegalMove,
+    InvalidCard,
+    InvalidDeck,
+    InvalidRules,
+    UnknownVariant,
+)
+
+PROBLEM_JSON = "application/problem+json"
+
+
+class FieldErrorSchema(ma.Schema):
+    """One invalid field of a request."""
+
+    field = ma.fields.String(required=True, metadata={"description": "dotted path of the field"})
+    message = ma.fields.String(required=True)
+
+
+class ProblemSchema(ma.Schema):
+    """An RFC 9457 problem document."""
+
+    type = ma.fields.String(required=True, metadata={"description": "URI naming the problem"})
+    title = ma.fields.String(required=True)
+    status = ma.fields.Integer(required=True)
+    detail = ma.fields.String(required=True)
+    reason = ma.fields.String(
+        required=True, metadata={"description": "machine-readable reason, e.g. not_your_turn"}
+    )
+    errors = ma.fields.List(ma.fields.Nested(FieldErrorSchema))
+    instance = ma.fields.String()
+
+
+class ApiProblem(Exception):
+    """An error the web layer raises on purpose: status, reason and detail."""
+
+    def __init__(
+        self,
+        status: int,
+        reason: str,
+        detail: str,
+        *,
+        errors: list[dict[str, str]] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.reason = reason
+        self.detail = detail
+        self.errors = errors
+        self.headers = headers or {}
+
+
+def problem_response(
+    status: int,
+    reason: str,
+    detail: str,
+    errors: list[dict[str, str]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """A problem+json response."""
+    body: dict[str, Any] = {
+        "type": f"urn:basra:problem:{reason}",
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "reason": reason,
+    }
+    if errors:
+        body["errors"] = errors
+    response = current_app.response_class(
+        json.dumps(body), status=status, mimetype=PROBLEM_JSON
+    )
+    for key, value in (headers or {}).items():
+        response.headers[key] = value
+    return response
+
+
+# How each engine error maps onto HTTP.
+_DOMAIN_STATUS: list[tuple[type[BasraError], int]] = [
+    (IllegalMove, 409),
+    (InvalidRules, 422),
+    (UnknownVariant, 422),
+    (InvalidDeck, 422),
+    (InvalidCard, 422),
+]
+
+
+def domain_problem(error: BasraError) -> Response:
+    """The response for a typed engine error."""
+    status = next((s for cls, s in _DOMAIN_STATUS if isinstance(error, cls)), 400)
+    errors = None
+    if isinstance(error, InvalidRules):
+        errors = [{"field": f"rules.{error.path}" if error.path else "rules",
+                   "message": error.problem}]
+    return problem_response(status, error.reason, error.message, errors)
+
+
+def flatten_messages(messages: Any, prefix: str = "") -> list[dict[str, str]]:
+    """marshmallow/webargs error messages as a flat list of {field, message}."""
+    out: list[dict[str, str]] = []
+    if isinstance(messages, dict):
+        for key, value in messages.items():
+            if key in ("json", "query", "headers", "view_args", "form", "path") and not prefix:
+                out.extend(flatten_messages(value, ""))
+                continue
+            if isinstance(key, int):
+                name = f"{prefix}[{key}]"
+            else:
+                name = f"{prefix}.{key}" if prefix else str(key)
+            if key == "_schema":
+                name = prefix or "body"
+            out.extend(flatten_messages(value, name))
+    elif isinstance(messages, list) and all(isinstance(m, str) for m in messages):
+        out.extend({"field": prefix or "body", "message": m} for m in messages)
+    elif isinstance(messages, list):
+        for i, m in enumerate(messages):
+            out.extend(flatten_messages(m, f"{prefix}[{i}]"))
+    else:
+        out.append({"field": prefix or "body", "message": str(messages)})
+    return out
+
+
+_HTTP_REASONS = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    412: "precondition_failed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "validation_error",
+    428: "precondition_required",
+    500: "internal_error",
+}
+
+
+def http_problem(error: HTTPException) -> Response:
+    """The response for a werkzeug HTTPException (including webargs validation errors)."""
+    status = error.code or 500
+    data = getattr(error, "data", None) or {}
+    errors = flatten_messages(data["messages"]) if "messages" in data else None
+    reason = _HTTP_REASONS.get(status, "http_error")
+    detail = error.description or HTTPStatus(status).phrase
+    if errors:
+        detail = "the request is invalid: " + "; ".join(
+            f"{e['field']}: {e['message']}" for e in errors
+        )
+    return problem_response(status, reason, detail, errors, data.get("headers"))

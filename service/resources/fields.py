@@ -1,0 +1,52 @@
+"""marshmallow fields shared by the resources."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import marshmallow as ma
+
+from ..engine import BasraError, Card, parse_card
+
+
+class CardField(ma.fields.String):
+    """A card in RULES.md notation (``7D``, ``10H``): parsed case-insensitively."""
+
+    default_error_messages = {  # noqa: RUF012
+        "invalid_card": "{input!r} is not a card: rank (A 2-10 J Q K) then suit (C D H S)",
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = kwargs.pop("metadata", {})
+        metadata.setdefault("pattern", "^(?i:(A|[2-9]|10|J|Q|K)[CDHS])$")
+        metadata.setdefault("example", "7D")
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> str | None:
+        return None if value is None else str(value)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Card:
+        if not isinstance(value, str):
+            raise self.make_error("invalid_card", input=value)
+        try:
+            return parse_card(value)
+        except BasraError as exc:
+            raise self.make_error("invalid_card", input=value) from exc
+
+
+def card_list(**kwargs: Any) -> ma.fields.List:
+    """A list of cards."""
+    return ma.fields.List(CardField(), **kwargs)
+
+
+class UTCDateTime(ma.fields.AwareDateTime):
+    """An ISO 8601 timestamp; naive values from SQLite are UTC."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(default_timezone=UTC, **kwargs)
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> str | None:
+        if isinstance(value, datetime) and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return super()._serialize(value, attr, obj, **kwargs)
