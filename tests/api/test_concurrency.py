@@ -1,0 +1,115 @@
+"""Long polling and racing requests (threads against the same database)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.api.helpers import auth, create, play, tokens, view
+from tests.conftest import make_app
+
+
+def test_long_poll_returns_as_soon_as_the_version_changes(app: Flask) -> None:
+    """GET ?wait=S with If-None-Match answers when a move lands, not after S seconds."""
+    client = app.test_client()
+    created = create(client)
+    toks = tokens(created)
+    url = f"/v1/matches/{created['id']}?wait=10"
+    result: dict[str, object] = {}
+
+    def poll() -> None:
+        started = time.monotonic()
+        r = app.test_client().get(url, headers={"If-None-Match": '"0-spectator"'})
+        result["status"], result["etag"] = r.status_code, r.headers.get("ETag")
+        result["seconds"] = time.monotonic() - started
+
+    poller = threading.Thread(target=poll)
+    poller.start()
+    time.sleep(0.3)
+    move = view(client, created["id"], toks[0])["legal_moves"][0]
+    assert play(client, created["id"], toks[0], move["card"], move["capture"]).status_code == 201
+    poller.join(15)
+    assert result["status"] == 200 and result["etag"] == '"1-spectator"'
+    assert 0.25 < result["seconds"] < 5  # type: ignore[operator]
+
+
+def test_long_poll_without_a_change_answers_304_when_the_wait_ends(client: FlaskClient) -> None:
+    """An unchanged match answers 304 after the wait."""
+    created = create(client)
+    started = time.monotonic()
+    r = client.get(f"/v1/matches/{created['id']}?wait=0.4", headers={"If-None-Match": '"0-spectator"'})
+    assert r.status_code == 304 and r.headers["ETag"] == '"0-spectator"'
+    assert 0.35 < time.monotonic() - started < 3
+
+
+def test_long_poll_wait_is_bounded_by_the_server(backend: str, tmp_path: Path) -> None:
+    """?wait= beyond BASRA_MAX_WAIT is cut to it."""
+    app = make_app(backend, tmp_path, BASRA_MAX_WAIT=0.3)
+    client = app.test_client()
+    created = create(client)
+    started = time.monotonic()
+    r = client.get(f"/v1/matches/{created['id']}?wait=600", headers={"If-None-Match": '"0-spectator"'})
+    assert r.status_code == 304
+    assert time.monotonic() - started < 3
+
+
+def test_two_racing_moves_one_wins_nothing_lost(app: Flask) -> None:
+    """Two moves sent at once on the same version: exactly one is applied, the other is
+    refused with 409 or 412, and the log holds one move."""
+    client = app.test_client()
+    for attempt in range(3):
+        created = create(client)
+        toks = tokens(created)
+        moves = view(client, created["id"], toks[0])["legal_moves"]
+        barrier = threading.Barrier(2)
+        statuses: list[int] = []
+
+        def send(move: dict, key: str, match_id: str, token: str,
+                 barrier: threading.Barrier, statuses: list[int]) -> None:
+            c = app.test_client()
+            barrier.wait()
+            r = play(c, match_id, token, move["card"], move["capture"], If_Match='"0"',
+                     Idempotency_Key=key)
+            statuses.append(r.status_code)
+
+        threads = [threading.Thread(target=send, args=(
+            moves[i % len(moves)], f"k{attempt}{i}", created["id"], toks[0], barrier, statuses))
+            for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert sorted(statuses)[0] == 201 and sorted(statuses)[1] in (409, 412), statuses
+        log = client.get(f"/v1/matches/{created['id']}/moves").get_json()
+        assert len(log["moves"]) == 1 and log["version"] == 1
+
+
+def test_many_concurrent_writers_never_fail_with_a_locked_database(app: Flask) -> None:
+    """Several threads play several matches at once: every request gets a real answer."""
+    client = app.test_client()
+    matches = [create(client) for _ in range(4)]
+    errors: list[object] = []
+
+    def run(created: dict) -> None:
+        c = app.test_client()
+        toks = tokens(created)
+        for _ in range(12):
+            state = c.get(f"/v1/matches/{created['id']}").get_json()
+            seat = state["turn"]
+            mine = c.get(f"/v1/matches/{created['id']}", headers=auth(toks[seat])).get_json()
+            m = mine["legal_moves"][0]
+            r = play(c, created["id"], toks[seat], m["card"], m["capture"])
+            if r.status_code != 201:
+                errors.append(r.get_json())
+
+    threads = [threading.Thread(target=run, args=(m,)) for m in matches]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    assert all(view(client, m["id"])["version"] == 12 for m in matches)
