@@ -23,9 +23,13 @@ def engine_bench() -> None:
 
 def main(argv: list[str]) -> int:
     """Run the benchmarks named in ``argv`` (default: all)."""
-    wanted = set(argv) or {"engine"}
+    wanted = set(argv) or {"engine", "http"}
     if "engine" in wanted:
         engine_bench()
+    if "http" in wanted:
+        from bench import http
+
+        http.main()
     return 0
 
 

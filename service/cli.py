@@ -9,14 +9,19 @@ from collections.abc import Sequence
 
 from .engine import deck_for_round, format_cards, load_rules_file, load_variant, parse_seed
 from .engine.errors import BasraError
-from .engine.simulate import simulate
+from .engine.simulate import simulate, simulate_parallel
 
 
 def _simulate(args: argparse.Namespace) -> int:
     rules = load_rules_file(args.rules) if args.rules else load_variant(args.variant).rules
     if args.rounds is None and args.matches is None:
         args.rounds = 1000
-    report = simulate(rules, args.seed, args.policies, rounds=args.rounds, matches=args.matches)
+    if args.jobs > 1 and args.matches:
+        report = simulate_parallel(rules, args.seed, args.policies, args.matches, args.jobs)
+    else:
+        report = simulate(
+            rules, args.seed, args.policies, rounds=args.rounds, matches=args.matches
+        )
     data = report.as_dict()
     data["variant"] = args.variant if not args.rules else args.rules
     data["rules_hash"] = rules.content_hash
@@ -65,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--policies", nargs=2, default=["random", "random"], metavar=("A", "B"),
         help="the two sides' bot levels: random, greedy, expert",
     )
+    sim.add_argument("--jobs", type=int, default=1, help="processes (with --matches)")
     sim.add_argument("--json", action="store_true", help="print JSON")
     sim.set_defaults(func=_simulate)
 

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from flask import current_app
+from sqlalchemy.engine import make_url
+
 from . import store
 from .engine import (
     Card,
@@ -39,6 +42,7 @@ from .engine.codec import move_from_parts
 from .engine.game import replay
 from .models import Match, MoveRecord
 from .problems import ApiProblem
+from .versions import VersionBoard, board_for
 
 BOT_LEVELS = ("random", "greedy", "expert")
 
@@ -102,11 +106,15 @@ def hash_token(token: str) -> str:
 
 def seat_of_token(match: Match, token: str) -> int:
     """The seat a bearer token belongs to (constant-time compare), or 403."""
+    return _seat_among([(s.seat, s.token_hash) for s in match.seats], token)
+
+
+def _seat_among(seats: Sequence[tuple[int, str]], token: str) -> int:
     digest = hash_token(token)
     found = None
-    for s in match.seats:
-        if hmac.compare_digest(s.token_hash, digest):
-            found = s.seat
+    for seat, token_hash in seats:  # compare with every seat: no early exit
+        if hmac.compare_digest(token_hash, digest):
+            found = seat
     if found is None:
         raise ApiProblem(403, "invalid_token", "this token is not a seat of this match")
     return found
@@ -176,6 +184,11 @@ def create_match(
             f"{variant} with these rules is for {rules.players} players, got {len(players)}",
             errors=[{"field": "players", "message": f"must list {rules.players} players"}],
         )
+    if all(p.bot for p in players):
+        raise ApiProblem(
+            422, "no_human_seat", "a match needs at least one human seat",
+            errors=[{"field": "players", "message": "at least one player must not be a bot"}],
+        )
     seed = new_seed()
     initial = new_match(rules, seed, decks or ())
     tokens: list[tuple[int, str, str | None]] = []
@@ -196,6 +209,35 @@ def create_match(
     return match_view(match, state, None), tokens
 
 
+def _board() -> VersionBoard | None:
+    """This process's version board, on PostgreSQL with BASRA_LISTEN on."""
+    app = current_app
+    if not app.config.get("BASRA_LISTEN", True):
+        return None
+    url = make_url(app.config["SQLALCHEMY_DATABASE_URI"])
+    if url.get_backend_name() != "postgresql":
+        return None
+    dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    return board_for(dsn)
+
+
+def peek(match_id: str, token: str | None) -> tuple[int, int | None]:
+    """(version, viewer's seat) without loading the match: enough for an ETag check.
+
+    On PostgreSQL both usually come from this process's version board, with no query.
+    """
+    board = _board()
+    version = board.version(match_id) if board else None
+    seats = board.seats(match_id) if board else None
+    if version is None or seats is None:
+        epoch = board.epoch if board else 0
+        version, seats = store.peek(match_id)
+        if board:
+            board.remember_seats(match_id, seats)
+            board.saw_read(match_id, version, epoch)
+    return version, _seat_among(seats, token) if token else None
+
+
 def read_match(match_id: str, token: str | None) -> MatchView:
     """The seat's view (with a token) or the spectator view (without)."""
     match = store.get_match(match_id)
@@ -208,10 +250,24 @@ def read_match(match_id: str, token: str | None) -> MatchView:
 def wait_for_change(match_id: str, version: int, timeout: float, interval: float) -> None:
     """Block until the match's version differs from ``version`` or ``timeout`` passes.
 
-    Polls the database in short transactions (no connection is held while
-    sleeping), so any instance sees moves made through any other.
+    On PostgreSQL it sleeps until the match's NOTIFY arrives (from any instance);
+    otherwise it polls the database in short transactions, holding no connection
+    while it sleeps.
     """
     deadline = time.monotonic() + timeout
+    board = _board()
+    while board is not None and board.live:
+        left = deadline - time.monotonic()
+        current = board.version(match_id)
+        if current is None:
+            epoch = board.epoch
+            current = store.current_version(match_id)
+            if current is None:
+                raise store.not_found(match_id)
+            board.saw_read(match_id, current, epoch)
+        if current != version or left <= 0:
+            return
+        board.wait(match_id, version, left)
     while True:
         current = store.current_version(match_id)
         if current is None:
@@ -287,6 +343,7 @@ def play_move(
     if idempotency_key:
         store.save_idempotent(match, seat, idempotency_key, request_fingerprint, 201, body)
     store.commit()
+    _saw(match_id, state.ply)
     return 201, body, state.ply
 
 
@@ -301,7 +358,15 @@ def resign_match(match_id: str, token: str | None, if_match: int | None) -> Matc
     store.append_resign(match, seat, rnd, state)
     view = match_view(match, state, seat)
     store.commit()
+    _saw(match_id, state.ply)
     return view
+
+
+def _saw(match_id: str, version: int) -> None:
+    """Tell this process's board at once (the NOTIFY reaches the other processes)."""
+    board = _board()
+    if board is not None:
+        board.saw(match_id, version)
 
 
 def hint(match_id: str, token: str | None, level: str) -> tuple[Move, MatchView]:

@@ -49,6 +49,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
     id: Mapped[str] = mapped_column(String(36), unique=True, nullable=False)
     variant: Mapped[str] = mapped_column(String(64), nullable=False)
+    rules: Mapped[dict[str, Any]] = mapped_column(JSONDoc, nullable=False)
     rules_hash: Mapped[str] = mapped_column(String(64), nullable=False)
     status: Mapped[str] = mapped_column(String(16), nullable=False, default="active")
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
@@ -67,6 +68,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     seats: Mapped[list[Seat]] = relationship(
         back_populates="match", order_by="Seat.seat", lazy="selectin"
     )
+    """Loaded with the match: in the same query where the store asks (joinedload)."""
 
     __table_args__ = (
         Index("ix_matches_status_pk", "status", "pk"),

@@ -9,12 +9,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, event, exists, func, or_, select
+from sqlalchemy import Engine, event, exists, func, insert, or_, select, update
+from sqlalchemy.orm import joinedload
+from sqlalchemy.orm.attributes import set_committed_value
 
 from .engine import Play, State
-from .engine.codec import state_from_dict, state_to_dict
+from .engine.codec import rules_from_json, state_from_dict, state_to_dict
 from .models import IdempotencyKey, Match, MoveRecord, Seat, db, utcnow
 from .problems import ApiProblem
+from .versions import CHANNEL
 
 
 @event.listens_for(Engine, "connect")
@@ -56,9 +59,14 @@ def begin_write() -> None:
     db.session.connection(execution_options={"basra_write": True})
 
 
+def _with_seats(stmt: Any) -> Any:
+    return stmt.options(joinedload(Match.seats, innerjoin=True))
+
+
 def get_match(match_id: str) -> Match:
-    """A match by public id, or 404."""
-    match = db.session.execute(select(Match).where(Match.id == match_id)).scalar_one_or_none()
+    """A match (and its seats, in one query) by public id, or 404."""
+    stmt = _with_seats(select(Match).where(Match.id == match_id))
+    match = db.session.execute(stmt).unique().scalar_one_or_none()
     if match is None:
         raise not_found(match_id)
     return match
@@ -67,11 +75,27 @@ def get_match(match_id: str) -> Match:
 def lock_match(match_id: str) -> Match:
     """The match row, locked for the rest of this transaction (FOR UPDATE on PostgreSQL)."""
     begin_write()
-    stmt = select(Match).where(Match.id == match_id).with_for_update()
-    match = db.session.execute(stmt).scalar_one_or_none()
+    stmt = _with_seats(select(Match).where(Match.id == match_id)).with_for_update(of=Match)
+    match = db.session.execute(stmt).unique().scalar_one_or_none()
     if match is None:
         raise not_found(match_id)
     return match
+
+
+def peek(match_id: str) -> tuple[int, list[tuple[int, str]]]:
+    """A match's version and its seats' token hashes, without loading its snapshot."""
+    stmt = (
+        select(Match.version, Seat.seat, Seat.token_hash)
+        .join(Seat, Seat.match_pk == Match.pk)
+        .where(Match.id == match_id)
+    )
+    try:
+        rows = db.session.execute(stmt).all()
+    finally:
+        db.session.rollback()
+    if not rows:
+        raise not_found(match_id)
+    return rows[0][0], [(r[1], r[2]) for r in rows]
 
 
 def current_version(match_id: str) -> int | None:
@@ -85,20 +109,40 @@ def current_version(match_id: str) -> int | None:
 
 
 def state_of(match: Match) -> State:
-    """The engine state of a stored match (from its snapshot)."""
-    return state_from_dict(match.snapshot)
+    """The engine state of a stored match (from its rules and snapshot)."""
+    return state_from_dict(match.snapshot, rules_from_json(match.rules, match.rules_hash))
+
+
+def _publish(match: Match) -> None:
+    """NOTIFY listeners of the match's new version; delivered when this transaction commits."""
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.execute(
+            select(func.pg_notify(CHANNEL, f"{match.id}:{match.version}"))
+        )
+
+
+def _state_columns(state: State) -> dict[str, Any]:
+    now = utcnow()
+    return {
+        "snapshot": state_to_dict(state),
+        "version": state.ply,
+        "scores": list(state.scores),
+        "winner": state.winner,
+        "draw": state.draw,
+        "updated_at": now,
+        "status": "finished" if state.finished else "active",
+        "finished_at": now if state.finished else None,
+    }
 
 
 def _set_state(match: Match, state: State) -> None:
-    match.snapshot = state_to_dict(state)
-    match.version = state.ply
-    match.scores = list(state.scores)
-    match.winner = state.winner
-    match.draw = state.draw
-    match.updated_at = utcnow()
-    if state.finished:
-        match.status = "finished"
-        match.finished_at = match.updated_at
+    """Save a new snapshot with one UPDATE (no unit-of-work bookkeeping on the hot path)."""
+    columns = _state_columns(state)
+    db.session.execute(update(Match).where(Match.pk == match.pk).values(**columns))
+    # keep the loaded object in step without marking it dirty
+    set_committed_value(match, "version", state.ply)
+    set_committed_value(match, "status", columns["status"])
+    _publish(match)
 
 
 @dataclass(frozen=True)
@@ -120,39 +164,43 @@ def create_match(
     match = Match(
         id=match_id,
         variant=variant,
+        rules=state.rules.to_dict(),
         rules_hash=state.rules.content_hash,
-        status="active",
         seed=state.seed,
         commitment=commitment,
         explicit_decks=explicit_decks,
         created_at=utcnow(),
+        **_state_columns(state),
     )
-    _set_state(match, state)
     match.seats = [
         Seat(seat=i, name=s.name, player_id=s.player_id, bot=s.bot, token_hash=s.token_hash)
         for i, s in enumerate(seats)
     ]
     db.session.add(match)
     db.session.flush()
+    _publish(match)
     return match
 
 
 def append_plays(match: Match, plays: Sequence[Play], state: State) -> None:
     """Append plays to the move log and save the new snapshot (same transaction)."""
-    seq = match.version
-    for play in plays:
-        seq += 1
-        db.session.add(MoveRecord(
-            match_pk=match.pk, seq=seq, kind="play", round=play.round, seat=play.seat,
-            card=str(play.card), captured=[str(c) for c in play.captured], basra=play.basra,
-        ))
+    now = utcnow()
+    rows = [
+        {"match_pk": match.pk, "seq": match.version + i, "kind": "play", "round": play.round,
+         "seat": play.seat, "card": str(play.card), "captured": [str(c) for c in play.captured],
+         "basra": play.basra, "created_at": now}
+        for i, play in enumerate(plays, start=1)
+    ]
+    if rows:
+        db.session.execute(insert(MoveRecord), rows)
     _set_state(match, state)
 
 
 def append_resign(match: Match, seat: int, round_number: int, state: State) -> None:
     """Append a resignation to the move log and save the final snapshot."""
-    db.session.add(MoveRecord(
+    db.session.execute(insert(MoveRecord).values(
         match_pk=match.pk, seq=match.version + 1, kind="resign", round=round_number, seat=seat,
+        created_at=utcnow(),
     ))
     _set_state(match, state)
 

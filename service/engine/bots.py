@@ -11,9 +11,11 @@ from collections.abc import Callable
 from math import comb
 
 from .captures import capturer_for
-from .cards import DECK, RANKS, Card
-from .game import Move
+from .cards import DECK, RANKS, SEVEN_OF_DIAMONDS, Card
+from .game import Move, State, apply_move
 from .view import SeatView
+
+_JACK_RANK = RANKS.index("J")
 
 Policy = Callable[[SeatView, random.Random], Move]
 
@@ -111,3 +113,120 @@ def policy_named(name: str) -> Policy:
         return POLICIES[name]
     except KeyError:
         raise KeyError(f"unknown bot {name!r} (known: {', '.join(POLICIES)})") from None
+
+
+# --- expert: determinized Monte Carlo search ---------------------------------------
+
+
+def _rollout_move(state: State, rng: random.Random) -> Move:
+    """The policy inside a sampled world (where every hand is known): take the most cards
+    (a basra counts extra); when nothing can be taken, trail a card that leaves the next
+    seat no basra, keeping jacks and the 7D; break ties at random."""
+    outcomes = capturer_for(state.rules).outcomes
+    floor = state.floor
+    seat = state.turn
+    assert seat is not None
+    players = state.rules.players
+    nxt = state.hands[(seat + 1) % players]
+    best: list[Move] = []
+    best_score = -100.0
+    for card in state.hands[seat]:
+        for o in outcomes(card, floor):
+            if o.capture:
+                score = len(o.capture) + (8.0 if o.basra else 0.0)
+            else:
+                score = -0.5 if card >> 2 == _JACK_RANK or card == SEVEN_OF_DIAMONDS else 0.0
+                left = (*floor, card)
+                if any(outcomes(c, left)[0].basra for c in nxt):
+                    score -= 8.0
+            if score > best_score:
+                best, best_score = [Move(seat, card, o.capture)], score
+            elif score == best_score:
+                best.append(Move(seat, card, o.capture))
+    return best[rng.randrange(len(best))]
+
+
+def determinize(view: SeatView, rng: random.Random) -> State:
+    """A full state consistent with everything the seat has seen: the unseen cards dealt
+    at random to the other hands and the stock. Uses nothing the seat cannot see."""
+    assert view.seat is not None
+    unseen = sorted(view.unseen())
+    rng.shuffle(unseen)
+    hands: list[tuple[Card, ...]] = []
+    at = 0
+    for seat, count in enumerate(view.hand_counts):
+        if seat == view.seat:
+            hands.append(view.hand)
+        else:
+            hands.append(tuple(unseen[at : at + count]))
+            at += count
+    stock = tuple(unseen[at : at + view.stock_count])
+    return State(
+        rules=view.rules, seed=b"determinized", decks=(), round=view.round, dealer=view.dealer,
+        turn=view.turn, hands=tuple(hands), floor=view.floor, stock=stock, piles=view.piles,
+        basras=view.basras, jack_basras=view.jack_basras, last_capturer=view.last_capturer,
+        scores=view.scores, carry=view.carry, results=view.results, ply=view.ply,
+        last_play=view.last_play, finished=view.finished, winner=view.winner, draw=view.draw,
+    )
+
+
+def _margin(before: SeatView, after: State, team: int) -> float:
+    """Points the team gained over the other since ``before``: exact when the round ended,
+    else cards (each worth a share of the most-cards bonus), basras and card points."""
+    if after.round != before.round or after.finished:
+        points = after.results[len(before.results)].points
+        return float(points[team] * 2 - sum(points))
+    rules = after.rules
+    s = rules.scoring
+    per_card = s.most_cards / 26.0
+    value = 0.0
+    for t in range(rules.teams):
+        gained = after.piles[t][len(before.piles[t]):]
+        v = len(gained) * per_card
+        v += (after.basras[t] - before.basras[t]) * s.basra
+        v += (after.jack_basras[t] - before.jack_basras[t]) * s.jack_basra
+        if s.cards:
+            v += sum(rules.card_points(str(c), c.rank) for c in gained)
+        value += v if t == team else -v
+    return value
+
+
+def _playout(state: State, rng: random.Random) -> State:
+    """Play on in a sampled world until the current deal (or the round) is over."""
+    start_round, stock = state.round, len(state.stock)
+    while (not state.finished and state.round == start_round and len(state.stock) == stock
+           and any(state.hands)):
+        state = apply_move(state, _rollout_move(state, rng))
+    return state
+
+
+def make_expert(worlds: int = 40) -> Policy:
+    """An expert policy: perfect-information Monte Carlo over sampled worlds.
+
+    Each of ``worlds`` samples deals the unseen cards at random to the other hands and
+    the stock (:func:`determinize`); every legal move is played in every world and the
+    deal is played out with :func:`_rollout_move` using the same random numbers for each
+    move (common random numbers, so moves are compared on equal terms). The move with the
+    best total margin wins. Deterministic for a given ``rng``, so bot moves replay.
+    """
+
+    def expert_policy(view: SeatView, rng: random.Random) -> Move:
+        moves = view.legal_moves
+        if len(moves) == 1:
+            return moves[0]
+        assert view.seat is not None
+        team = view.seat % view.rules.teams
+        totals = [0.0] * len(moves)
+        for _ in range(worlds):
+            world = determinize(view, rng)
+            luck = rng.getrandbits(64)
+            for k, move in enumerate(moves):
+                after = _playout(apply_move(world, move), random.Random(luck))
+                totals[k] += _margin(view, after, team)
+        best = max(range(len(moves)), key=lambda j: totals[j])
+        return moves[best]
+
+    return expert_policy
+
+
+POLICIES["expert"] = make_expert()

@@ -1,7 +1,8 @@
 """State <-> plain JSON data, for snapshots. Pure: no storage code here.
 
-Decoding validates the rules again, once per distinct rule set: the decoded
-Rules object is shared, so capture caches stay warm across requests.
+The rules are kept apart from the snapshot (they never change during a
+match). Decoding validates them once per distinct rule set: the decoded Rules
+object is shared, so capture caches stay warm across requests.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from .rules import Rules, rules_from_mapping
 _RULES_CACHE: OrderedDict[str, Rules] = OrderedDict()
 
 
-def rules_from_json(data: dict[str, Any]) -> Rules:
-    """Validated Rules from their dict, memoised by canonical JSON."""
-    key = json.dumps(data, sort_keys=True, separators=(",", ":"))
+def rules_from_json(data: dict[str, Any], key: str | None = None) -> Rules:
+    """Validated Rules from their dict, memoised by ``key`` (their content hash) or, without
+    one, by their canonical JSON."""
+    key = key or json.dumps(data, sort_keys=True, separators=(",", ":"))
     rules = _RULES_CACHE.get(key)
     if rules is None:
         rules = rules_from_mapping(data)
@@ -74,9 +76,8 @@ def result_from_dict(d: dict[str, Any]) -> RoundResult:
 
 
 def state_to_dict(state: State) -> dict[str, Any]:
-    """Everything in a state (secret parts included) as JSON data."""
+    """Everything in a state but its rules (secret parts included) as JSON data."""
     return {
-        "rules": state.rules.to_dict(),
         "seed": state.seed.hex(),
         "decks": [_cards(d) for d in state.decks],
         "round": state.round,
@@ -101,10 +102,10 @@ def state_to_dict(state: State) -> dict[str, Any]:
     }
 
 
-def state_from_dict(d: dict[str, Any]) -> State:
-    """The inverse of :func:`state_to_dict`."""
+def state_from_dict(d: dict[str, Any], rules: Rules) -> State:
+    """The inverse of :func:`state_to_dict`, given the match's rules."""
     return State(
-        rules=rules_from_json(d["rules"]),
+        rules=rules,
         seed=bytes.fromhex(d["seed"]),
         decks=tuple(parse_cards(x) for x in d["decks"]),
         round=d["round"],

@@ -117,8 +117,12 @@ class Rules:
         return 2
 
     def to_dict(self) -> dict[str, Any]:
-        """The settings as plain JSON-able data (lists for tuples)."""
-        return _to_plain(self)  # type: ignore[no-any-return]
+        """The settings as plain JSON-able data (lists for tuples); a fresh copy each call."""
+        return json.loads(self.to_json())  # type: ignore[no-any-return]
+
+    def to_json(self) -> str:
+        """The canonical JSON of the settings (sorted keys, no spaces)."""
+        return _json_of(self)
 
     @property
     def content_hash(self) -> str:
@@ -134,9 +138,13 @@ class Rules:
 
 
 @lru_cache(maxsize=256)
+def _json_of(rules: Rules) -> str:
+    return json.dumps(_to_plain(rules), sort_keys=True, separators=(",", ":"))
+
+
+@lru_cache(maxsize=256)
 def _hash_of(rules: Rules) -> str:
-    text = json.dumps(rules.to_dict(), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(rules.to_json().encode()).hexdigest()
 
 
 def _to_plain(value: Any) -> Any:

@@ -85,6 +85,7 @@ def simulate(
     policies: Sequence[str] = ("random", "random"),
     rounds: int | None = None,
     matches: int | None = None,
+    first_match: int = 0,
 ) -> SimulationReport:
     """Play until ``rounds`` rounds or ``matches`` matches are done.
 
@@ -96,11 +97,13 @@ def simulate(
         raise ValueError("give two policies, one per team")
     chosen: list[Policy] = [policy_named(p) for p in policies]
     report = SimulationReport(tuple(policies), wins=[0, 0])
-    rng = random.Random(seed)
+    rng = random.Random(f"{seed}/{first_match}")
     fast_random = all(p == "random" for p in policies)
     started = time.perf_counter()
-    m = 0
-    while (rounds is None or report.rounds < rounds) and (matches is None or m < matches):
+    m = first_match
+    while (rounds is None or report.rounds < rounds) and (
+        matches is None or m < first_match + matches
+    ):
         state = new_match(rules, match_seed(seed, m))
         done_rounds = 0
         while not state.finished and (rounds is None or report.rounds < rounds):
@@ -127,6 +130,35 @@ def simulate(
                 report.wins[(state.winner + m) % 2] += 1
                 report.first_player_wins += state.winner == 0
         m += 1
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _merge(into: SimulationReport, part: SimulationReport) -> None:
+    for name in ("matches", "rounds", "plies", "draws", "first_player_wins", "basras", "points",
+                 "match_rounds"):
+        setattr(into, name, getattr(into, name) + getattr(part, name))
+    into.wins = [a + b for a, b in zip(into.wins, part.wins, strict=True)]
+
+
+def _one_match(args: tuple[Rules, str, tuple[str, ...], int]) -> SimulationReport:
+    rules, seed, policies, index = args
+    return simulate(rules, seed, policies, matches=1, first_match=index)
+
+
+def simulate_parallel(
+    rules: Rules, seed: str, policies: Sequence[str], matches: int, jobs: int
+) -> SimulationReport:
+    """``matches`` whole matches spread over ``jobs`` processes; the same figures as
+    :func:`simulate` with ``matches=`` (each match's seed depends only on its index)."""
+    from multiprocessing import Pool
+
+    report = SimulationReport(tuple(policies), wins=[0, 0])
+    started = time.perf_counter()
+    with Pool(jobs) as pool:
+        tasks = [(rules, seed, tuple(policies), m) for m in range(matches)]
+        for part in pool.imap_unordered(_one_match, tasks):
+            _merge(report, part)
     report.seconds = time.perf_counter() - started
     return report
 

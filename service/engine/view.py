@@ -30,6 +30,8 @@ class SeatView:
     """Each team's captured cards: public, since every capture is seen by all."""
     basras: tuple[int, ...]
     jack_basras: tuple[int, ...]
+    last_capturer: int | None
+    """The team that captured last this round (it takes the leftovers)."""
     scores: tuple[int, ...]
     carry: int
     results: tuple[RoundResult, ...]
@@ -71,6 +73,7 @@ def observe(state: State, seat: int | None = None) -> SeatView:
         piles=state.piles,
         basras=state.basras,
         jack_basras=state.jack_basras,
+        last_capturer=state.last_capturer,
         scores=state.scores,
         carry=state.carry,
         results=state.results,

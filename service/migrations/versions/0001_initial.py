@@ -22,6 +22,7 @@ def upgrade():
     sa.Column('pk', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
     sa.Column('id', sa.String(length=36), nullable=False),
     sa.Column('variant', sa.String(length=64), nullable=False),
+    sa.Column('rules', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
     sa.Column('rules_hash', sa.String(length=64), nullable=False),
     sa.Column('status', sa.String(length=16), nullable=False),
     sa.Column('version', sa.Integer(), nullable=False),

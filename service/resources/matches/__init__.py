@@ -80,15 +80,22 @@ def _none_match(etag: str) -> bool:
 
 def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Response:
     response = current_app.response_class(
-        json.dumps(body), status=status, mimetype="application/json"
+        json.dumps(body, separators=(",", ":")), status=status, mimetype="application/json"
     )
     for k, v in (headers or {}).items():
         response.headers[k] = v
     return response
 
 
+# schemas are built once: building one per request costs more than dumping it
+STATE_SCHEMA = MatchStateSchema()
+CREATED_SCHEMA = CreatedMatchSchema()
+MOVE_RESPONSE_SCHEMA = MoveResponseSchema()
+HISTORY_SCHEMA = HistoryPageSchema()
+
+
 def _state_response(view: games.MatchView, status: int = 200) -> Response:
-    body = MatchStateSchema().dump(view)
+    body = STATE_SCHEMA.dump(view)
     return _json(body, status, {"ETag": etag_for(view.version, view.view.seat)})
 
 
@@ -105,7 +112,7 @@ class Matches(MethodView):
         view, tokens = games.create_match(
             body["variant"], body["rules"], players, body.get("decks")
         )
-        out = CreatedMatchSchema().dump({
+        out = CREATED_SCHEMA.dump({
             "id": view.id,
             "seats": [{"seat": s, "name": n, "token": t} for s, n, t in tokens],
             "commitment": view.commitment,
@@ -123,7 +130,7 @@ class Matches(MethodView):
         rows, nxt = games.store.history(limit=limit, cursor=query.pop("cursor", None), **{
             k: query.get(k) for k in ("player", "variant", "status", "since", "until")
         })
-        body = HistoryPageSchema().dump({"matches": rows, "next": nxt})
+        body = HISTORY_SCHEMA.dump({"matches": rows, "next": nxt})
         headers = {}
         if nxt:
             args = {k: v for k, v in request.args.items() if k != "cursor"}
@@ -145,21 +152,21 @@ class MatchById(MethodView):
     def get(self, query: dict[str, Any], match_id: str) -> Response:
         """The match; `If-None-Match` gives 304, and `?wait=S` long-polls for a change."""
         token = bearer_token()
-        view = games.read_match(match_id, token)
-        etag = etag_for(view.version, view.view.seat)
+        version, seat = games.peek(match_id, token)
+        etag = etag_for(version, seat)
         if _none_match(etag) and query["wait"] > 0:
             cfg = current_app.config
             games.wait_for_change(
-                match_id, view.version, min(query["wait"], cfg["BASRA_MAX_WAIT"]),
+                match_id, version, min(query["wait"], cfg["BASRA_MAX_WAIT"]),
                 cfg["BASRA_POLL_INTERVAL"],
             )
-            view = games.read_match(match_id, token)
-            etag = etag_for(view.version, view.view.seat)
+            version, seat = games.peek(match_id, token)
+            etag = etag_for(version, seat)
         if _none_match(etag):
             response = current_app.response_class(status=304)
             response.headers["ETag"] = etag
             return response
-        return _state_response(view)
+        return _state_response(games.read_match(match_id, token))
 
 
 @blp.route("/<string:match_id>/moves")
@@ -190,7 +197,7 @@ class Moves(MethodView):
             match_id, bearer_token(), body["card"], body.get("capture"),
             if_match=_if_match_version(), idempotency_key=key,
             request_fingerprint=games.fingerprint(raw if isinstance(raw, dict) else {}),
-            render=MoveResponseSchema().dump,
+            render=MOVE_RESPONSE_SCHEMA.dump,
         )
         seat = out["state"]["seat"]
         return _json(out, status, {"ETag": etag_for(version, seat)})

@@ -1,0 +1,206 @@
+"""HTTP benchmark: gunicorn + PostgreSQL, concurrent clients playing whole matches.
+
+Prints, in one run against one server: /healthz requests per second (the
+framework's ceiling on this machine), POST move throughput and latency, and
+304 poll throughput, each as a share of the ceiling. Medians of three runs.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import multiprocessing as mp
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+PORT = int(os.environ.get("BASRA_BENCH_PORT", "8799"))
+DEFAULT_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/basra_bench"
+PROCESSES = 4
+THREADS = 4
+SECONDS = 4.0
+
+
+def _ensure_database(url: str) -> None:
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    admin = url.replace("postgresql+psycopg://", "postgresql://").rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+class Client:
+    """A keep-alive HTTP/1.1 connection speaking JSON."""
+
+    def __init__(self) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
+
+    def request(self, method: str, path: str, body: Any = None,
+                headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], Any]:
+        data = json.dumps(body).encode() if body is not None else None
+        hdrs = {"Content-Type": "application/json"} if data else {}
+        hdrs.update(headers or {})
+        self.conn.request(method, path, body=data, headers=hdrs)
+        resp = self.conn.getresponse()
+        raw = resp.read()
+        payload = json.loads(raw) if raw else None
+        if resp.status >= 400:
+            raise RuntimeError(f"{method} {path} -> {resp.status}: {payload}")
+        return resp.status, dict(resp.getheaders()), payload
+
+
+def _healthz(deadline: float, out: list[float]) -> int:
+    c = Client()
+    n = 0
+    while time.monotonic() < deadline:
+        t = time.perf_counter()
+        c.request("GET", "/healthz")
+        out.append(time.perf_counter() - t)
+        n += 1
+    return n
+
+
+def _polls(deadline: float, out: list[float]) -> int:
+    c = Client()
+    _, _, created = c.request("POST", "/v1/matches", {"players": [{"name": "a"}, {"name": "b"}]})
+    path = f"/v1/matches/{created['id']}"
+    _, headers, _ = c.request("GET", path)
+    etag = headers["ETag"]
+    n = 0
+    while time.monotonic() < deadline:
+        t = time.perf_counter()
+        status, _, _ = c.request("GET", path, headers={"If-None-Match": etag})
+        assert status == 304, status
+        out.append(time.perf_counter() - t)
+        n += 1
+    return n
+
+
+def _moves(deadline: float, out: list[float]) -> int:
+    """Play whole matches, seat by seat; a seat's hand is known from its last response."""
+    c = Client()
+    n = 0
+    while time.monotonic() < deadline:
+        _, _, created = c.request("POST", "/v1/matches", {
+            "variant": "egyptian-v2", "players": [{"name": "a"}, {"name": "b"}]})
+        match = created["id"]
+        tokens = {s["seat"]: s["token"] for s in created["seats"]}
+        hands: dict[int, list[str]] = {0: [], 1: []}
+        turn = created["state"]["turn"]
+        while time.monotonic() < deadline:
+            auth = {"Authorization": f"Bearer {tokens[turn]}"}
+            if not hands[turn]:
+                _, _, mine = c.request("GET", f"/v1/matches/{match}", headers=auth)
+                hands[turn] = mine["hand"]
+            card = hands[turn][0]
+            t = time.perf_counter()
+            status, _, body = c.request("POST", f"/v1/matches/{match}/moves", {"card": card},
+                                        headers=auth)
+            out.append(time.perf_counter() - t)
+            assert status == 201, body
+            n += 1
+            state = body["state"]
+            hands[turn] = state["hand"]
+            if state["status"] == "finished":
+                break
+            turn = state["turn"]
+    return n
+
+
+PHASES = {"healthz": _healthz, "moves": _moves, "polls": _polls}
+
+
+def _worker(phase: str, deadline: float, queue: Any) -> None:
+    import threading
+
+    counts: list[int] = []
+    latencies: list[float] = []
+
+    def run() -> None:
+        try:
+            counts.append(PHASES[phase](deadline, latencies))
+        except Exception as exc:  # report once, do not spam a traceback per thread
+            errors.append(repr(exc))
+
+    errors: list[str] = []
+
+    threads = [threading.Thread(target=run) for _ in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        print(f"  {phase}: {len(errors)} client thread(s) failed: {errors[0]}", file=sys.stderr)
+    queue.put((sum(counts), latencies))
+
+
+def run_phase(phase: str, seconds: float = SECONDS) -> tuple[float, float, float]:
+    """Requests per second, p50 and p99 latency (ms) of one phase."""
+    queue: Any = mp.Queue()
+    start = time.monotonic()
+    deadline = start + seconds
+    procs = [mp.Process(target=_worker, args=(phase, deadline, queue)) for _ in range(PROCESSES)]
+    for p in procs:
+        p.start()
+    results = [queue.get() for _ in procs]
+    for p in procs:
+        p.join()
+    elapsed = time.monotonic() - start
+    total = sum(n for n, _ in results)
+    lat = sorted(x for _, ls in results for x in ls)
+    p50 = lat[len(lat) // 2] * 1000 if lat else 0.0
+    p99 = lat[int(len(lat) * 0.99)] * 1000 if lat else 0.0
+    return total / elapsed, p50, p99
+
+
+def main() -> int:
+    """Start gunicorn on PostgreSQL, run the phases three times, print medians."""
+    url = os.environ.get("BASRA_BENCH_DATABASE_URL", DEFAULT_URL)
+    _ensure_database(url)
+    env = {**os.environ, "DATABASE_URL": url, "BASRA_ACCESS_LOG": ""}
+    subprocess.run([sys.executable, "-m", "service.cli", "db", "upgrade"], env=env, check=True,
+                   cwd=ROOT, capture_output=True)
+    server = subprocess.Popen(
+        [str(Path(sys.executable).with_name("gunicorn")), "--config", "service/gunicorn_conf.py",
+         "--bind", f"127.0.0.1:{PORT}", "service:create_app()"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        for _ in range(100):
+            try:
+                Client().request("GET", "/readyz")
+                break
+            except OSError:
+                time.sleep(0.1)
+        runs: dict[str, list[tuple[float, float, float]]] = {p: [] for p in PHASES}
+        for _ in range(3):
+            for phase in PHASES:
+                runs[phase].append(run_phase(phase))
+        workers = os.environ.get("WEB_CONCURRENCY", str(mp.cpu_count() * 2 + 1))
+        print(f"http: gunicorn gevent x{workers} on PostgreSQL, {PROCESSES * THREADS} clients, "
+              f"{SECONDS:.0f} s a phase, median of 3 runs")
+        ceiling = statistics.median(r[0] for r in runs["healthz"])
+        for phase, label in (("healthz", "GET /healthz (ceiling)"), ("moves", "POST moves"),
+                             ("polls", "GET 304 polls")):
+            rps = statistics.median(r[0] for r in runs[phase])
+            p50 = statistics.median(r[1] for r in runs[phase])
+            p99 = statistics.median(r[2] for r in runs[phase])
+            print(f"  {label:<24} {rps:8,.0f} req/s  {rps / ceiling:6.1%} of ceiling  "
+                  f"p50 {p50:6.2f} ms  p99 {p99:7.2f} ms")
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

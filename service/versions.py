@@ -1,0 +1,134 @@
+"""Match versions pushed by PostgreSQL LISTEN/NOTIFY: cheap 304s and long polls.
+
+Every move's transaction sends ``NOTIFY basra_versions, '<match id>:<version>'``;
+PostgreSQL delivers it on commit to every listening process of every instance.
+Each process keeps one listening connection (started on first use) and a
+bounded map of the versions it has heard, so a poll whose ETag is current is
+answered without a query, and a long poll sleeps until its match's
+notification arrives instead of querying in a loop.
+
+The map is only a hint kept fresh by the database: while the listener is not
+connected (and always on SQLite) callers fall back to reading the database.
+Versions only grow, so a late database read never overwrites a newer one.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+
+import psycopg
+
+CHANNEL = "basra_versions"
+_MAX_MATCHES = 100_000
+log = logging.getLogger(__name__)
+
+
+class VersionBoard:
+    """Per-process versions and seat token hashes of recently seen matches."""
+
+    def __init__(self, dsn: str) -> None:
+        self.dsn = dsn
+        self.live = False
+        self.epoch = 0
+        """Bumped at every (re)connect: a database read started in an older epoch may
+        predate a notification this listener never heard."""
+        self._lock = threading.Lock()
+        self._versions: OrderedDict[str, int] = OrderedDict()
+        self._seats: OrderedDict[str, list[tuple[int, str]]] = OrderedDict()
+        self._waiters: dict[str, list[threading.Event]] = {}
+        self._thread = threading.Thread(target=self._listen, name="basra-listen", daemon=True)
+        self._thread.start()
+
+    # --- listener ----------------------------------------------------------
+
+    def _listen(self) -> None:
+        while True:
+            try:
+                with psycopg.connect(self.dsn, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    with self._lock:  # anything heard before this LISTEN may be stale
+                        self._versions.clear()
+                        self.epoch += 1
+                    self.live = True
+                    for note in conn.notifies():
+                        match_id, _, version = note.payload.rpartition(":")
+                        self.saw(match_id, int(version))
+            except Exception:  # lost the connection: fall back to the database, retry
+                log.warning("version listener disconnected; retrying", exc_info=True)
+            self.live = False
+            self._wake_all()
+            time.sleep(1.0)
+
+    # --- map ---------------------------------------------------------------
+
+    def saw(self, match_id: str, version: int) -> None:
+        """Record that ``match_id`` is at ``version`` (or later); wake its long polls."""
+        with self._lock:
+            if self._versions.get(match_id, -1) < version:
+                self._versions[match_id] = version
+                self._versions.move_to_end(match_id)
+                if len(self._versions) > _MAX_MATCHES:
+                    self._versions.popitem(last=False)
+            waiters = self._waiters.pop(match_id, [])
+        for event in waiters:
+            event.set()
+
+    def saw_read(self, match_id: str, version: int, epoch: int) -> None:
+        """Record a version read from the database in a read that started in ``epoch``."""
+        if self.live and epoch == self.epoch:
+            self.saw(match_id, version)
+
+    def version(self, match_id: str) -> int | None:
+        """The latest version heard, if the listener is live and has heard of the match."""
+        if not self.live:
+            return None
+        with self._lock:
+            return self._versions.get(match_id)
+
+    def seats(self, match_id: str) -> list[tuple[int, str]] | None:
+        """Cached (seat, token hash) pairs; they never change once a match exists."""
+        with self._lock:
+            return self._seats.get(match_id)
+
+    def remember_seats(self, match_id: str, seats: list[tuple[int, str]]) -> None:
+        """Cache a match's seats."""
+        with self._lock:
+            self._seats[match_id] = seats
+            if len(self._seats) > _MAX_MATCHES:
+                self._seats.popitem(last=False)
+
+    def wait(self, match_id: str, version: int, timeout: float) -> None:
+        """Sleep until ``match_id`` passes ``version``, the listener drops, or timeout."""
+        event = threading.Event()
+        with self._lock:
+            if self._versions.get(match_id, -1) != version:
+                return
+            self._waiters.setdefault(match_id, []).append(event)
+        event.wait(timeout)
+        with self._lock:
+            waiting = self._waiters.get(match_id)
+            if waiting and event in waiting:
+                waiting.remove(event)
+
+    def _wake_all(self) -> None:
+        with self._lock:
+            waiters = [e for events in self._waiters.values() for e in events]
+            self._waiters.clear()
+        for event in waiters:
+            event.set()
+
+
+_BOARDS: dict[str, VersionBoard] = {}
+_BOARDS_LOCK = threading.Lock()
+
+
+def board_for(dsn: str) -> VersionBoard:
+    """This process's board for a PostgreSQL database (started on first use)."""
+    with _BOARDS_LOCK:
+        board = _BOARDS.get(dsn)
+        if board is None:
+            board = _BOARDS[dsn] = VersionBoard(dsn)
+        return board

@@ -1,0 +1,95 @@
+"""Computer opponents: legal, blind to hidden cards, deterministic, and ranked."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+from service.engine import apply_move, legal_moves, load_variant, new_match, observe
+from service.engine.bots import POLICIES, determinize, make_expert
+from service.engine.simulate import simulate
+from tests.helpers import SEED
+
+LEVELS = sorted(POLICIES)
+
+
+def _states(variant: str = "egyptian-v2", count: int = 40, seed: int = 5):  # noqa: ANN202
+    rng = random.Random(seed)
+    state = new_match(load_variant(variant).rules, SEED)
+    out = []
+    while len(out) < count:
+        out.append(state)
+        moves = legal_moves(state)
+        state = apply_move(state, moves[rng.randrange(len(moves))])
+    return out
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("variant", ["egyptian-v1", "egyptian-v2", "egyptian-4p"])
+def test_bots_only_play_legal_moves(level: str, variant: str) -> None:
+    """Every bot move is one of the seat's legal moves."""
+    policy = POLICIES[level]
+    for state in _states(variant, 24):
+        move = policy(observe(state, state.turn), random.Random(1))
+        assert move in legal_moves(state)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_bots_decide_without_hidden_cards(level: str) -> None:
+    """A bot decides the same when the opponent's hand and the stock are dealt differently
+    (its view is the same), and when the view it gets has the opponent's hand removed."""
+    policy = POLICIES[level]
+    for i, state in enumerate(_states(count=16)):
+        seat = state.turn
+        assert seat is not None
+        other = 1 - seat
+        hidden = list(state.hands[other] + state.stock)
+        random.Random(i).shuffle(hidden)
+        n = len(state.hands[other])
+        swapped = dataclasses.replace(
+            state,
+            hands=tuple(tuple(hidden[:n]) if s == other else h for s, h in enumerate(state.hands)),
+            stock=tuple(hidden[n:]),
+        )
+        view, view2 = observe(state, seat), observe(swapped, seat)
+        assert view == view2
+        assert "hands" not in {f.name for f in dataclasses.fields(view)}
+        assert policy(view, random.Random(7)) == policy(view2, random.Random(7))
+
+
+def test_determinized_worlds_agree_with_the_view() -> None:
+    """A sampled world keeps the seat's hand, the floor, piles and counts, and deals only
+    unseen cards to the other hands and the stock."""
+    for state in _states(count=10):
+        view = observe(state, state.turn)
+        world = determinize(view, random.Random(3))
+        assert world.hands[view.seat] == view.hand and world.floor == view.floor
+        assert [len(h) for h in world.hands] == list(view.hand_counts)
+        assert len(world.stock) == view.stock_count
+        dealt = {c for s, h in enumerate(world.hands) if s != view.seat for c in h}
+        assert dealt | set(world.stock) == set(view.unseen())
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_same_seed_same_bot_moves(level: str) -> None:
+    """A policy is a function of (view, rng): the same seed gives the same moves."""
+    policy = POLICIES[level]
+    for state in _states(count=8):
+        view = observe(state, state.turn)
+        assert policy(view, random.Random(42)) == policy(view, random.Random(42))
+
+
+def test_greedy_beats_random_and_expert_beats_greedy() -> None:
+    """Small tournaments (the 400-match ones are in the closing note): greedy wins most
+    matches against random, expert most against greedy."""
+    rules = load_variant("egyptian-v2").rules
+    greedy = simulate(rules, "t", ("greedy", "random"), matches=30)
+    assert greedy.wins[0] >= 24
+    POLICIES["expert-lite"] = make_expert(worlds=12)
+    try:
+        expert = simulate(rules, "t", ("expert-lite", "greedy"), matches=20)
+    finally:
+        del POLICIES["expert-lite"]
+    assert expert.wins[0] > expert.wins[1]
