@@ -1,4 +1,7 @@
-"""``make bench``: engine throughput (median of three runs)."""
+"""``make bench``: engine throughput, bot move time and HTTP throughput (medians of 3 runs).
+
+``python -m bench engine|bots|http`` runs one part.
+"""
 
 from __future__ import annotations
 
@@ -21,11 +24,45 @@ def engine_bench() -> None:
         print(f"  {name}: median {statistics.median(rates):,.0f} rounds/s  (runs: {runs})")
 
 
+def bot_bench(positions: int = 200) -> None:
+    """Time per expert move over positions of random v2 matches: p50 and p95, 3 runs."""
+    import random
+    import time
+
+    from service.engine import apply_move, legal_moves, new_match, observe
+    from service.engine.bots import POLICIES
+
+    rules = load_variant("egyptian-v2").rules
+    expert = POLICIES["expert"]
+    print(f"bots: expert move time over {positions} positions of egyptian-v2, 3 runs")
+    p50s, p95s = [], []
+    for run in range(3):
+        rng = random.Random(run)
+        state = new_match(rules, rng.randbytes(32))
+        times: list[float] = []
+        while len(times) < positions:
+            view = observe(state, state.turn)
+            started = time.perf_counter()
+            expert(view, rng)
+            times.append(time.perf_counter() - started)
+            moves = legal_moves(state)
+            state = apply_move(state, moves[rng.randrange(len(moves))])
+            if state.finished:
+                state = new_match(rules, rng.randbytes(32))
+        times.sort()
+        p50s.append(times[len(times) // 2] * 1000)
+        p95s.append(times[int(len(times) * 0.95)] * 1000)
+    print(f"  expert: median p50 {statistics.median(p50s):.1f} ms, median p95 "
+          f"{statistics.median(p95s):.1f} ms (target p95 <= 200 ms)")
+
+
 def main(argv: list[str]) -> int:
     """Run the benchmarks named in ``argv`` (default: all)."""
-    wanted = set(argv) or {"engine", "http"}
+    wanted = set(argv) or {"engine", "bots", "http"}
     if "engine" in wanted:
         engine_bench()
+    if "bots" in wanted:
+        bot_bench()
     if "http" in wanted:
         from bench import http
 

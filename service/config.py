@@ -35,8 +35,8 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "BASRA_POLL_INTERVAL": _float("BASRA_POLL_INTERVAL", 0.2),
         "BASRA_CORS_ORIGINS": [o.strip() for o in origins.split(",") if o.strip()],
         "BASRA_SQLITE_BUSY_TIMEOUT_MS": int(_float("BASRA_SQLITE_BUSY_TIMEOUT_MS", 30000)),
-        "BASRA_HISTORY_MAX_LIMIT": 100,
-        "BASRA_EXPERT_ITERATIONS": int(_float("BASRA_EXPERT_ITERATIONS", 300)),
+        # PostgreSQL: one LISTEN connection per process for version notifications
+        "BASRA_LISTEN": os.environ.get("BASRA_LISTEN", "1") != "0",
         "API_TITLE": "Basra match service",
         "API_VERSION": "1.0.0",
         "OPENAPI_VERSION": "3.1.0",

@@ -210,15 +210,17 @@ def create_match(
 
 
 def _board() -> VersionBoard | None:
-    """This process's version board, on PostgreSQL with BASRA_LISTEN on."""
-    app = current_app
-    if not app.config.get("BASRA_LISTEN", True):
-        return None
-    url = make_url(app.config["SQLALCHEMY_DATABASE_URI"])
-    if url.get_backend_name() != "postgresql":
-        return None
-    dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
-    return board_for(dsn)
+    """This process's version board, on PostgreSQL with BASRA_LISTEN on (else None)."""
+    ext = current_app.extensions
+    if "basra_board_dsn" not in ext:
+        url = make_url(current_app.config["SQLALCHEMY_DATABASE_URI"])
+        listen = current_app.config.get("BASRA_LISTEN", True)
+        ext["basra_board_dsn"] = (
+            url.set(drivername="postgresql").render_as_string(hide_password=False)
+            if listen and url.get_backend_name() == "postgresql" else None
+        )
+    dsn = ext["basra_board_dsn"]
+    return board_for(dsn) if dsn else None
 
 
 def peek(match_id: str, token: str | None) -> tuple[int, int | None]:
