@@ -24,7 +24,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check service tests
+	$(BIN)/ruff check service tests bench
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict service/engine

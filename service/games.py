@@ -75,11 +75,9 @@ class MatchView:
     """The seed, revealed once the match is finished."""
 
 
-def _seat_infos(match: Match) -> tuple[SeatInfo, ...]:
-    teams = 2
-    return tuple(
-        SeatInfo(s.seat, s.seat % teams, s.name, s.player_id, s.bot) for s in match.seats
-    )
+def seat_infos(match: Match) -> tuple[SeatInfo, ...]:
+    """The public facts of a match's seats (a seat's team is seat % 2: 0+2 against 1+3)."""
+    return tuple(SeatInfo(s.seat, s.seat % 2, s.name, s.player_id, s.bot) for s in match.seats)
 
 
 def match_view(match: Match, state: State, seat: int | None) -> MatchView:
@@ -90,7 +88,7 @@ def match_view(match: Match, state: State, seat: int | None) -> MatchView:
         variant=match.variant,
         status="finished" if finished else "active",
         version=state.ply,
-        seats=_seat_infos(match),
+        seats=seat_infos(match),
         commitment=match.commitment,
         explicit_decks=match.explicit_decks,
         created_at=match.created_at,

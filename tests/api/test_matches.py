@@ -70,7 +70,7 @@ def test_whole_match_through_http(client: FlaskClient, app: Flask, variant: str)
         assert replay_stored(match) == state_of(match)
 
 
-@pytest.mark.parametrize("case", CASES[:: 3], ids=[c["name"] for c in CASES[:: 3]])
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_conformance_cases_through_the_api(client: FlaskClient, case: dict[str, Any]) -> None:
     """Shared rule cases played over HTTP with explicit decks and house rules."""
     rules, deck = conformance_setup(case)

@@ -7,7 +7,8 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import validate
 
-from ...games import BOT_LEVELS, MatchView
+from ...games import BOT_LEVELS, MatchView, seat_infos
+from ...models import Match
 from ..fields import CardField, UTCDateTime, card_list
 
 
@@ -278,16 +279,15 @@ class MatchSummarySchema(ma.Schema):
     scores = ma.fields.List(ma.fields.Integer(), required=True)
     winner = ma.fields.Integer(allow_none=True)
     draw = ma.fields.Boolean(required=True)
-    seats = ma.fields.Function(
-        lambda m: [
-            {"seat": s.seat, "team": s.seat % 2, "name": s.name, "player_id": s.player_id,
-             "bot": s.bot}
-            for s in m.seats
-        ],
-        required=True,
-    )
+    seats = ma.fields.List(ma.fields.Nested(SeatSchema), required=True)
     created_at = UTCDateTime(required=True)
     finished_at = UTCDateTime(allow_none=True)
+
+    @ma.pre_dump
+    def _public_seats(self, match: Match, **kwargs: Any) -> dict[str, Any]:
+        data = {name: getattr(match, name) for name in self.fields if name != "seats"}
+        data["seats"] = seat_infos(match)
+        return data
 
 
 class HistoryPageSchema(ma.Schema):

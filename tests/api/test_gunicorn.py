@@ -1,0 +1,128 @@
+"""The real server: gunicorn with several worker processes on the SQLite default."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _call(base: str, method: str, path: str, body: Any = None,
+          token: str | None = None) -> tuple[int, Any]:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(base + path, data=data, method=method)
+    req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, json.loads(resp.read() or b"null")
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read() or b"null")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """gunicorn, 3 gevent workers, on a fresh SQLite file (as `make serve` runs it)."""
+    folder = tmp_path_factory.mktemp("serve")
+    port = _free_port()
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{folder / 'basra.sqlite3'}",
+           "WEB_CONCURRENCY": "3", "BASRA_ACCESS_LOG": ""}
+    subprocess.run([sys.executable, "-m", "service.cli", "db", "upgrade"], cwd=ROOT, env=env,
+                   check=True, capture_output=True)
+    gunicorn = str(Path(sys.executable).with_name("gunicorn"))
+    proc = subprocess.Popen(
+        [gunicorn, "--config", "service/gunicorn_conf.py", "--bind", f"127.0.0.1:{port}",
+         "service:create_app()"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(150):
+            try:
+                if _call(base, "GET", "/readyz")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("gunicorn did not start")
+        yield base
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(15)
+
+
+def test_many_clients_on_several_workers_never_hit_a_locked_database(server: str) -> None:
+    """Concurrent moves on several matches through 3 worker processes sharing one SQLite
+    file: every request gets its real answer (201), none fails with 'database is locked'."""
+    failures: list[Any] = []
+
+    def play_match() -> None:
+        status, created = _call(server, "POST", "/v1/matches",
+                                {"players": [{"name": "a"}, {"name": "b"}]})
+        assert status == 201, created
+        tokens = {s["seat"]: s["token"] for s in created["seats"]}
+        match = created["id"]
+        for _ in range(16):
+            _, public = _call(server, "GET", f"/v1/matches/{match}")
+            seat = public["turn"]
+            _, mine = _call(server, "GET", f"/v1/matches/{match}", token=tokens[seat])
+            move = mine["legal_moves"][0]
+            status, body = _call(server, "POST", f"/v1/matches/{match}/moves", move,
+                                 token=tokens[seat])
+            if status != 201:
+                failures.append(body)
+
+    threads = [threading.Thread(target=play_match) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert failures == []
+    status, page = _call(server, "GET", "/v1/matches?limit=100")
+    assert status == 200 and len(page["matches"]) == 8
+    assert all(m["version"] == 16 for m in page["matches"])
+
+
+def test_long_poll_does_not_starve_other_requests(server: str) -> None:
+    """While many long polls wait, other requests are still answered at once."""
+    _, created = _call(server, "POST", "/v1/matches", {"players": [{"name": "a"}, {"name": "b"}]})
+    url = f"{server}/v1/matches/{created['id']}?wait=3"
+
+    def long_poll() -> None:
+        req = urllib.request.Request(url, headers={"If-None-Match": '"0-spectator"'})
+        try:
+            urllib.request.urlopen(req, timeout=30)
+        except urllib.error.HTTPError:
+            pass  # 304
+
+    pollers = [threading.Thread(target=long_poll) for _ in range(30)]
+    for t in pollers:
+        t.start()
+    time.sleep(0.3)
+    started = time.monotonic()
+    assert _call(server, "GET", "/healthz")[0] == 200
+    assert _call(server, "GET", "/v1/variants")[0] == 200
+    assert time.monotonic() - started < 1.5
+    for t in pollers:
+        t.join(30)
