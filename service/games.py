@@ -37,14 +37,14 @@ from .engine import (
     resign,
     with_house_rules,
 )
-from .engine.bots import policy_named
+from .engine.bots import POLICIES, policy_named
 from .engine.codec import move_from_parts
 from .engine.game import replay
 from .models import Match, MoveRecord
 from .problems import ApiProblem
 from .versions import VersionBoard, board_for
 
-BOT_LEVELS = ("random", "greedy", "expert")
+BOT_LEVELS = tuple(POLICIES)
 
 
 @dataclass(frozen=True)

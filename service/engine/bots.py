@@ -11,7 +11,7 @@ from collections.abc import Callable
 from math import comb
 
 from .captures import capturer_for
-from .cards import DECK, RANKS, SEVEN_OF_DIAMONDS, Card
+from .cards import RANKS, SEVEN_OF_DIAMONDS, Card
 from .game import Move, State, apply_move
 from .view import SeatView
 
@@ -24,10 +24,6 @@ def random_policy(view: SeatView, rng: random.Random) -> Move:
     """A uniformly random legal move."""
     moves = view.legal_moves
     return moves[rng.randrange(len(moves))]
-
-
-# one card of each rank, standing in for "an opponent holding that rank"
-_RANK_STAND_INS: tuple[Card, ...] = tuple(DECK[i * 4 + 3] for i in range(len(RANKS)))
 
 
 def _move_gain(view: SeatView, move: Move) -> float:
@@ -84,8 +80,8 @@ def _floor_after(view: SeatView, move: Move) -> tuple[Card, ...]:
 def greedy_policy(view: SeatView, rng: random.Random) -> Move:
     """The move that scores best now, less the basra it may hand the next seat.
 
-    Ties are broken by keeping jacks and the 7D (they are worth more later),
-    then by shedding low-value cards, then at random.
+    A jack or the 7D is not thrown away on a floor it cannot take from (it is
+    worth more later); ties are broken at random.
     """
     unseen = view.unseen()
     best: list[Move] = []
@@ -99,20 +95,6 @@ def greedy_policy(view: SeatView, rng: random.Random) -> Move:
         elif abs(score - best_score) <= 1e-9:
             best.append(move)
     return best[rng.randrange(len(best))]
-
-
-POLICIES: dict[str, Policy] = {
-    "random": random_policy,
-    "greedy": greedy_policy,
-}
-
-
-def policy_named(name: str) -> Policy:
-    """The policy of that level; raises ``KeyError`` naming the known ones."""
-    try:
-        return POLICIES[name]
-    except KeyError:
-        raise KeyError(f"unknown bot {name!r} (known: {', '.join(POLICIES)})") from None
 
 
 # --- expert: determinized Monte Carlo search ---------------------------------------
@@ -229,4 +211,17 @@ def make_expert(worlds: int = 40) -> Policy:
     return expert_policy
 
 
-POLICIES["expert"] = make_expert()
+POLICIES: dict[str, Policy] = {
+    "random": random_policy,
+    "greedy": greedy_policy,
+    "expert": make_expert(),
+}
+"""The bot levels a seat or a hint may name."""
+
+
+def policy_named(name: str) -> Policy:
+    """The policy of that level; raises ``KeyError`` naming the known ones."""
+    try:
+        return POLICIES[name]
+    except KeyError:
+        raise KeyError(f"unknown bot {name!r} (known: {', '.join(POLICIES)})") from None
