@@ -109,6 +109,8 @@ class Capturer:
             for c in DECK
         )
         self._cache: dict[tuple[int, tuple[Card, ...]], tuple[Outcome, ...]] = {}
+        # a floor's number cards in value order, shared by every card played onto it
+        self._numbers: dict[tuple[Card, ...], tuple[list[Card], tuple[int, ...]]] = {}
 
     def outcomes(self, card: Card, floor: tuple[Card, ...]) -> tuple[Outcome, ...]:
         """Every distinct outcome of playing ``card`` onto ``floor``, default first."""
@@ -117,6 +119,7 @@ class Capturer:
         if found is None:
             if len(self._cache) > _CACHE_LIMIT:
                 self._cache.clear()
+                self._numbers.clear()
             found = self._cache[key] = self._outcomes(card, floor)
         return found
 
@@ -142,9 +145,12 @@ class Capturer:
             candidates = [c for _, c in pairs]
             values = tuple(v for v, _ in pairs)
         else:
-            # card order is rank-major, so sorting cards sorts them by value
-            candidates = sorted(c for c in floor if _VALUES[c])
-            values = tuple(_VALUES[c] for c in candidates)
+            numbers = self._numbers.get(floor)
+            if numbers is None:
+                # card order is rank-major, so sorting cards sorts them by value
+                ordered = sorted(c for c in floor if _VALUES[c])
+                numbers = self._numbers[floor] = (ordered, tuple(_VALUES[c] for c in ordered))
+            candidates, values = numbers
         if not values or values[0] > value:
             return _NOTHING
         masks = sum_captures(value, values, self._union, self._choose, self._compulsory)

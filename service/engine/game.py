@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from random import Random
 
 from .captures import BasraKind, Outcome, capturer_for
 from .cards import Card, card_matches, format_cards
@@ -204,6 +205,24 @@ def legal_moves(state: State) -> tuple[Move, ...]:
     )
 
 
+def random_move(state: State, rng: Random) -> Move:
+    """A uniformly random legal move: the same distribution as picking from
+    :func:`legal_moves`, without building the whole list."""
+    if state.finished or state.turn is None:
+        raise MatchFinished("the match is finished")
+    seat = state.turn
+    outcomes = capturer_for(state.rules).outcomes
+    floor = state.floor
+    hand = state.hands[seat]
+    options = [outcomes(card, floor) for card in hand]
+    k = rng.randrange(sum(map(len, options)))
+    for card, outs in zip(hand, options, strict=True):
+        if k < len(outs):
+            return Move(seat, card, outs[k].capture)
+        k -= len(outs)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 def _choose_outcome(state: State, move: Move) -> Outcome:
     options = capturer_for(state.rules).outcomes(move.card, state.floor)
     if move.capture is None:
@@ -226,14 +245,16 @@ def apply_move(state: State, move: Move) -> State:
         raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
     hand = state.hands[seat]
     card = move.card
-    if card not in hand:
-        raise CardNotInHand(f"seat {seat} does not hold {card}")
+    try:
+        at = hand.index(card)
+    except ValueError:
+        raise CardNotInHand(f"seat {seat} does not hold {card}") from None
     outcome = _choose_outcome(state, move)
 
     rules = state.rules
     players = rules.players
     team = seat % rules.teams
-    new_hand = tuple(c for c in hand if c != card)
+    new_hand = hand[:at] + hand[at + 1 :]
     hands = state.hands[:seat] + (new_hand,) + state.hands[seat + 1 :]
     captured = outcome.capture
     piles = state.piles

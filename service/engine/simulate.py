@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .bots import Policy, policy_named
-from .game import State, apply_move, legal_moves, new_match
+from .game import State, apply_move, new_match, random_move
 from .rules import Rules
 from .view import observe
 
@@ -109,9 +109,8 @@ def simulate(
         while not state.finished and (rounds is None or report.rounds < rounds):
             seat = state.turn
             assert seat is not None
-            if fast_random:  # same choice as random_policy, without building a view
-                moves = legal_moves(state)
-                move = moves[rng.randrange(len(moves))]
+            if fast_random:  # uniform like random_policy, without building a view
+                move = random_move(state, rng)
             else:
                 slot = (seat + m) % 2
                 move = chosen[slot](observe(state, seat), rng)

@@ -145,3 +145,35 @@ def test_matches_finish_with_a_winner_above_the_target(seed: int, variant: str) 
     assert state.winner is not None and not state.draw
     assert state.scores[state.winner] >= rules.target_score
     assert state.scores[state.winner] > state.scores[1 - state.winner]
+
+
+@FAST
+@given(seed=st.integers(0, 2**32), variant=st.sampled_from(VARIANTS))
+def test_random_move_is_a_legal_move(seed: int, variant: str) -> None:
+    """random_move (used by simulate) always returns one of legal_moves."""
+    from service.engine import random_move
+
+    rules = load_variant(variant).rules
+    rng = random.Random(seed)
+    state = new_match(rules, rng.randbytes(32))
+    for _ in range(60):
+        move = random_move(state, rng)
+        assert move in legal_moves(state)
+        state = apply_move(state, move)
+
+
+def test_random_move_is_uniform_over_legal_moves() -> None:
+    """Every legal move is drawn about equally often (chi-square, p ~ 0.001)."""
+    from collections import Counter
+
+    from service.engine import random_move
+    from tests.helpers import position, rules_of
+
+    state = position(rules_of("egyptian-v1"), [["5S", "KS", "JS"], ["2D"]], ["2C", "2H", "3H", "KD"])
+    moves = legal_moves(state)
+    assert len(moves) == 4  # 5S two ways, KS, JS
+    rng = random.Random(9)
+    counts = Counter(random_move(state, rng) for _ in range(4000))
+    assert set(counts) == set(moves)
+    chi2 = sum((counts[m] - 1000) ** 2 / 1000 for m in moves)
+    assert chi2 < 16.3
