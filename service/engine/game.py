@@ -123,15 +123,21 @@ def _starting_floor(rules: Rules, floor: list[Card], stock: list[Card]) -> None:
 
     Each position is settled in floor order: its card goes to the bottom and
     the top card of the stock takes its place, until that position holds an
-    unlisted card; then the next position.
+    unlisted card; then the next position. (A house rule that lists nearly
+    every card could leave no unlisted card in the stock: then a position keeps
+    what it has after one full turn of the stock.)
     """
     listed = rules.initial_floor.return_to_deck
     if not listed:
         return
-    if all(any(card_matches(c, e) for e in listed) for c in floor + stock):
-        return  # nothing could ever settle; only a pathological house rule gets here
+
+    def is_listed(card: Card) -> bool:
+        return any(card_matches(card, e) for e in listed)
+
     for i in range(len(floor)):
-        while any(card_matches(floor[i], e) for e in listed):
+        for _ in range(len(stock)):
+            if not is_listed(floor[i]):
+                break
             stock.append(floor[i])
             floor[i] = stock.pop(0)
 

@@ -537,3 +537,14 @@ def test_four_players_play_in_partnerships() -> None:
     assert state.turn == 3
     game = new_match(rules, SEED)
     assert [len(h) for h in game.hands] == [4, 4, 4, 4] and len(game.stock) == 32
+
+
+def test_starting_floor_terminates_when_nearly_every_card_is_listed() -> None:
+    """RULES.md Starting floor, with a house rule listing twelve of the thirteen ranks: the
+    deal still ends, and every card stays accounted for."""
+    from service.engine import cards_accounted
+
+    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q"]
+    state = new_match(rules_of(initial_floor={"return_to_deck": ranks}), SEED)
+    assert cards_accounted(state) == 52
+    assert sum(c.rank == "K" for c in state.floor) == 4  # the four kings reach the floor
