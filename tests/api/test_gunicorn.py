@@ -109,12 +109,15 @@ def test_long_poll_does_not_starve_other_requests(server: str) -> None:
     _, created = _call(server, "POST", "/v1/matches", {"players": [{"name": "a"}, {"name": "b"}]})
     url = f"{server}/v1/matches/{created['id']}?wait=3"
 
+    statuses: list[int] = []
+
     def long_poll() -> None:
         req = urllib.request.Request(url, headers={"If-None-Match": '"0-spectator"'})
         try:
-            urllib.request.urlopen(req, timeout=30)
-        except urllib.error.HTTPError:
-            pass  # 304
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                statuses.append(resp.status)
+        except urllib.error.HTTPError as err:  # urllib raises on 304
+            statuses.append(err.code)
 
     pollers = [threading.Thread(target=long_poll) for _ in range(30)]
     for t in pollers:
@@ -126,3 +129,4 @@ def test_long_poll_does_not_starve_other_requests(server: str) -> None:
     assert time.monotonic() - started < 1.5
     for t in pollers:
         t.join(30)
+    assert statuses == [304] * 30
