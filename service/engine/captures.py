@@ -111,6 +111,8 @@ class Capturer:
         self._cache: dict[tuple[int, tuple[Card, ...]], tuple[Outcome, ...]] = {}
         # a floor's number cards in value order, shared by every card played onto it
         self._numbers: dict[tuple[Card, ...], tuple[list[Card], tuple[int, ...]]] = {}
+        # (played value, floor values) -> capture masks
+        self._sums: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
 
     def outcomes(self, card: Card, floor: tuple[Card, ...]) -> tuple[Outcome, ...]:
         """Every distinct outcome of playing ``card`` onto ``floor``, default first."""
@@ -120,6 +122,7 @@ class Capturer:
             if len(self._cache) > _CACHE_LIMIT:
                 self._cache.clear()
                 self._numbers.clear()
+                self._sums.clear()
             found = self._cache[key] = self._outcomes(card, floor)
         return found
 
@@ -153,13 +156,20 @@ class Capturer:
             candidates, values = numbers
         if not values or values[0] > value:
             return _NOTHING
-        masks = sum_captures(value, values, self._union, self._choose, self._compulsory)
+        masks = self._sums.get((value, values))
+        if masks is None:
+            masks = self._sums[(value, values)] = sum_captures(
+                value, values, self._union, self._choose, self._compulsory
+            )
         if masks == (0,):
             return _NOTHING
         whole = len(floor)
         out = []
         for mask in masks:
-            taken = tuple(sorted(c for i, c in enumerate(candidates) if mask >> i & 1))
+            if mask & (mask - 1) == 0:  # a single card: the common case
+                taken: tuple[Card, ...] = (candidates[mask.bit_length() - 1],) if mask else ()
+            else:
+                taken = tuple(sorted(c for i, c in enumerate(candidates) if mask >> i & 1))
             out.append(Outcome(taken, "basra" if len(taken) == whole else None))
         return tuple(out)
 
