@@ -1,6 +1,6 @@
-"""``make bench``: engine throughput, bot move time and HTTP throughput (medians of 3 runs).
+"""``make bench``: engine throughput, bot move time, HTTP throughput, history at scale.
 
-``python -m bench engine|bots|http`` runs one part.
+``python -m bench engine|bots|http|history`` runs one part.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def bot_bench(positions: int = 200) -> None:
 
 def main(argv: list[str]) -> int:
     """Run the benchmarks named in ``argv`` (default: all)."""
-    wanted = set(argv) or {"engine", "bots", "http"}
+    wanted = set(argv) or {"engine", "bots", "http", "history"}
     if "engine" in wanted:
         engine_bench()
     if "bots" in wanted:
@@ -67,6 +67,10 @@ def main(argv: list[str]) -> int:
         from bench import http
 
         http.main()
+    if "history" in wanted:
+        from bench import history
+
+        history.main()
     return 0
 
 

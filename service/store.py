@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, event, exists, func, insert, or_, select, update
-from sqlalchemy.orm import joinedload
+from sqlalchemy.orm import defer, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from .engine import Play, State
@@ -264,7 +264,8 @@ def history(
     limit: int,
 ) -> tuple[list[Match], str | None]:
     """Matches newest first, filtered; keyset pagination on the primary key (no OFFSET)."""
-    stmt = select(Match)
+    # the listing needs neither the snapshot nor the rules: leave the big columns behind
+    stmt = select(Match).options(defer(Match.snapshot), defer(Match.rules), defer(Match.seed))
     if player:
         stmt = stmt.where(exists().where(
             Seat.match_pk == Match.pk, or_(Seat.name == player, Seat.player_id == player)

@@ -1,0 +1,97 @@
+"""History at scale: a million stored matches, keyset pages in milliseconds.
+
+Fills the bench database (once) with synthetic finished matches and seats using
+``generate_series``, then times ``store.history`` pages: the newest page, a
+player filter, a variant+status filter, and a page deep in the history reached
+by cursor. Medians of 20 calls each.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+
+import psycopg
+
+from bench.http import DEFAULT_URL, _ensure_database
+
+TARGET = int(os.environ.get("BASRA_BENCH_HISTORY_ROWS", "1000000"))
+
+
+def _fill(dsn: str) -> int:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        have = conn.execute("SELECT count(*) FROM matches").fetchone()[0]  # type: ignore[index]
+        if have >= TARGET:
+            return int(have)
+        missing = TARGET - have
+        print(f"  filling {missing:,} synthetic matches (once)...", flush=True)
+        start = conn.execute("SELECT coalesce(max(pk), 0) FROM matches").fetchone()[0]  # type: ignore[index]
+        conn.execute("""
+            INSERT INTO matches (pk, id, variant, rules, rules_hash, status, version, seed,
+                                 commitment, explicit_decks, snapshot, created_at, updated_at,
+                                 finished_at, scores, winner, draw)
+            SELECT %(start)s + g, md5(g::text || 'm'),
+                   (ARRAY['egyptian-v1','egyptian-v2','pagat','egyptian-4p'])[1 + g %% 4],
+                   '{}'::jsonb, repeat('0', 64),
+                   CASE WHEN g %% 10 = 0 THEN 'active' ELSE 'finished' END, 100,
+                   '\\x00'::bytea, repeat('0', 64), false, '{}'::jsonb,
+                   now() - make_interval(secs => (%(n)s - g)), now(), now(),
+                   '[101, 40]'::jsonb, 0, false
+            FROM generate_series(1, %(n)s) AS g
+        """, {"start": start, "n": missing})
+        conn.execute("""
+            INSERT INTO seats (match_pk, seat, name, player_id, bot, token_hash)
+            SELECT m.pk, s, 'player' || ((m.pk * 7 + s * 13) %% 50000),
+                   'id-' || ((m.pk * 7 + s * 13) %% 50000), NULL, repeat('0', 64)
+            FROM matches m CROSS JOIN generate_series(0, 1) AS s
+            WHERE m.pk > %(start)s
+        """, {"start": start})
+        conn.execute("SELECT setval(pg_get_serial_sequence('matches', 'pk'), "
+                     "(SELECT max(pk) FROM matches))")
+        conn.execute("ANALYZE matches; ANALYZE seats")
+        return TARGET
+
+
+def main() -> int:
+    """Fill, then time the history queries through the service's own store code."""
+    url = os.environ.get("BASRA_BENCH_DATABASE_URL", DEFAULT_URL)
+    _ensure_database(url)
+    import subprocess
+
+    env = {**os.environ, "DATABASE_URL": url}
+    subprocess.run([sys.executable, "-m", "service.cli", "db", "upgrade"], env=env, check=True,
+                   capture_output=True)
+    rows = _fill(url.replace("postgresql+psycopg://", "postgresql://"))
+
+    from service import create_app, store
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url})
+    print(f"history: {rows:,} matches in PostgreSQL, 20-match pages, median of 20 calls")
+    with app.app_context():
+        deep_cursor = store.encode_cursor(rows // 2)
+        cases = {
+            "newest page": {},
+            "player filter": {"player": "player1234"},
+            "player with no matches": {"player": "nobody"},
+            "variant + status": {"variant": "pagat", "status": "active"},
+            "page at the middle (cursor)": {"cursor": deep_cursor},
+        }
+        for label, filters in cases.items():
+            times = []
+            for _ in range(20):
+                started = time.perf_counter()
+                page, _ = store.history(
+                    player=filters.get("player"), variant=filters.get("variant"),
+                    status=filters.get("status"), since=None, until=None,
+                    cursor=filters.get("cursor"), limit=20,
+                )
+                store.commit()
+                times.append(time.perf_counter() - started)
+            print(f"  {label:<28} {statistics.median(times) * 1000:7.2f} ms  ({len(page)} rows)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
