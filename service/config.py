@@ -37,6 +37,7 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "BASRA_SQLITE_BUSY_TIMEOUT_MS": int(_float("BASRA_SQLITE_BUSY_TIMEOUT_MS", 30000)),
         # PostgreSQL: one LISTEN connection per process for version notifications
         "BASRA_LISTEN": os.environ.get("BASRA_LISTEN", "1") != "0",
+        "MAX_CONTENT_LENGTH": 256 * 1024,  # a request with 64 explicit decks is ~15 KB
         "API_TITLE": "Basra match service",
         "API_VERSION": "1.0.0",
         "OPENAPI_VERSION": "3.1.0",

@@ -174,7 +174,8 @@ def create_match(
     players: Sequence[PlayerSpec],
     decks: Sequence[Sequence[Card]] | None,
 ) -> tuple[MatchView, list[tuple[int, str, str | None]]]:
-    """Create a match; returns the first seat's view and (seat, name, token) per human seat."""
+    """Create a match (bots that lead play at once); returns the spectator view and
+    (seat, name, token) per seat, the token None for bot seats."""
     rules = with_house_rules(load_variant(variant).rules, overrides)
     if len(players) != rules.players:
         raise ApiProblem(

@@ -278,3 +278,12 @@ def test_cors_exposes_etag_location_and_link(client: FlaskClient) -> None:
         "Access-Control-Request-Headers": "Authorization, If-Match, Idempotency-Key"})
     assert pre.status_code == 200
     assert "if-match" in pre.headers["Access-Control-Allow-Headers"].lower()
+
+
+def test_oversized_requests_are_refused_with_a_problem(client: FlaskClient) -> None:
+    """A body over the size limit is a 413 problem, not a crash."""
+    r = client.post("/v1/matches", data=b"{" + b" " * 300_000 + b"}",
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+    assert r.content_type == "application/problem+json"
+    assert r.get_json()["reason"] == "payload_too_large"
