@@ -171,6 +171,9 @@ class Capturer:
             else:
                 taken = tuple(sorted(c for i, c in enumerate(candidates) if mask >> i & 1))
             out.append(Outcome(taken, "basra" if len(taken) == whole else None))
+        # the documented default order: largest first, then the capture whose cards come
+        # first in deck order (A..K, suits C D H S)
+        out.sort(key=lambda o: (-len(o.capture), o.capture))
         return tuple(out)
 
     def _face(self, card: Card, floor: tuple[Card, ...]) -> Outcome:

@@ -548,3 +548,21 @@ def test_starting_floor_terminates_when_nearly_every_card_is_listed() -> None:
     state = new_match(rules_of(initial_floor={"return_to_deck": ranks}), SEED)
     assert cards_accounted(state) == 52
     assert sum(c.rank == "K" for c in state.floor) == 4  # the four kings reach the floor
+
+
+def test_default_capture_is_largest_then_first_in_deck_order() -> None:
+    """RULES.md mode: maximum: with several equally large captures and none named, the
+    engine picks by its documented order: largest first, then the capture whose cards
+    come first in deck order (A..K, suits C D H S)."""
+    rules = rules_of("egyptian-v1", capture={"mode": "choose"})
+    state = position(rules, [["6S"], ["2D"]], ["AC", "5H", "2C", "4H", "6C"])
+    options = [format_cards(m.capture) for m in legal_moves(state) if str(m.card) == "6S"]
+    sizes = [len(o) for o in options]
+    assert sizes == sorted(sizes, reverse=True)
+    for a, b in zip(options, options[1:]):
+        if len(a) == len(b):
+            assert [parse_card(x) for x in a] < [parse_card(x) for x in b]
+    assert options[0] == ["AC", "2C", "4H", "5H", "6C"]
+    assert format_cards(play(state, 0, "6S").last_play.captured) == options[0]
+    state = position(rules_of("egyptian-v1"), [["5S"], ["2D"]], ["3H", "2H", "2C"])
+    assert format_cards(play(state, 0, "5S").last_play.captured) == ["2C", "3H"]
