@@ -559,7 +559,7 @@ def test_default_capture_is_largest_then_first_in_deck_order() -> None:
     options = [format_cards(m.capture) for m in legal_moves(state) if str(m.card) == "6S"]
     sizes = [len(o) for o in options]
     assert sizes == sorted(sizes, reverse=True)
-    for a, b in zip(options, options[1:]):
+    for a, b in zip(options, options[1:], strict=False):
         if len(a) == len(b):
             assert [parse_card(x) for x in a] < [parse_card(x) for x in b]
     assert options[0] == ["AC", "2C", "4H", "5H", "6C"]
