@@ -252,33 +252,31 @@ def wait_for_change(match_id: str, version: int, timeout: float, interval: float
     """Block until the match's version differs from ``version`` or ``timeout`` passes.
 
     On PostgreSQL it sleeps until the match's NOTIFY arrives (from any instance);
-    otherwise it polls the database in short transactions, holding no connection
-    while it sleeps.
+    otherwise, or while this process's listener is still connecting, it polls the
+    database in short transactions, holding no connection while it sleeps.
     """
     deadline = time.monotonic() + timeout
     board = _board()
-    while board is not None and board.live:
-        left = deadline - time.monotonic()
-        current = board.version(match_id)
-        if current is None:
-            epoch = board.epoch
-            current = store.current_version(match_id)
-            if current is None:
-                raise store.not_found(match_id)
-            board.saw_read(match_id, current, epoch)
-        if current != version or left <= 0:
-            return
-        board.wait(match_id, version, left)
     while True:
-        current = store.current_version(match_id)
+        left = deadline - time.monotonic()
+        if board is not None and board.live:
+            current = board.version(match_id)
+            if current is None:
+                epoch = board.epoch
+                current = store.current_version(match_id)
+                if current is not None:
+                    board.saw_read(match_id, current, epoch)
+        else:
+            current = store.current_version(match_id)
         if current is None:
             raise store.not_found(match_id)
-        if current != version:
+        if current != version or left <= 0:
             return
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return
-        time.sleep(min(interval, left))
+        if board is not None and board.live:
+            board.wait(match_id, version, left)
+        else:
+            # a listener that is still connecting will be live within moments
+            time.sleep(min(interval, left, 0.25 if board is not None else interval))
 
 
 def _check_version(match: Match, if_match: int | None) -> None:

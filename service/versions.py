@@ -47,7 +47,9 @@ class VersionBoard:
     def _listen(self) -> None:
         while True:
             try:
-                with psycopg.connect(self.dsn, autocommit=True) as conn:
+                with psycopg.connect(
+                    self.dsn, autocommit=True, application_name="basra-listen"
+                ) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
                     with self._lock:  # anything heard before this LISTEN may be stale
                         self._versions.clear()

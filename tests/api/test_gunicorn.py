@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -16,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.conftest import PG_URL, REQUIRE_PG
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,13 +43,12 @@ def _call(base: str, method: str, path: str, body: Any = None,
         return err.code, json.loads(err.read() or b"null")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """gunicorn, 3 gevent workers, on a fresh SQLite file (as `make serve` runs it)."""
-    folder = tmp_path_factory.mktemp("serve")
+@contextlib.contextmanager
+def _gunicorn(database_url: str, **settings: str) -> Iterator[str]:
+    """gunicorn with 3 gevent workers on a migrated database; yields its base URL."""
     port = _free_port()
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{folder / 'basra.sqlite3'}",
-           "WEB_CONCURRENCY": "3", "BASRA_ACCESS_LOG": ""}
+    env = {**os.environ, "DATABASE_URL": database_url, "WEB_CONCURRENCY": "3",
+           "BASRA_ACCESS_LOG": "", **settings}
     subprocess.run([sys.executable, "-m", "service.cli", "db", "upgrade"], cwd=ROOT, env=env,
                    check=True, capture_output=True)
     gunicorn = str(Path(sys.executable).with_name("gunicorn"))
@@ -70,6 +72,58 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(15)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """gunicorn on a fresh SQLite file, as `make serve` runs it."""
+    folder = tmp_path_factory.mktemp("serve")
+    with _gunicorn(f"sqlite:///{folder / 'basra.sqlite3'}") as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def pg_server() -> Iterator[str]:
+    """gunicorn on the test PostgreSQL database."""
+    if not PG_URL:
+        if REQUIRE_PG:
+            pytest.fail("BASRA_TEST_DATABASE_URL is not set but PostgreSQL is required")
+        pytest.skip("set BASRA_TEST_DATABASE_URL to run the PostgreSQL half")
+    # a database poll every 30 s: only a NOTIFY can wake a long poll sooner
+    with _gunicorn(PG_URL, BASRA_POLL_INTERVAL="30") as base:
+        yield base
+
+
+def test_a_move_wakes_long_polls_in_every_worker_process(pg_server: str) -> None:
+    """On PostgreSQL, a move made through one worker process wakes the long polls waiting
+    in the others at once (NOTIFY), long before their wait ends."""
+    _, created = _call(pg_server, "POST", "/v1/matches",
+                       {"players": [{"name": "a"}, {"name": "b"}]})
+    token = created["seats"][0]["token"]
+    url = f"{pg_server}/v1/matches/{created['id']}?wait=20"
+    answers: list[tuple[int, float]] = []
+
+    def long_poll() -> None:
+        started = time.monotonic()
+        req = urllib.request.Request(url, headers={"If-None-Match": '"0-spectator"'})
+        try:
+            with urllib.request.urlopen(req, timeout=60) as resp:
+                answers.append((resp.status, time.monotonic() - started))
+        except urllib.error.HTTPError as err:
+            answers.append((err.code, time.monotonic() - started))
+
+    pollers = [threading.Thread(target=long_poll) for _ in range(24)]
+    for t in pollers:
+        t.start()
+    time.sleep(1.0)
+    _, mine = _call(pg_server, "GET", f"/v1/matches/{created['id']}", token=token)
+    move = mine["legal_moves"][0]
+    status, _ = _call(pg_server, "POST", f"/v1/matches/{created['id']}/moves", move, token=token)
+    assert status == 201
+    for t in pollers:
+        t.join(60)
+    assert [code for code, _ in answers] == [200] * 24
+    assert max(seconds for _, seconds in answers) < 8
 
 
 def test_many_clients_on_several_workers_never_hit_a_locked_database(server: str) -> None:

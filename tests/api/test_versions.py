@@ -1,0 +1,78 @@
+"""The PostgreSQL version board: NOTIFY wakes waiters; a lost listener reconnects."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+
+import psycopg
+import pytest
+
+from service.versions import CHANNEL, VersionBoard
+from tests.conftest import PG_URL, REQUIRE_PG
+
+
+@pytest.fixture
+def dsn() -> str:
+    """A libpq URL of the test database."""
+    if not PG_URL:
+        if REQUIRE_PG:
+            pytest.fail("BASRA_TEST_DATABASE_URL is not set but PostgreSQL is required")
+        pytest.skip("set BASRA_TEST_DATABASE_URL to run the PostgreSQL half")
+    return PG_URL.replace("postgresql+psycopg://", "postgresql://")
+
+
+def _until(condition, seconds: float = 10.0) -> bool:  # noqa: ANN001
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _notify(dsn: str, payload: str) -> None:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+
+
+def test_notify_updates_the_board_and_wakes_a_waiter(dsn: str) -> None:
+    """A version NOTIFYed by any connection reaches the board and ends a wait at once."""
+    board = VersionBoard(dsn)
+    assert _until(lambda: board.live)
+    match = str(uuid.uuid4())
+    board.saw(match, 3)
+    woke: list[float] = []
+
+    def waiter() -> None:
+        started = time.monotonic()
+        board.wait(match, 3, 20)
+        woke.append(time.monotonic() - started)
+
+    t = threading.Thread(target=waiter)
+    t.start()
+    time.sleep(0.2)
+    _notify(dsn, f"{match}:4")
+    t.join(20)
+    assert board.version(match) == 4
+    assert woke and woke[0] < 5
+    _notify(dsn, f"{match}:2")  # a late, older version never wins
+    time.sleep(0.3)
+    assert board.version(match) == 4
+
+
+def test_a_lost_listener_reconnects_and_forgets_what_it_may_have_missed(dsn: str) -> None:
+    """When the listening connection dies the board stops answering from memory, then
+    reconnects with an empty map (a new epoch)."""
+    board = VersionBoard(dsn)
+    assert _until(lambda: board.live)
+    match = str(uuid.uuid4())
+    board.saw(match, 7)
+    epoch = board.epoch
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                     "WHERE application_name = 'basra-listen'")
+    assert _until(lambda: board.epoch > epoch, 15)
+    assert board.live
+    assert board.version(match) is None
