@@ -120,9 +120,11 @@ class Capturer:
         found = self._cache.get(key)
         if found is None:
             if len(self._cache) > _CACHE_LIMIT:
+                # floors rarely come back: keep the table small; sums by value do recur
                 self._cache.clear()
                 self._numbers.clear()
-                self._sums.clear()
+                if len(self._sums) > _CACHE_LIMIT:
+                    self._sums.clear()
             found = self._cache[key] = self._outcomes(card, floor)
         return found
 
@@ -173,7 +175,8 @@ class Capturer:
             out.append(Outcome(taken, "basra" if len(taken) == whole else None))
         # the documented default order: largest first, then the capture whose cards come
         # first in deck order (A..K, suits C D H S)
-        out.sort(key=lambda o: (-len(o.capture), o.capture))
+        if len(out) > 1:
+            out.sort(key=lambda o: (-len(o.capture), o.capture))
         return tuple(out)
 
     def _face(self, card: Card, floor: tuple[Card, ...]) -> Outcome:
@@ -217,7 +220,7 @@ class Capturer:
         return Outcome(whole, kind)
 
 
-_CACHE_LIMIT = 500_000
+_CACHE_LIMIT = 50_000
 _NOTHING = (Outcome((), None),)
 _CAPTURERS: dict[int, tuple[Rules, Capturer]] = {}
 
