@@ -311,10 +311,10 @@ def play_move(
     idempotency_key: str | None,
     request_fingerprint: str,
     render: Callable[[MoveResult], dict[str, Any]],
-) -> tuple[int, dict[str, Any], int]:
+) -> tuple[int, dict[str, Any]]:
     """Apply a seat's move (and any bot replies) in one transaction.
 
-    Returns (HTTP status, rendered body, new version). A retried
+    Returns (HTTP status, rendered body). A retried
     Idempotency-Key with the same body returns the first response unchanged.
     """
     match = store.lock_match(match_id)
@@ -329,7 +329,7 @@ def play_move(
                 )
             body, status = earlier.body, earlier.status
             store.commit()
-            return status, body, match.version
+            return status, body
     _check_version(match, if_match)
     state = store.state_of(match)
     move = Move(seat, card, None if capture is None else tuple(capture))
@@ -343,7 +343,7 @@ def play_move(
         store.save_idempotent(match, seat, idempotency_key, request_fingerprint, 201, body)
     store.commit()
     _saw(match_id, state.ply)
-    return 201, body, state.ply
+    return 201, body
 
 
 def resign_match(match_id: str, token: str | None, if_match: int | None) -> MatchView:

@@ -167,6 +167,7 @@ def test_idempotent_retry_returns_the_first_response(client: FlaskClient) -> Non
     again = play(client, created["id"], toks[0], move["card"], move["capture"], Idempotency_Key="k-1")
     assert first.status_code == again.status_code == 201
     assert first.get_json() == again.get_json()
+    assert first.headers["ETag"] == again.headers["ETag"] == '"1-s0"'
     assert view(client, created["id"])["version"] == 1
     other = view(client, created["id"], toks[0])["hand"]
     r = play(client, created["id"], toks[0], other[0], Idempotency_Key="k-1")

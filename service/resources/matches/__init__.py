@@ -193,14 +193,14 @@ class Moves(MethodView):
                 errors=[{"field": "Idempotency-Key", "message": "1 to 255 characters"}],
             )
         raw = request.get_json(silent=True) or {}
-        status, out, version = games.play_move(
+        status, out = games.play_move(
             match_id, bearer_token(), body["card"], body.get("capture"),
             if_match=_if_match_version(), idempotency_key=key,
             request_fingerprint=games.fingerprint(raw if isinstance(raw, dict) else {}),
             render=MOVE_RESPONSE_SCHEMA.dump,
         )
-        seat = out["state"]["seat"]
-        return _json(out, status, {"ETag": etag_for(version, seat)})
+        state = out["state"]  # a replayed response keeps the version it was first sent with
+        return _json(out, status, {"ETag": etag_for(state["version"], state["seat"])})
 
     @blp.response(200, MoveLogSchema)
     def get(self, match_id: str) -> dict[str, Any]:
