@@ -368,7 +368,7 @@ def _saw(match_id: str, version: int) -> None:
         board.saw(match_id, version)
 
 
-def hint(match_id: str, token: str | None, level: str) -> tuple[Move, MatchView]:
+def hint(match_id: str, token: str | None, level: str) -> Move:
     """The move bot ``level`` would play for the token's seat now."""
     match = store.get_match(match_id)
     seat = require_seat(match, token)
@@ -378,7 +378,24 @@ def hint(match_id: str, token: str | None, level: str) -> tuple[Move, MatchView]
         raise ApiProblem(409, "match_finished", "the match is finished")
     if state.turn != seat:
         raise ApiProblem(409, "not_your_turn", f"it is seat {state.turn}'s turn")
-    return bot_move(state, seat, level), match_view(match, state, seat)
+    return bot_move(state, seat, level)
+
+
+def history(
+    *,
+    player: str | None,
+    variant: str | None,
+    status: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    cursor: str | None,
+    limit: int,
+) -> tuple[list[Match], str | None]:
+    """A page of the match history, newest first, and the cursor of the next page."""
+    rows, nxt = store.history(player=player, variant=variant, status=status, since=since,
+                              until=until, cursor=cursor, limit=limit)
+    store.commit()
+    return rows, nxt
 
 
 @dataclass(frozen=True)

@@ -285,8 +285,3 @@ def history(
     more = len(rows) > limit
     rows = rows[:limit]
     return rows, encode_cursor(rows[-1].pk) if more and rows else None
-
-
-def count_matches() -> int:
-    """How many matches are stored."""
-    return int(db.session.execute(select(func.count(Match.pk))).scalar_one())

@@ -191,11 +191,6 @@ def new_match(
     )
 
 
-def outcomes_for(state: State, card: Card) -> tuple[Outcome, ...]:
-    """Every distinct outcome of playing ``card`` now; the first is the default."""
-    return capturer_for(state.rules).outcomes(card, state.floor)
-
-
 def legal_moves(state: State) -> tuple[Move, ...]:
     """The moves of the seat to play: one per card and distinct capture, in hand order.
 

@@ -126,8 +126,7 @@ class Matches(MethodView):
         "description": "rel=next URL of the following page", "schema": {"type": "string"}}})
     def get(self, query: dict[str, Any]) -> Response:
         """Match history, newest first; keyset pagination with `next` and a Link header."""
-        limit = query.pop("limit")
-        rows, nxt = games.store.history(limit=limit, cursor=query.pop("cursor", None), **{
+        rows, nxt = games.history(limit=query["limit"], cursor=query.get("cursor"), **{
             k: query.get(k) for k in ("player", "variant", "status", "since", "until")
         })
         body = HISTORY_SCHEMA.dump({"matches": rows, "next": nxt})
@@ -136,7 +135,6 @@ class Matches(MethodView):
             args = {k: v for k, v in request.args.items() if k != "cursor"}
             link = url_for("matches.Matches", _external=False, **args, cursor=nxt)
             headers["Link"] = f'<{link}>; rel="next"'
-        games.store.commit()
         return _json(body, 200, headers)
 
 
@@ -231,5 +229,5 @@ class Hint(MethodView):
     @blp.doc(security=BEARER)
     def get(self, query: dict[str, Any], match_id: str) -> dict[str, Any]:
         """The move the chosen bot level would play for the token's seat now."""
-        move, _ = games.hint(match_id, bearer_token(), query["level"])
+        move = games.hint(match_id, bearer_token(), query["level"])
         return {"level": query["level"], "card": move.card, "capture": move.capture or ()}
