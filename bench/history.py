@@ -82,11 +82,7 @@ def main() -> int:
             times = []
             for _ in range(20):
                 started = time.perf_counter()
-                page, _ = store.history(
-                    player=filters.get("player"), variant=filters.get("variant"),
-                    status=filters.get("status"), since=None, until=None,
-                    cursor=filters.get("cursor"), limit=20,
-                )
+                page, _ = store.history(store.HistoryQuery(**filters))
                 store.commit()
                 times.append(time.perf_counter() - started)
             print(f"  {label:<28} {statistics.median(times) * 1000:7.2f} ms  ({len(page)} rows)")

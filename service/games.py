@@ -381,21 +381,11 @@ def hint(match_id: str, token: str | None, level: str) -> Move:
     return bot_move(state, seat, level)
 
 
-def history(
-    *,
-    player: str | None,
-    variant: str | None,
-    status: str | None,
-    since: datetime | None,
-    until: datetime | None,
-    cursor: str | None,
-    limit: int,
-) -> tuple[list[Match], str | None]:
+def history(query: store.HistoryQuery) -> tuple[list[Match], str | None]:
     """A page of the match history, newest first, and the cursor of the next page."""
-    rows, nxt = store.history(player=player, variant=variant, status=status, since=since,
-                              until=until, cursor=cursor, limit=limit)
+    page = store.history(query)
     store.commit()
-    return rows, nxt
+    return page
 
 
 @dataclass(frozen=True)

@@ -253,35 +253,40 @@ def decode_cursor(cursor: str) -> int:
         ) from exc
 
 
-def history(
-    *,
-    player: str | None,
-    variant: str | None,
-    status: str | None,
-    since: datetime | None,
-    until: datetime | None,
-    cursor: str | None,
-    limit: int,
-) -> tuple[list[Match], str | None]:
+@dataclass(frozen=True)
+class HistoryQuery:
+    """Filters and page of the match history."""
+
+    player: str | None = None
+    variant: str | None = None
+    status: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    cursor: str | None = None
+    limit: int = 20
+
+
+def history(query: HistoryQuery) -> tuple[list[Match], str | None]:
     """Matches newest first, filtered; keyset pagination on the primary key (no OFFSET)."""
     # the listing needs neither the snapshot nor the rules: leave the big columns behind
     stmt = select(Match).options(defer(Match.snapshot), defer(Match.rules), defer(Match.seed))
-    if player:
+    q = query
+    if q.player:
         stmt = stmt.where(exists().where(
-            Seat.match_pk == Match.pk, or_(Seat.name == player, Seat.player_id == player)
+            Seat.match_pk == Match.pk, or_(Seat.name == q.player, Seat.player_id == q.player)
         ))
-    if variant:
-        stmt = stmt.where(Match.variant == variant)
-    if status:
-        stmt = stmt.where(Match.status == status)
-    if since:
-        stmt = stmt.where(Match.created_at >= since.astimezone(UTC))
-    if until:
-        stmt = stmt.where(Match.created_at < until.astimezone(UTC))
-    if cursor:
-        stmt = stmt.where(Match.pk < decode_cursor(cursor))
-    stmt = stmt.order_by(Match.pk.desc()).limit(limit + 1)
+    if q.variant:
+        stmt = stmt.where(Match.variant == q.variant)
+    if q.status:
+        stmt = stmt.where(Match.status == q.status)
+    if q.since:
+        stmt = stmt.where(Match.created_at >= q.since.astimezone(UTC))
+    if q.until:
+        stmt = stmt.where(Match.created_at < q.until.astimezone(UTC))
+    if q.cursor:
+        stmt = stmt.where(Match.pk < decode_cursor(q.cursor))
+    stmt = stmt.order_by(Match.pk.desc()).limit(q.limit + 1)
     rows = list(db.session.execute(stmt).scalars())
-    more = len(rows) > limit
-    rows = rows[:limit]
+    more = len(rows) > q.limit
+    rows = rows[: q.limit]
     return rows, encode_cursor(rows[-1].pk) if more and rows else None

@@ -10,6 +10,7 @@ from flask_smorest import Blueprint
 
 from ... import games
 from ...problems import PROBLEM_JSON, ApiProblem, ProblemSchema
+from ...store import HistoryQuery
 from .schemas import (
     CreatedMatchSchema,
     CreateMatchSchema,
@@ -126,9 +127,7 @@ class Matches(MethodView):
         "description": "rel=next URL of the following page", "schema": {"type": "string"}}})
     def get(self, query: dict[str, Any]) -> Response:
         """Match history, newest first; keyset pagination with `next` and a Link header."""
-        rows, nxt = games.history(limit=query["limit"], cursor=query.get("cursor"), **{
-            k: query.get(k) for k in ("player", "variant", "status", "since", "until")
-        })
+        rows, nxt = games.history(HistoryQuery(**query))
         body = HISTORY_SCHEMA.dump({"matches": rows, "next": nxt})
         headers = {}
         if nxt:
