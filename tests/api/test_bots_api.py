@@ -98,3 +98,22 @@ def test_a_match_needs_a_human_seat(client: FlaskClient) -> None:
     """All-bot matches are refused (nobody could hold a token)."""
     r = client.post("/v1/matches", json={"players": [{"bot": "random"}, {"bot": "greedy"}]})
     assert r.status_code == 422 and r.get_json()["reason"] == "no_human_seat"
+
+
+def test_hint_and_resign_errors_are_problems(client: FlaskClient) -> None:
+    """A hint off turn is 409 not_your_turn; after the end 409 match_finished; resigning
+    with a wrong token is 403 and changes nothing."""
+    created = client.post("/v1/matches", json={
+        "players": [{"name": "alice"}, {"name": "bob"}]}).get_json()
+    toks = tokens(created)
+    url = f"/v1/matches/{created['id']}"
+    r = client.get(f"{url}/hint", headers=auth(toks[1]))
+    assert r.status_code == 409 and r.get_json()["reason"] == "not_your_turn"
+    r = client.post(f"{url}/resign", headers=auth("forged"))
+    assert r.status_code == 403 and r.get_json()["reason"] == "invalid_token"
+    assert view(client, created["id"])["status"] == "active"
+    assert client.post(f"{url}/resign", headers=auth(toks[1])).status_code == 200
+    r = client.get(f"{url}/hint", headers=auth(toks[0]))
+    assert r.status_code == 409 and r.get_json()["reason"] == "match_finished"
+    r = client.post(f"{url}/resign", headers=auth(toks[0]))
+    assert r.status_code == 409 and r.get_json()["reason"] == "match_finished"
