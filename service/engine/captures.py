@@ -184,7 +184,8 @@ class Capturer:
         rank = card >> 2
         if rank == _JACK and self.rules.jack.sweeps:
             return Outcome(tuple(sorted(floor)), self._jack_basra_kind(floor, None))
-        taken = tuple(sorted(c for c in floor if c >> 2 == rank or self._is_wild(c)))
+        wild = SEVEN_OF_DIAMONDS if self._wild else None  # a wild 7D counts as this rank
+        taken = tuple(sorted(c for c in floor if c >> 2 == rank or c == wild))
         kind: BasraKind | None = None
         if taken and len(taken) == len(floor):
             kind = self._jack_basra_kind(floor, "basra") if rank == _JACK else "basra"
