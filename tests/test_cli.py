@@ -1,0 +1,56 @@
+"""The `basra` command line: simulate and deck."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from service.cli import main
+from service.engine import commitment, deck_for_round, format_cards
+
+
+def test_simulate_prints_what_players_want_to_know(capsys: pytest.CaptureFixture[str]) -> None:
+    """`basra simulate --json`: win rate, basras and points per round, match length, speed."""
+    assert main(["simulate", "--variant", "egyptian-v1", "--rounds", "60", "--seed", "7",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["rounds"] == 60 and data["variant"] == "egyptian-v1"
+    for key in ("first_player_win_rate", "mean_basras_per_round", "mean_points_per_round",
+                "mean_match_rounds", "rounds_per_second", "win_rates"):
+        assert key in data
+    assert 0 <= data["first_player_win_rate"] <= 1 and data["mean_points_per_round"] > 30
+
+
+def test_simulate_is_reproducible_from_its_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    """The same seed gives the same figures (speed aside)."""
+    runs = []
+    for _ in range(2):
+        main(["simulate", "--rounds", "40", "--seed", "s", "--json"])
+        data = json.loads(capsys.readouterr().out)
+        data.pop("seconds")
+        data.pop("rounds_per_second")
+        runs.append(data)
+    assert runs[0] == runs[1]
+
+
+def test_simulate_with_a_house_rule_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--rules FILE` plays a house-rule file; a bad file is an error naming the key."""
+    good = tmp_path / "cairo.yaml"
+    good.write_text("extends: egyptian-v2\ntarget_score: 61\n")
+    assert main(["simulate", "--rules", str(good), "--matches", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["matches"] == 3
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("extends: egyptian-v2\ncapture: {mode: greedy}\n")
+    assert main(["simulate", "--rules", str(bad), "--rounds", "1"]) == 2
+    assert "capture.mode: must be one of maximum, choose" in capsys.readouterr().err
+
+
+def test_deck_prints_the_deck_a_revealed_seed_gives(capsys: pytest.CaptureFixture[str]) -> None:
+    """`basra deck --seed HEX --round K` re-derives a round's deck for checking a match."""
+    seed = bytes(range(32))
+    assert main(["deck", "--seed", seed.hex(), "--round", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == format_cards(deck_for_round(seed, 3))
+    assert len(commitment(seed)) == 64
+    assert main(["deck", "--seed", "zz", "--round", "1"]) == 2
