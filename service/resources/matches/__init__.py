@@ -145,7 +145,10 @@ class MatchById(MethodView):
     @blp.response(200, MatchStateSchema, headers={"ETag": {
         "description": "the version and viewer", "schema": {"type": "string"}}})
     @blp.alt_response(304, description="Not modified (If-None-Match)")
-    @blp.doc(security=OPTIONAL_BEARER)
+    @blp.doc(security=OPTIONAL_BEARER, parameters=[
+        {"in": "header", "name": "If-None-Match", "schema": {"type": "string"},
+         "description": "an ETag from an earlier response: 304 while the match is unchanged"},
+    ])
     def get(self, query: dict[str, Any], match_id: str) -> Response:
         """The match; `If-None-Match` gives 304, and `?wait=S` long-polls for a change."""
         token = bearer_token()
