@@ -138,31 +138,64 @@ class Capturer:
             return (self._seven_of_diamonds(floor),)
         return self._plain(card, floor)
 
-    def _plain(self, card: Card, floor: tuple[Card, ...]) -> tuple[Outcome, ...]:
-        value = _VALUES[card]
-        if not value:
-            return (self._face(card, floor),)
-        if self._wild and SEVEN_OF_DIAMONDS in floor:
-            # the wild 7D counts as a card of the played value
-            pairs = sorted(
-                (value if c == SEVEN_OF_DIAMONDS else _VALUES[c], c) for c in floor if _VALUES[c]
-            )
-            candidates = [c for _, c in pairs]
-            values = tuple(v for v, _ in pairs)
-        else:
-            numbers = self._numbers.get(floor)
-            if numbers is None:
-                # card order is rank-major, so sorting cards sorts them by value
-                ordered = sorted(c for c in floor if _VALUES[c])
-                numbers = self._numbers[floor] = (ordered, tuple(_VALUES[c] for c in ordered))
-            candidates, values = numbers
+    def _numbers_of(self, floor: tuple[Card, ...]) -> tuple[list[Card], tuple[int, ...]]:
+        """The floor's number cards in value order, and their values (no wild 7D)."""
+        numbers = self._numbers.get(floor)
+        if numbers is None:
+            # card order is rank-major, so sorting cards sorts them by value
+            ordered = sorted(c for c in floor if _VALUES[c])
+            numbers = self._numbers[floor] = (ordered, tuple(_VALUES[c] for c in ordered))
+        return numbers
+
+    def _masks(self, value: int, values: tuple[int, ...]) -> tuple[int, ...]:
+        """Capture masks of a number card of ``value`` over floor ``values``; ``(0,)``
+        when it can take nothing."""
         if not values or values[0] > value:
-            return _NOTHING
+            return (0,)
         masks = self._sums.get((value, values))
         if masks is None:
             masks = self._sums[(value, values)] = sum_captures(
                 value, values, self._union, self._choose, self._compulsory
             )
+        return masks
+
+    def _sum_masks(
+        self, value: int, floor: tuple[Card, ...]
+    ) -> tuple[list[Card], tuple[int, ...]]:
+        """The floor's number cards (in value order) and the capture masks over them of a
+        number card of ``value``."""
+        if self._wild and SEVEN_OF_DIAMONDS in floor:
+            # the wild 7D counts as a card of the played value
+            pairs = sorted(
+                (value if c == SEVEN_OF_DIAMONDS else _VALUES[c], c) for c in floor if _VALUES[c]
+            )
+            return [c for _, c in pairs], self._masks(value, tuple(v for v, _ in pairs))
+        candidates, values = self._numbers_of(floor)
+        return candidates, self._masks(value, values)
+
+    def counts(self, hand: tuple[Card, ...], floor: tuple[Card, ...]) -> list[int]:
+        """How many distinct outcomes each card of ``hand`` has on ``floor``: the lengths
+        of :meth:`outcomes`, without building any capture."""
+        if not floor:
+            return [1] * len(hand)
+        wild = self._wild and SEVEN_OF_DIAMONDS in floor
+        values = () if wild else self._numbers_of(floor)[1]
+        out = []
+        for card in hand:
+            value = _VALUES[card]
+            if not value or (self._special and card == SEVEN_OF_DIAMONDS):
+                out.append(1)
+            elif wild:
+                out.append(len(self._sum_masks(value, floor)[1]))
+            else:
+                out.append(len(self._masks(value, values)))
+        return out
+
+    def _plain(self, card: Card, floor: tuple[Card, ...]) -> tuple[Outcome, ...]:
+        value = _VALUES[card]
+        if not value:
+            return (self._face(card, floor),)
+        candidates, masks = self._sum_masks(value, floor)
         if masks == (0,):
             return _NOTHING
         whole = len(floor)

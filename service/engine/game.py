@@ -208,19 +208,20 @@ def legal_moves(state: State) -> tuple[Move, ...]:
 
 def random_move(state: State, rng: Random) -> Move:
     """A uniformly random legal move: the same distribution as picking from
-    :func:`legal_moves`, without building the whole list."""
+    :func:`legal_moves`, without building the whole list (only the chosen card's
+    captures are worked out)."""
     if state.finished or state.turn is None:
         raise MatchFinished("the match is finished")
     seat = state.turn
-    outcomes = capturer_for(state.rules).outcomes
+    capturer = capturer_for(state.rules)
     floor = state.floor
     hand = state.hands[seat]
-    options = [outcomes(card, floor) for card in hand]
-    k = rng.randrange(sum(map(len, options)))
-    for card, outs in zip(hand, options, strict=True):
-        if k < len(outs):
-            return Move(seat, card, outs[k].capture)
-        k -= len(outs)
+    counts = capturer.counts(hand, floor)
+    k = rng.randrange(sum(counts))
+    for card, n in zip(hand, counts, strict=True):
+        if k < n:
+            return Move(seat, card, capturer.outcomes(card, floor)[k].capture)
+        k -= n
     raise AssertionError("unreachable")  # pragma: no cover
 
 

@@ -177,3 +177,25 @@ def test_random_move_is_uniform_over_legal_moves() -> None:
     assert set(counts) == set(moves)
     chi2 = sum((counts[m] - 1000) ** 2 / 1000 for m in moves)
     assert chi2 < 16.3
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    variant=st.sampled_from(VARIANTS),
+    house=HOUSE_RULES,
+    card=st.sampled_from(DECK),
+    floor=st.lists(st.sampled_from(DECK), max_size=9, unique=True),
+)
+def test_outcome_count_matches_the_outcomes(variant: str, house: dict, card: object,
+                                            floor: list) -> None:
+    """Capturer.counts (used to draw random moves) equals the number of outcomes."""
+    from service.engine.captures import capturer_for
+
+    if card in floor:
+        return
+    rules = with_house_rules(load_variant(variant).rules, house)
+    capturer = capturer_for(rules)
+    hand = (card, *[c for c in DECK[::7] if c not in floor and c != card][:3])
+    assert capturer.counts(hand, tuple(floor)) == [
+        len(capturer.outcomes(c, tuple(floor))) for c in hand
+    ]
