@@ -117,3 +117,20 @@ def test_hint_and_resign_errors_are_problems(client: FlaskClient) -> None:
     assert r.status_code == 409 and r.get_json()["reason"] == "match_finished"
     r = client.post(f"{url}/resign", headers=auth(toks[0]))
     assert r.status_code == 409 and r.get_json()["reason"] == "match_finished"
+
+
+def test_four_player_match_with_three_bots(client: FlaskClient) -> None:
+    """egyptian-4p with a human and three bots (partner and opponents): each human move
+    comes back with the three bot replies in seat order."""
+    r = client.post("/v1/matches", json={"variant": "egyptian-4p", "players": [
+        {"name": "alice"}, {"bot": "expert"}, {"bot": "greedy"}, {"bot": "random"}]})
+    assert r.status_code == 201, r.get_json()
+    created = r.get_json()
+    token = tokens(created)[0]
+    state = view(client, created["id"], token)
+    for _ in range(4):
+        move = state["legal_moves"][0]
+        body = play(client, created["id"], token, move["card"], move["capture"]).get_json()
+        assert [p["seat"] for p in body["replies"]] == [1, 2, 3]
+        state = body["state"]
+        assert state["turn"] == 0 and len(state["pile_counts"]) == 2
