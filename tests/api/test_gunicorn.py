@@ -161,7 +161,7 @@ def test_many_clients_on_several_workers_never_hit_a_locked_database(server: str
 def test_long_poll_does_not_starve_other_requests(server: str) -> None:
     """While many long polls wait, other requests are still answered at once."""
     _, created = _call(server, "POST", "/v1/matches", {"players": [{"name": "a"}, {"name": "b"}]})
-    url = f"{server}/v1/matches/{created['id']}?wait=3"
+    url = f"{server}/v1/matches/{created['id']}?wait=6"
 
     statuses: list[int] = []
 
@@ -180,7 +180,7 @@ def test_long_poll_does_not_starve_other_requests(server: str) -> None:
     started = time.monotonic()
     assert _call(server, "GET", "/healthz")[0] == 200
     assert _call(server, "GET", "/v1/variants")[0] == 200
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 3  # well before the polls' 6 s are up
     for t in pollers:
         t.join(30)
     assert statuses == [304] * 30
