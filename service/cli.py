@@ -39,7 +39,9 @@ def _simulate(args: argparse.Namespace) -> int:
     print(f"  mean match length     {data['mean_match_rounds']:.2f} rounds")
     for i, name in enumerate(args.policies):
         p, lo, hi = report.win_rate(i)
-        print(f"  {name:>8} (slot {i}) wins {p:.1%}  95% CI [{lo:.1%}, {hi:.1%}]")
+        mean = report.match_points[i] / max(report.matches, 1)
+        print(f"  {name:>8} (slot {i}) wins {p:.1%}  95% CI [{lo:.1%}, {hi:.1%}]  "
+              f"mean points {mean:.1f} a match")
     return 0
 
 

@@ -18,6 +18,7 @@ def test_simulate_prints_what_players_want_to_know(capsys: pytest.CaptureFixture
     data = json.loads(capsys.readouterr().out)
     assert data["rounds"] == 60 and data["variant"] == "egyptian-v1"
     for key in ("first_player_win_rate", "mean_basras_per_round", "mean_points_per_round",
+                "mean_match_points",
                 "mean_match_rounds", "rounds_per_second", "win_rates"):
         assert key in data
     assert 0 <= data["first_player_win_rate"] <= 1 and data["mean_points_per_round"] > 30

@@ -27,6 +27,8 @@ class SimulationReport:
     wins: list[int] = field(default_factory=list)
     """Matches won per policy slot (slots alternate seats from match to match)."""
     draws: int = 0
+    match_points: list[int] = field(default_factory=lambda: [0, 0])
+    """Final scores summed per policy slot over finished matches."""
     first_player_wins: int = 0
     basras: int = 0
     points: int = 0
@@ -56,6 +58,10 @@ class SimulationReport:
             "mean_basras_per_round": round(self.basras / rounds, 4),
             "mean_points_per_round": round(self.points / rounds, 3),
             "mean_match_rounds": round(self.match_rounds / finished, 3),
+            "mean_match_points": {
+                f"{i}:{p}": round(self.match_points[i] / finished, 2)
+                for i, p in enumerate(self.policies)
+            },
             "win_rates": {
                 f"{i}:{p}": [round(x, 4) for x in self.win_rate(i)]
                 for i, p in enumerate(self.policies)
@@ -123,6 +129,8 @@ def simulate(
         if state.finished:
             report.matches += 1
             report.match_rounds += done_rounds
+            for team, score in enumerate(state.scores):
+                report.match_points[(team + m) % 2] += score
             if state.winner is None:
                 report.draws += 1
             else:
@@ -138,6 +146,9 @@ def _merge(into: SimulationReport, part: SimulationReport) -> None:
                  "match_rounds"):
         setattr(into, name, getattr(into, name) + getattr(part, name))
     into.wins = [a + b for a, b in zip(into.wins, part.wins, strict=True)]
+    into.match_points = [
+        a + b for a, b in zip(into.match_points, part.match_points, strict=True)
+    ]
 
 
 def _one_match(args: tuple[Rules, str, tuple[str, ...], int]) -> SimulationReport:
