@@ -10,7 +10,6 @@ multiset of the floor (the expensive search) and by (card, floor).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
 from .cards import DECK, RANKS, SEVEN_OF_DIAMONDS, Card
@@ -48,7 +47,6 @@ def _groups(value: int, values: tuple[int, ...]) -> list[int]:
     return found
 
 
-@lru_cache(maxsize=65536)
 def sum_captures(
     value: int, values: tuple[int, ...], union: bool, choose: bool, compulsory: bool
 ) -> tuple[int, ...]:
