@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import Card
+from .cards import DECK, Card
 from .game import Move, Play, RoundResult, State, legal_moves
 from .rules import Rules
 
@@ -49,8 +49,6 @@ class SeatView:
 
     def unseen(self) -> frozenset[Card]:
         """Cards this seat cannot see: other hands and the stock, in some order."""
-        from .cards import DECK
-
         known = set(self.hand) | set(self.floor)
         for p in self.piles:
             known.update(p)
