@@ -24,7 +24,9 @@ from sqlalchemy.engine import make_url
 from . import store
 from .engine import (
     Card,
+    MatchFinished,
     Move,
+    NotYourTurn,
     Play,
     SeatView,
     State,
@@ -39,7 +41,6 @@ from .engine import (
 )
 from .engine.bots import POLICIES, policy_named
 from .engine.codec import move_from_parts
-from .engine.game import replay
 from .models import Match, MoveRecord
 from .problems import ApiProblem
 from .versions import VersionBoard, board_for
@@ -228,15 +229,32 @@ def peek(match_id: str, token: str | None) -> tuple[int, int | None]:
     On PostgreSQL both usually come from this process's version board, with no query.
     """
     board = _board()
-    version = board.version(match_id) if board else None
     seats = board.seats(match_id) if board else None
-    if version is None or seats is None:
+    if seats is None:
         epoch = board.epoch if board else 0
         version, seats = store.peek(match_id)
         if board:
             board.remember_seats(match_id, seats)
             board.saw_read(match_id, version, epoch)
+    else:
+        version = _current_version(board, match_id)
     return version, _seat_among(seats, token) if token else None
+
+
+def _current_version(board: VersionBoard | None, match_id: str) -> int:
+    """The match's version: from the board when it is live and knows it, else read (and
+    remembered on the board)."""
+    if board is not None and board.live:
+        known = board.version(match_id)
+        if known is not None:
+            return known
+    epoch = board.epoch if board else 0
+    current = store.current_version(match_id)
+    if current is None:
+        raise store.not_found(match_id)
+    if board is not None:
+        board.saw_read(match_id, current, epoch)
+    return current
 
 
 def read_match(match_id: str, token: str | None) -> MatchView:
@@ -259,17 +277,7 @@ def wait_for_change(match_id: str, version: int, timeout: float, interval: float
     board = _board()
     while True:
         left = deadline - time.monotonic()
-        if board is not None and board.live:
-            current = board.version(match_id)
-            if current is None:
-                epoch = board.epoch
-                current = store.current_version(match_id)
-                if current is not None:
-                    board.saw_read(match_id, current, epoch)
-        else:
-            current = store.current_version(match_id)
-        if current is None:
-            raise store.not_found(match_id)
+        current = _current_version(board, match_id)
         if current != version or left <= 0:
             return
         if board is not None and board.live:
@@ -375,9 +383,9 @@ def hint(match_id: str, token: str | None, level: str) -> Move:
     state = store.state_of(match)
     store.commit()
     if state.finished:
-        raise ApiProblem(409, "match_finished", "the match is finished")
+        raise MatchFinished("the match is finished")
     if state.turn != seat:
-        raise ApiProblem(409, "not_your_turn", f"it is seat {state.turn}'s turn")
+        raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
     return bot_move(state, seat, level)
 
 
@@ -419,9 +427,8 @@ def move_log(match_id: str) -> MoveLog:
 def replay_stored(match: Match) -> State:
     """Rebuild a stored match from its move log alone (rules, seed, decks, moves)."""
     start = store.state_of(match)
-    moves = store.move_log(match)
-    state = replay(start.rules, start.seed, start.decks, [])
-    for record in moves:
+    state = new_match(start.rules, start.seed, start.decks)
+    for record in store.move_log(match):
         if record.kind == "resign":
             state = resign(state, record.seat)
         else:
