@@ -79,8 +79,18 @@ def problem_response(
     }
     if errors:
         body["errors"] = errors
+    return json_response(body, status, headers, mimetype=PROBLEM_JSON)
+
+
+def json_response(
+    body: Any,
+    status: int,
+    headers: dict[str, str] | None = None,
+    mimetype: str = "application/json",
+) -> Response:
+    """A compact JSON response with extra headers."""
     response = current_app.response_class(
-        json.dumps(body), status=status, mimetype=PROBLEM_JSON
+        json.dumps(body, separators=(",", ":")), status=status, mimetype=mimetype
     )
     for key, value in (headers or {}).items():
         response.headers[key] = value

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, current_app, json, request, url_for
+from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ... import games
-from ...problems import PROBLEM_JSON, ApiProblem, ProblemSchema
+from ...problems import PROBLEM_JSON, ApiProblem, ProblemSchema, json_response
 from ...store import HistoryQuery
 from .schemas import (
     CreatedMatchSchema,
@@ -31,7 +31,7 @@ BEARER = [{"seatToken": []}]
 OPTIONAL_BEARER = [{}, {"seatToken": []}]
 
 
-def _problem_doc(status: int, description: str) -> dict[str, Any]:
+def _problem_doc(description: str) -> dict[str, Any]:
     return {"schema": ProblemSchema, "content_type": PROBLEM_JSON, "description": description}
 
 
@@ -79,15 +79,6 @@ def _none_match(etag: str) -> bool:
     return "*" in tags or etag in tags
 
 
-def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Response:
-    response = current_app.response_class(
-        json.dumps(body, separators=(",", ":")), status=status, mimetype="application/json"
-    )
-    for k, v in (headers or {}).items():
-        response.headers[k] = v
-    return response
-
-
 # schemas are built once: building one per request costs more than dumping it
 STATE_SCHEMA = MatchStateSchema()
 CREATED_SCHEMA = CreatedMatchSchema()
@@ -95,9 +86,9 @@ MOVE_RESPONSE_SCHEMA = MoveResponseSchema()
 HISTORY_SCHEMA = HistoryPageSchema()
 
 
-def _state_response(view: games.MatchView, status: int = 200) -> Response:
+def _state_response(view: games.MatchView) -> Response:
     body = STATE_SCHEMA.dump(view)
-    return _json(body, status, {"ETag": etag_for(view.version, view.view.seat)})
+    return json_response(body, 200, {"ETag": etag_for(view.version, view.view.seat)})
 
 
 @blp.route("")
@@ -120,7 +111,8 @@ class Matches(MethodView):
             "state": view,
         })
         location = url_for("matches.MatchById", match_id=view.id)
-        return _json(out, 201, {"Location": location, "ETag": etag_for(view.version, None)})
+        headers = {"Location": location, "ETag": etag_for(view.version, None)}
+        return json_response(out, 201, headers)
 
     @blp.arguments(HistoryQuerySchema, location="query")
     @blp.response(200, HistoryPageSchema, headers={"Link": {
@@ -134,7 +126,7 @@ class Matches(MethodView):
             args = {k: v for k, v in request.args.items() if k != "cursor"}
             link = url_for("matches.Matches", _external=False, **args, cursor=nxt)
             headers["Link"] = f'<{link}>; rel="next"'
-        return _json(body, 200, headers)
+        return json_response(body, 200, headers)
 
 
 @blp.route("/<string:match_id>")
@@ -175,9 +167,9 @@ class Moves(MethodView):
 
     @blp.arguments(MoveRequestSchema)
     @blp.response(201, MoveResponseSchema)
-    @blp.alt_response(409, **_problem_doc(409, "not your turn, card not in hand, illegal "
+    @blp.alt_response(409, **_problem_doc("not your turn, card not in hand, illegal "
                                           "capture or match finished"))
-    @blp.alt_response(412, **_problem_doc(412, "If-Match names an older version"))
+    @blp.alt_response(412, **_problem_doc("If-Match names an older version"))
     @blp.doc(security=BEARER, parameters=[
         {"in": "header", "name": "Idempotency-Key", "schema": {"type": "string", "maxLength": 255},
          "description": "a retry with the same key and body returns the first response"},
@@ -200,7 +192,7 @@ class Moves(MethodView):
             render=MOVE_RESPONSE_SCHEMA.dump,
         )
         state = out["state"]  # a replayed response keeps the version it was first sent with
-        return _json(out, status, {"ETag": etag_for(state["version"], state["seat"])})
+        return json_response(out, status, {"ETag": etag_for(state["version"], state["seat"])})
 
     @blp.response(200, MoveLogSchema)
     def get(self, match_id: str) -> dict[str, Any]:
@@ -213,7 +205,7 @@ class Resign(MethodView):
     """Concede a match."""
 
     @blp.response(200, MatchStateSchema)
-    @blp.alt_response(409, **_problem_doc(409, "match finished"))
+    @blp.alt_response(409, **_problem_doc("match finished"))
     @blp.doc(security=BEARER)
     def post(self, match_id: str) -> Response:
         """The token's seat (and its team) resigns; the other team wins."""
@@ -227,7 +219,7 @@ class Hint(MethodView):
 
     @blp.arguments(HintQuerySchema, location="query")
     @blp.response(200, HintSchema)
-    @blp.alt_response(409, **_problem_doc(409, "not your turn, or match finished"))
+    @blp.alt_response(409, **_problem_doc("not your turn, or match finished"))
     @blp.doc(security=BEARER)
     def get(self, query: dict[str, Any], match_id: str) -> dict[str, Any]:
         """The move the chosen bot level would play for the token's seat now."""
