@@ -7,12 +7,13 @@ Every policy is ``policy(view, rng) -> Move`` with ``rng`` a seeded
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from math import comb
 
 from .captures import capturer_for
 from .cards import RANKS, SEVEN_OF_DIAMONDS, Card
 from .game import Move, State, apply_move
+from .rules import Rules
 from .view import SeatView
 
 _JACK_RANK = RANKS.index("J")
@@ -26,6 +27,20 @@ def random_policy(view: SeatView, rng: random.Random) -> Move:
     return moves[rng.randrange(len(moves))]
 
 
+def _cards_value(rules: Rules, cards: Sequence[Card]) -> float:
+    """What taking ``cards`` is worth: each about its share of the most-cards bonus, plus
+    its card points."""
+    value = len(cards) * rules.scoring.most_cards / 26.0
+    if rules.scoring.cards:
+        value += sum(rules.card_points(str(c), c.rank) for c in cards)
+    return value
+
+
+def _is_sweeper(card: Card) -> bool:
+    """A jack or the 7D: worth keeping for a capture rather than throwing away."""
+    return card >> 2 == _JACK_RANK or card == SEVEN_OF_DIAMONDS
+
+
 def _move_gain(view: SeatView, move: Move) -> float:
     """Points a move earns at once: cards taken, card points and basra bonus."""
     rules = view.rules
@@ -36,9 +51,7 @@ def _move_gain(view: SeatView, move: Move) -> float:
         o for o in capturer_for(rules).outcomes(move.card, view.floor) if o.capture == capture
     )
     taken = (*capture, move.card)
-    # a card taken is worth about what the most-cards bonus pays per card
-    gain = len(taken) * rules.scoring.most_cards / 26.0
-    gain += sum(rules.card_points(str(c), c.rank) for c in taken)
+    gain = _cards_value(rules, taken)
     if outcome.basra == "basra":
         gain += rules.scoring.basra
     elif outcome.basra == "jack_basra":
@@ -88,7 +101,7 @@ def greedy_policy(view: SeatView, rng: random.Random) -> Move:
     best_score = float("-inf")
     for move in view.legal_moves:
         score = _move_gain(view, move) - basra_risk(view, _floor_after(view, move), unseen)
-        if not move.capture and (move.card.rank == "J" or str(move.card) == "7D"):
+        if not move.capture and _is_sweeper(move.card):
             score -= 0.5  # do not waste a sweeping card on nothing
         if score > best_score + 1e-9:
             best, best_score = [move], score
@@ -117,7 +130,7 @@ def _rollout_move(state: State, rng: random.Random) -> Move:
             if o.capture:
                 score = len(o.capture) + (8.0 if o.basra else 0.0)
             else:
-                score = -0.5 if card >> 2 == _JACK_RANK or card == SEVEN_OF_DIAMONDS else 0.0
+                score = -0.5 if _is_sweeper(card) else 0.0
                 left = (*floor, card)
                 if any(outcomes(c, left)[0].basra for c in nxt):
                     score -= 8.0
@@ -160,15 +173,11 @@ def _margin(before: SeatView, after: State, team: int) -> float:
         return float(points[team] * 2 - sum(points))
     rules = after.rules
     s = rules.scoring
-    per_card = s.most_cards / 26.0
     value = 0.0
     for t in range(rules.teams):
-        gained = after.piles[t][len(before.piles[t]):]
-        v = len(gained) * per_card
+        v = _cards_value(rules, after.piles[t][len(before.piles[t]):])
         v += (after.basras[t] - before.basras[t]) * s.basra
         v += (after.jack_basras[t] - before.jack_basras[t]) * s.jack_basra
-        if s.cards:
-            v += sum(rules.card_points(str(c), c.rank) for c in gained)
         value += v if t == team else -v
     return value
 
