@@ -13,9 +13,10 @@ from flask import Flask
 from flask_cors import CORS
 from flask_migrate import Migrate
 
+from . import models  # noqa: F401  (the tables, for migrations)
 from .api import BasraApi
 from .config import settings_from_env
-from .models import db
+from .db import db, init_db
 
 MIGRATIONS = str(Path(__file__).resolve().parent / "migrations")
 migrate = Migrate()
@@ -29,7 +30,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.config.update(config)
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
-    db.init_app(app)
+    init_db(app)
     migrate.init_app(app, db, directory=MIGRATIONS)
     CORS(
         app,

@@ -5,20 +5,10 @@ from __future__ import annotations
 import http
 from typing import Any
 
-from flask import Flask, Response
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
-from werkzeug.exceptions import HTTPException, InternalServerError
 
-from .engine.errors import BasraError
-from .problems import (
-    PROBLEM_JSON,
-    ApiProblem,
-    ProblemSchema,
-    domain_problem,
-    http_problem,
-    problem_response,
-)
+from .resources.errors import PROBLEM_JSON, ProblemSchema, register_error_handlers
 
 
 class BasraApi(Api):  # type: ignore[misc]
@@ -27,15 +17,8 @@ class BasraApi(Api):  # type: ignore[misc]
     ERROR_SCHEMA = ProblemSchema
 
     def _register_error_handlers(self) -> None:
-        app: Flask = self._app
-        app.register_error_handler(HTTPException, self.handle_http_exception)
-        app.register_error_handler(ApiProblem, _api_problem)
-        app.register_error_handler(BasraError, domain_problem)
-        app.register_error_handler(Exception, _unexpected)
-
-    def handle_http_exception(self, error: HTTPException) -> Response:
-        """Werkzeug and webargs errors as problem+json."""
-        return http_problem(error)
+        """Every error of the app as problem+json (see resources/errors.py)."""
+        register_error_handlers(self._app)
 
     def _register_responses(self) -> None:
         """Document every error response (and the default) as problem+json."""
@@ -50,16 +33,3 @@ class BasraApi(Api):  # type: ignore[misc]
         response = {"description": "Error (problem+json)", "schema": self.ERROR_SCHEMA}
         prepare_response(response, self.spec, PROBLEM_JSON)
         self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
-
-
-def _api_problem(error: ApiProblem) -> Response:
-    return problem_response(error.status, error.reason, error.detail, error.errors, error.headers)
-
-
-def _unexpected(error: Exception) -> Response:
-    if isinstance(error, HTTPException):
-        return http_problem(error)
-    from flask import current_app
-
-    current_app.logger.exception("unhandled error", exc_info=error)
-    return http_problem(InternalServerError())

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -18,18 +17,12 @@ from sqlalchemy import (
     String,
 )
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-
-class Base(DeclarativeBase):
-    """Declarative base of the service's tables."""
-
+from .db import db
 
 # JSON documents: JSONB on PostgreSQL, JSON text on SQLite
 JSONDoc = JSON().with_variant(JSONB(), "postgresql")
-
-
-db = SQLAlchemy(model_class=Base)
 
 
 def utcnow() -> datetime:
@@ -118,7 +111,8 @@ class MoveRecord(db.Model):  # type: ignore[name-defined,misc]
 
 
 class IdempotencyKey(db.Model):  # type: ignore[name-defined,misc]
-    """A move request's Idempotency-Key and the response it got."""
+    """A move request's Idempotency-Key and the moves it answered with (log entries
+    ``first_seq`` to ``version``): a retry's response is rebuilt from the move log."""
 
     __tablename__ = "idempotency_keys"
 
@@ -128,6 +122,6 @@ class IdempotencyKey(db.Model):  # type: ignore[name-defined,misc]
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     key: Mapped[str] = mapped_column(String(255), primary_key=True)
     fingerprint: Mapped[str] = mapped_column(String(64), nullable=False)
-    status: Mapped[int] = mapped_column(Integer, nullable=False)
-    body: Mapped[dict[str, Any]] = mapped_column(JSONDoc, nullable=False)
+    first_seq: Mapped[int] = mapped_column(Integer, nullable=False)
+    version: Mapped[int] = mapped_column(Integer, nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -1,124 +1,57 @@
-"""Storage of matches: load, lock, append moves and save snapshots. No rules here."""
+"""Matches in the database: rows, snapshots, the move log, idempotency keys, history.
+
+It speaks engine values and rows, raises the service's typed errors (never HTTP
+ones) and runs inside the transaction its caller opened (:mod:`service.db`).
+No rules here.
+"""
 
 from __future__ import annotations
 
 import base64
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, event, exists, func, insert, or_, select, update
+from sqlalchemy import exists, insert, or_, select, update
 from sqlalchemy.orm import defer, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
+from .db import db
 from .engine import Play, State
 from .engine.codec import rules_from_json, state_from_dict, state_to_dict
-from .models import IdempotencyKey, Match, MoveRecord, Seat, db, utcnow
-from .problems import ApiProblem
-from .versions import CHANNEL
+from .errors import InvalidCursor, MatchNotFound
+from .models import IdempotencyKey, Match, MoveRecord, Seat, utcnow
 
 
-@event.listens_for(Engine, "connect")
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    """SQLite: WAL, a busy timeout, and transactions this module begins itself."""
-    if isinstance(dbapi_connection, sqlite3.Connection):
-        from flask import current_app, has_app_context
-
-        timeout = 30000
-        if has_app_context():
-            timeout = current_app.config.get("BASRA_SQLITE_BUSY_TIMEOUT_MS", timeout)
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA busy_timeout={int(timeout)}")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.close()
+def _by_id(match_id: str) -> Any:
+    return select(Match).where(Match.id == match_id).options(
+        joinedload(Match.seats, innerjoin=True)
+    )
 
 
-@event.listens_for(Engine, "begin")
-def _sqlite_begin(conn: Any) -> None:
-    """SQLite: writers take the write lock up front (BEGIN IMMEDIATE), so two writers
-    queue on the busy timeout instead of failing with 'database is locked' on upgrade."""
-    if conn.dialect.name == "sqlite":
-        write = conn.get_execution_options().get("basra_write", False)
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
-
-
-def not_found(match_id: str) -> ApiProblem:
-    """The 404 of an unknown match."""
-    return ApiProblem(404, "match_not_found", f"no match with id {match_id!r}")
-
-
-def begin_write() -> None:
-    """Start the request's write transaction (BEGIN IMMEDIATE on SQLite)."""
-    if db.session().in_transaction():
-        db.session.commit()
-    db.session.connection(execution_options={"basra_write": True})
-
-
-def _with_seats(stmt: Any) -> Any:
-    return stmt.options(joinedload(Match.seats, innerjoin=True))
+def _found(match: Match | None, match_id: str) -> Match:
+    if match is None:
+        raise MatchNotFound(f"no match with id {match_id!r}")
+    return match
 
 
 def get_match(match_id: str) -> Match:
-    """A match (and its seats, in one query) by public id, or 404."""
-    stmt = _with_seats(select(Match).where(Match.id == match_id))
-    match = db.session.execute(stmt).unique().scalar_one_or_none()
-    if match is None:
-        raise not_found(match_id)
-    return match
+    """A match and its seats (one query) by public id."""
+    match = db.session.execute(_by_id(match_id)).unique().scalar_one_or_none()
+    return _found(match, match_id)
 
 
 def lock_match(match_id: str) -> Match:
-    """The match row, locked for the rest of this transaction (FOR UPDATE on PostgreSQL)."""
-    begin_write()
-    stmt = _with_seats(select(Match).where(Match.id == match_id)).with_for_update(of=Match)
-    match = db.session.execute(stmt).unique().scalar_one_or_none()
-    if match is None:
-        raise not_found(match_id)
-    return match
-
-
-def peek(match_id: str) -> tuple[int, list[tuple[int, str]]]:
-    """A match's version and its seats' token hashes, without loading its snapshot."""
-    stmt = (
-        select(Match.version, Seat.seat, Seat.token_hash)
-        .join(Seat, Seat.match_pk == Match.pk)
-        .where(Match.id == match_id)
-    )
-    try:
-        rows = db.session.execute(stmt).all()
-    finally:
-        db.session.rollback()
-    if not rows:
-        raise not_found(match_id)
-    return rows[0][0], [(r[1], r[2]) for r in rows]
-
-
-def current_version(match_id: str) -> int | None:
-    """The match's version, read in a short transaction of its own (for long polls)."""
-    try:
-        return db.session.execute(
-            select(Match.version).where(Match.id == match_id)
-        ).scalar_one_or_none()
-    finally:
-        db.session.rollback()
+    """The match row, locked until the transaction ends (FOR UPDATE on PostgreSQL; SQLite's
+    writer already holds the database)."""
+    stmt = _by_id(match_id).with_for_update(of=Match)
+    return _found(db.session.execute(stmt).unique().scalar_one_or_none(), match_id)
 
 
 def state_of(match: Match) -> State:
     """The engine state of a stored match (from its rules and snapshot)."""
     return state_from_dict(match.snapshot, rules_from_json(match.rules, match.rules_hash))
-
-
-def _publish(match: Match) -> None:
-    """NOTIFY listeners of the match's new version; delivered when this transaction commits."""
-    if db.session.get_bind().dialect.name == "postgresql":
-        db.session.execute(
-            select(func.pg_notify(CHANNEL, f"{match.id}:{match.version}"))
-        )
 
 
 def _state_columns(state: State) -> dict[str, Any]:
@@ -140,9 +73,8 @@ def _set_state(match: Match, state: State) -> None:
     columns = _state_columns(state)
     db.session.execute(update(Match).where(Match.pk == match.pk).values(**columns))
     # keep the loaded object in step without marking it dirty
-    set_committed_value(match, "version", state.ply)
-    set_committed_value(match, "status", columns["status"])
-    _publish(match)
+    for name in ("version", "status", "finished_at"):
+        set_committed_value(match, name, columns[name])
 
 
 @dataclass(frozen=True)
@@ -159,8 +91,7 @@ def create_match(
     match_id: str, variant: str, state: State, seats: Sequence[NewSeat], commitment: str,
     explicit_decks: bool,
 ) -> Match:
-    """Insert a match, its seats and its starting snapshot (not committed)."""
-    begin_write()
+    """Insert a match, its seats and its starting snapshot."""
     match = Match(
         id=match_id,
         variant=variant,
@@ -178,12 +109,11 @@ def create_match(
     ]
     db.session.add(match)
     db.session.flush()
-    _publish(match)
     return match
 
 
 def append_plays(match: Match, plays: Sequence[Play], state: State) -> None:
-    """Append plays to the move log and save the new snapshot (same transaction)."""
+    """Append plays to the move log and save the new snapshot."""
     now = utcnow()
     rows = [
         {"match_pk": match.pk, "seq": match.version + i, "kind": "play", "round": play.round,
@@ -205,29 +135,27 @@ def append_resign(match: Match, seat: int, round_number: int, state: State) -> N
     _set_state(match, state)
 
 
-def move_log(match: Match) -> list[MoveRecord]:
-    """The match's moves in order."""
-    stmt = select(MoveRecord).where(MoveRecord.match_pk == match.pk).order_by(MoveRecord.seq)
-    return list(db.session.execute(stmt).scalars())
+def move_log(match: Match, first: int = 1, last: int | None = None) -> list[MoveRecord]:
+    """The match's log entries ``first`` to ``last`` (default: all), in order."""
+    stmt = select(MoveRecord).where(MoveRecord.match_pk == match.pk, MoveRecord.seq >= first)
+    if last is not None:
+        stmt = stmt.where(MoveRecord.seq <= last)
+    return list(db.session.execute(stmt.order_by(MoveRecord.seq)).scalars())
 
 
 def find_idempotent(match: Match, seat: int, key: str) -> IdempotencyKey | None:
-    """A stored response for this seat's Idempotency-Key, if any."""
+    """The record of this seat's Idempotency-Key, if it was used."""
     return db.session.get(IdempotencyKey, (match.pk, seat, key))
 
 
 def save_idempotent(
-    match: Match, seat: int, key: str, fingerprint: str, status: int, body: dict[str, Any]
+    match: Match, seat: int, key: str, fingerprint: str, first_seq: int, version: int
 ) -> None:
-    """Remember the response to an Idempotency-Key (same transaction as the move)."""
+    """Remember that this key answered with log entries ``first_seq`` to ``version``."""
     db.session.add(IdempotencyKey(
-        match_pk=match.pk, seat=seat, key=key, fingerprint=fingerprint, status=status, body=body,
+        match_pk=match.pk, seat=seat, key=key, fingerprint=fingerprint, first_seq=first_seq,
+        version=version,
     ))
-
-
-def commit() -> None:
-    """Commit the request's transaction."""
-    db.session.commit()
 
 
 # --- history -----------------------------------------------------------
@@ -239,7 +167,7 @@ def encode_cursor(pk: int) -> str:
 
 
 def decode_cursor(cursor: str) -> int:
-    """The match pk a cursor points below; 422 if it is not one of ours."""
+    """The match pk a cursor points below."""
     try:
         text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         kind, _, pk = text.partition(":")
@@ -247,9 +175,8 @@ def decode_cursor(cursor: str) -> int:
             raise ValueError(kind)
         return int(pk)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise ApiProblem(
-            422, "invalid_cursor", "the cursor is not one this service issued",
-            errors=[{"field": "cursor", "message": "unknown cursor"}],
+        raise InvalidCursor(
+            "the cursor is not one this service issued", field="cursor", problem="unknown cursor"
         ) from exc
 
 

@@ -18,7 +18,7 @@ from flask.testing import FlaskClient
 from sqlalchemy import text
 
 from service import MIGRATIONS, create_app
-from service.models import db
+from service.db import db
 
 PG_URL = os.environ.get("BASRA_TEST_DATABASE_URL", "")
 REQUIRE_PG = os.environ.get("BASRA_REQUIRE_POSTGRES") == "1"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -60,8 +59,8 @@ def position(
         piles = tuple(parse_cards(p) for p in piles)
         missing = tuple(c for c in rest if all(c not in p for p in piles))
         piles = (piles[0] + missing, *piles[1:])
-    return dataclasses.replace(
-        state, hands=hands_c, floor=floor_c, stock=stock_c, turn=turn, piles=piles, **changes
+    return state._replace(
+        hands=hands_c, floor=floor_c, stock=stock_c, turn=turn, piles=piles, **changes
     )
 
 

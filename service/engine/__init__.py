@@ -35,6 +35,7 @@ from .game import (
     State,
     apply_move,
     cards_accounted,
+    first_seat,
     legal_moves,
     new_match,
     random_move,
@@ -49,6 +50,7 @@ from .rules import (
     load_rules_file,
     load_variant,
     rules_from_mapping,
+    team_of,
     variant_names,
     with_house_rules,
 )
@@ -82,6 +84,7 @@ __all__ = [
     "Variant",
     "all_variants",
     "apply_move",
+    "first_seat",
     "cards_accounted",
     "commitment",
     "deck_for_round",
@@ -100,6 +103,7 @@ __all__ = [
     "resign",
     "rules_from_mapping",
     "score_round",
+    "team_of",
     "variant_names",
     "with_house_rules",
 ]

@@ -6,15 +6,16 @@ Every policy is ``policy(view, rng) -> Move`` with ``rng`` a seeded
 
 from __future__ import annotations
 
+import hashlib
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from math import comb
 
 from .captures import capturer_for
 from .cards import RANKS, SEVEN_OF_DIAMONDS, Card
-from .game import Move, State, apply_move
-from .rules import Rules
-from .view import SeatView
+from .game import Move, Play, State, apply_move
+from .rules import Rules, team_of
+from .view import SeatView, observe
 
 _JACK_RANK = RANKS.index("J")
 
@@ -206,7 +207,7 @@ def make_expert(worlds: int = 40) -> Policy:
         if len(moves) == 1:
             return moves[0]
         assert view.seat is not None
-        team = view.seat % view.rules.teams
+        team = team_of(view.seat)
         totals = [0.0] * len(moves)
         for _ in range(worlds):
             world = determinize(view, rng)
@@ -234,3 +235,28 @@ def policy_named(name: str) -> Policy:
         return POLICIES[name]
     except KeyError:
         raise KeyError(f"unknown bot {name!r} (known: {', '.join(POLICIES)})") from None
+
+
+# --- bot seats in a match -------------------------------------------------------
+
+
+def bot_rng(state: State) -> random.Random:
+    """The bot's randomness at this ply: derived from the match seed, so matches replay."""
+    digest = hashlib.sha256(state.seed + b"/bot/" + state.ply.to_bytes(4, "big")).digest()
+    return random.Random(digest)
+
+
+def bot_move(state: State, seat: int, level: str) -> Move:
+    """The move bot ``level`` plays for ``seat``; it sees only that seat's view."""
+    return policy_named(level)(observe(state, seat), bot_rng(state))
+
+
+def run_bots(state: State, bots: Mapping[int, str]) -> tuple[State, list[Play]]:
+    """Let bot seats (seat -> level) play while it is their turn; returns the new state
+    and their plays."""
+    plays: list[Play] = []
+    while not state.finished and state.turn is not None and state.turn in bots:
+        state = apply_move(state, bot_move(state, state.turn, bots[state.turn]))
+        assert state.last_play is not None
+        plays.append(state.last_play)
+    return state, plays

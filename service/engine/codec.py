@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from typing import Any
+from typing import Any, cast
 
+from .captures import BasraKind
 from .cards import Card, format_cards, parse_card, parse_cards
 from .game import Move, Play, RoundResult, State
 from .rules import Rules, rules_from_mapping
@@ -48,10 +49,19 @@ def play_to_dict(play: Play) -> dict[str, Any]:
 
 def play_from_dict(data: dict[str, Any]) -> Play:
     """The inverse of :func:`play_to_dict`."""
-    return Play(
-        data["round"], data["seat"], parse_card(data["card"]), parse_cards(data["captured"]),
-        data["basra"],
+    return play_from_parts(
+        data["round"], data["seat"], data["card"], data["captured"], data["basra"]
     )
+
+
+def play_from_parts(
+    round_number: int, seat: int, card: str, captured: list[str], basra: str | None
+) -> Play:
+    """A play from its stored parts (cards in RULES.md notation)."""
+    if basra not in (None, "basra", "jack_basra"):
+        raise ValueError(f"not a kind of basra: {basra!r}")
+    kind = cast("BasraKind | None", basra)
+    return Play(round_number, seat, parse_card(card), parse_cards(captured), kind)
 
 
 def result_to_dict(r: RoundResult) -> dict[str, Any]:
@@ -98,12 +108,12 @@ def state_to_dict(state: State) -> dict[str, Any]:
         "finished": state.finished,
         "winner": state.winner,
         "draw": state.draw,
-        "resigned": state.resigned,
     }
 
 
 def state_from_dict(d: dict[str, Any], rules: Rules) -> State:
-    """The inverse of :func:`state_to_dict`, given the match's rules."""
+    """The inverse of :func:`state_to_dict`, given the match's rules (keys it does not
+    know, such as the ``resigned`` of older snapshots, are ignored)."""
     return State(
         rules=rules,
         seed=bytes.fromhex(d["seed"]),
@@ -126,7 +136,6 @@ def state_from_dict(d: dict[str, Any], rules: Rules) -> State:
         finished=d["finished"],
         winner=d["winner"],
         draw=d["draw"],
-        resigned=d["resigned"],
     )
 
 

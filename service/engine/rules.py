@@ -39,6 +39,15 @@ class _FrozenDict(dict[str, int]):
     __setitem__ = __delitem__ = update = pop = clear = setdefault = _readonly  # type: ignore[assignment]
 
 
+TEAMS = 2
+"""Sides that keep a pile and a score: 2 with two players and with four (partnerships)."""
+
+
+def team_of(seat: int) -> int:
+    """The team a seat plays for: seat 0 against 1; with four, 0+2 against 1+3."""
+    return seat % TEAMS
+
+
 def _min(n: int) -> dict[str, int]:
     return {"min": n}
 
@@ -113,8 +122,8 @@ class Rules:
 
     @property
     def teams(self) -> int:
-        """Number of sides that keep a pile and a score: 2 in both 2 and 4 players."""
-        return 2
+        """Number of sides that keep a pile and a score (:data:`TEAMS`)."""
+        return TEAMS
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as plain JSON-able data (lists for tuples); a fresh copy each call."""
@@ -210,7 +219,7 @@ def _convert(hint: Any, value: object, path: str, meta: Mapping[str, Any]) -> An
             raise InvalidRules(path, "must be a mapping of rank or card to points")
         table: dict[str, int] = {}
         for k, v in value.items():
-            key = _rank_or_card(k, path)
+            key = _rank_or_card(k, _join(path, str(k)))
             if isinstance(v, bool) or not isinstance(v, int):
                 raise InvalidRules(_join(path, key), "must be a whole number of points")
             table[key] = v

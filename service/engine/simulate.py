@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .bots import Policy, policy_named
 from .game import State, apply_move, new_match, random_move
-from .rules import Rules
+from .rules import Rules, team_of
 from .view import observe
 
 
@@ -97,13 +97,14 @@ def simulate(
 
     Policy slot ``i`` sits at seat ``(i + m) % 2`` (and its partner seat in
     4-player games) in match ``m``, so both policies lead equally often.
-    Unfinished matches count towards rounds but not towards win rates.
+    Unfinished matches count towards rounds but not towards win rates. Each match
+    draws its deals and moves from its own index (:func:`match_seed`), so a match
+    plays the same whether it runs here or in :func:`simulate_parallel`.
     """
     if len(policies) != 2:
         raise ValueError("give two policies, one per team")
     chosen: list[Policy] = [policy_named(p) for p in policies]
     report = SimulationReport(tuple(policies), wins=[0, 0])
-    rng = random.Random(f"{seed}/{first_match}")
     fast_random = all(p == "random" for p in policies)
     started = time.perf_counter()
     m = first_match
@@ -111,6 +112,7 @@ def simulate(
         matches is None or m < first_match + matches
     ):
         state = new_match(rules, match_seed(seed, m))
+        rng = random.Random(f"{seed}/{m}")
         done_rounds = 0
         while not state.finished and (rounds is None or report.rounds < rounds):
             seat = state.turn
@@ -118,7 +120,7 @@ def simulate(
             if fast_random:  # uniform like random_policy, without building a view
                 move = random_move(state, rng)
             else:
-                slot = (seat + m) % 2
+                slot = (team_of(seat) + m) % 2
                 move = chosen[slot](observe(state, seat), rng)
             before = state.round
             state = apply_move(state, move)
@@ -159,8 +161,9 @@ def _one_match(args: tuple[Rules, str, tuple[str, ...], int]) -> SimulationRepor
 def simulate_parallel(
     rules: Rules, seed: str, policies: Sequence[str], matches: int, jobs: int
 ) -> SimulationReport:
-    """``matches`` whole matches spread over ``jobs`` processes; the same figures as
-    :func:`simulate` with ``matches=`` (each match's seed depends only on its index)."""
+    """``matches`` whole matches spread over ``jobs`` processes: the same counts as
+    :func:`simulate` with ``matches=`` (each match depends only on its index); only
+    ``seconds`` differs."""
     from multiprocessing import Pool
 
     report = SimulationReport(tuple(policies), wins=[0, 0])

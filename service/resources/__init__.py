@@ -1,10 +1,12 @@
-"""The API's resources, one blueprint each."""
+"""The API's resources: one package each (``resources.py`` + ``schemas.py``)."""
 
 from __future__ import annotations
 
 from flask_smorest import Api
 
-from . import health, matches, variants
+from .health import resources as health
+from .matches import resources as matches
+from .variants import resources as variants
 
 
 def register(api: Api) -> None:

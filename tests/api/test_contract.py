@@ -18,7 +18,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from service.models import db
+from service.db import db
 from service.openapi import render
 from tests.api.helpers import create
 

@@ -9,7 +9,7 @@ import uuid
 import psycopg
 import pytest
 
-from service.versions import CHANNEL, VersionBoard
+from service.changes import CHANNEL, VersionBoard
 from tests.conftest import PG_URL, REQUIRE_PG
 
 

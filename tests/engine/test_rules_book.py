@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from service.engine import (
@@ -397,7 +395,7 @@ def test_illegal_moves_raise_typed_errors_with_reasons() -> None:
     """RULES.md Which capture: a capture that is not legal is rejected with a reason and
     nothing changes; so is playing out of turn, a card not held, or after the end."""
     state = position(rules_of(), [["9S", "2C"], ["2D"]], ["9D", "KC"])
-    snapshot = dataclasses.replace(state)
+    snapshot = state._replace()  # a copy: a refused move must leave the state as it was
     cases = [
         (Move(1, parse_card("2D")), NotYourTurn, "not_your_turn"),
         (Move(0, parse_card("3C")), CardNotInHand, "card_not_in_hand"),

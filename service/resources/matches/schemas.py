@@ -7,8 +7,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import validate
 
-from ...games import BOT_LEVELS, MatchView, seat_infos
-from ...models import Match
+from ...matches import BOT_LEVELS, MatchView
 from ..fields import CardField, UTCDateTime, card_list
 
 
@@ -282,12 +281,6 @@ class MatchSummarySchema(ma.Schema):
     seats = ma.fields.List(ma.fields.Nested(SeatSchema), required=True)
     created_at = UTCDateTime(required=True)
     finished_at = UTCDateTime(allow_none=True)
-
-    @ma.pre_dump
-    def _public_seats(self, match: Match, **kwargs: Any) -> dict[str, Any]:
-        data = {name: getattr(match, name) for name in self.fields if name != "seats"}
-        data["seats"] = seat_infos(match)
-        return data
 
 
 class HistoryPageSchema(ma.Schema):

@@ -4,21 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import marshmallow as ma
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from sqlalchemy import text
 
-from ..models import db
-from ..problems import ApiProblem
+from ...db import db
+from ..errors import Problem
+from .schemas import HealthSchema
 
 blp = Blueprint("health", __name__, url_prefix="", description="Health checks")
-
-
-class HealthSchema(ma.Schema):
-    """A health answer."""
-
-    status = ma.fields.String(required=True)
 
 
 @blp.route("/healthz")
@@ -43,5 +37,5 @@ class Ready(MethodView):
             db.session.rollback()
         except Exception as exc:  # any driver error means "not ready"
             db.session.rollback()
-            raise ApiProblem(503, "database_unavailable", f"database unreachable: {exc}") from exc
+            raise Problem(503, "database_unavailable", f"database unreachable: {exc}") from exc
         return {"status": "ready"}

@@ -1,4 +1,5 @@
-"""Match versions pushed by PostgreSQL LISTEN/NOTIFY: cheap 304s and long polls.
+"""Match versions, end to end: NOTIFY on a move, the per-process LISTEN board, and
+peek and wait for pollers, with the database as the fallback.
 
 Every move's transaction sends ``NOTIFY basra_versions, '<match id>:<version>'``;
 PostgreSQL delivers it on commit to every listening process of every instance.
@@ -20,6 +21,13 @@ import time
 from collections import OrderedDict
 
 import psycopg
+from flask import current_app
+from sqlalchemy import func, select
+from sqlalchemy.engine import make_url
+
+from .db import backend, db, transaction
+from .errors import MatchNotFound
+from .models import Match, Seat
 
 CHANNEL = "basra_versions"
 _MAX_MATCHES = 100_000
@@ -134,3 +142,106 @@ def board_for(dsn: str) -> VersionBoard:
         if board is None:
             board = _BOARDS[dsn] = VersionBoard(dsn)
         return board
+
+
+# --- the service's use of it ------------------------------------------------------
+
+
+def _board() -> VersionBoard | None:
+    """This process's board, on PostgreSQL with BASRA_LISTEN on (else None)."""
+    ext = current_app.extensions
+    if "basra_board_dsn" not in ext:
+        url = make_url(current_app.config["SQLALCHEMY_DATABASE_URI"])
+        listen = current_app.config.get("BASRA_LISTEN", True)
+        ext["basra_board_dsn"] = (
+            url.set(drivername="postgresql").render_as_string(hide_password=False)
+            if listen and url.get_backend_name() == "postgresql" else None
+        )
+    dsn = ext["basra_board_dsn"]
+    return board_for(dsn) if dsn else None
+
+
+def publish(match_id: str, version: int) -> None:
+    """NOTIFY every instance of the match's new version when this transaction commits."""
+    if backend() == "postgresql":
+        db.session.execute(select(func.pg_notify(CHANNEL, f"{match_id}:{version}")))
+
+
+def saw(match_id: str, version: int) -> None:
+    """Tell this process's board of a version just committed (NOTIFY tells the others)."""
+    board = _board()
+    if board is not None:
+        board.saw(match_id, version)
+
+
+def _read_version(match_id: str) -> int:
+    with transaction():
+        version = db.session.execute(
+            select(Match.version).where(Match.id == match_id)
+        ).scalar_one_or_none()
+    if version is None:
+        raise MatchNotFound(f"no match with id {match_id!r}")
+    return version
+
+
+def _current(board: VersionBoard | None, match_id: str) -> int:
+    """The board's version while it is live and knows the match, else the database's
+    (remembered on the board)."""
+    if board is not None and board.live:
+        known = board.version(match_id)
+        if known is not None:
+            return known
+    epoch = board.epoch if board else 0
+    version = _read_version(match_id)
+    if board is not None:
+        board.saw_read(match_id, version, epoch)
+    return version
+
+
+def peek(match_id: str) -> tuple[int, list[tuple[int, str]]]:
+    """The match's version and its (seat, token hash) pairs without loading the match.
+
+    On PostgreSQL both usually come from this process's board, with no query.
+    """
+    board = _board()
+    seats = board.seats(match_id) if board else None
+    if seats is not None:
+        return _current(board, match_id), seats
+    epoch = board.epoch if board else 0
+    with transaction():
+        rows = db.session.execute(
+            select(Match.version, Seat.seat, Seat.token_hash)
+            .join(Seat, Seat.match_pk == Match.pk)
+            .where(Match.id == match_id)
+        ).all()
+    if not rows:
+        raise MatchNotFound(f"no match with id {match_id!r}")
+    version, seats = rows[0][0], [(r[1], r[2]) for r in rows]
+    if board:
+        board.remember_seats(match_id, seats)
+        board.saw_read(match_id, version, epoch)
+    return version, seats
+
+
+def wait_for_change(match_id: str, version: int, timeout: float) -> int:
+    """Block until the match is past ``version`` or the wait (capped by BASRA_MAX_WAIT)
+    ends; returns the version then.
+
+    On PostgreSQL it sleeps until the match's NOTIFY arrives (from any instance);
+    otherwise, or while this process's listener is still connecting, it polls the
+    database in short transactions, holding no connection while it sleeps.
+    """
+    config = current_app.config
+    deadline = time.monotonic() + min(timeout, config["BASRA_MAX_WAIT"])
+    interval = config["BASRA_POLL_INTERVAL"]
+    board = _board()
+    while True:
+        left = deadline - time.monotonic()
+        current = _current(board, match_id)
+        if current != version or left <= 0:
+            return current
+        if board is not None and board.live:
+            board.wait(match_id, version, left)
+        else:
+            # a listener that is still connecting will be live within moments
+            time.sleep(min(interval, left, 0.25 if board is not None else interval))

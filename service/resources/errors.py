@@ -1,4 +1,8 @@
-"""Every error as ``application/problem+json`` (RFC 9457) with a machine-readable ``reason``."""
+"""Every error as ``application/problem+json`` (RFC 9457) with a machine-readable ``reason``.
+
+The one place where the engine's rule errors, the service's errors and HTTP
+errors become responses.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +10,27 @@ from http import HTTPStatus
 from typing import Any
 
 import marshmallow as ma
-from flask import Response, current_app, json
-from werkzeug.exceptions import HTTPException
+from flask import Flask, Response, current_app, json
+from werkzeug.exceptions import HTTPException, InternalServerError
 
-from .engine.errors import (
+from ..engine.errors import (
     BasraError,
     IllegalMove,
     InvalidCard,
     InvalidDeck,
     InvalidRules,
     UnknownVariant,
+)
+from ..errors import (
+    IdempotencyKeyReused,
+    InvalidCursor,
+    InvalidToken,
+    MatchNotFound,
+    MissingToken,
+    NoHumanSeat,
+    ServiceError,
+    VersionMismatch,
+    WrongPlayerCount,
 )
 
 PROBLEM_JSON = "application/problem+json"
@@ -42,24 +57,23 @@ class ProblemSchema(ma.Schema):
     instance = ma.fields.String()
 
 
-class ApiProblem(Exception):
-    """An error the web layer raises on purpose: status, reason and detail."""
+def problem_doc(description: str) -> dict[str, Any]:
+    """The keyword arguments documenting a problem response (``blp.alt_response``)."""
+    return {"schema": ProblemSchema, "content_type": PROBLEM_JSON, "description": description}
+
+
+class Problem(Exception):
+    """An error about the HTTP request itself (a header, a path): status, reason, detail."""
 
     def __init__(
-        self,
-        status: int,
-        reason: str,
-        detail: str,
-        *,
-        errors: list[dict[str, str]] | None = None,
-        headers: dict[str, str] | None = None,
+        self, status: int, reason: str, detail: str, *, field: str | None = None,
+        message: str = "",
     ) -> None:
         super().__init__(detail)
         self.status = status
         self.reason = reason
         self.detail = detail
-        self.errors = errors
-        self.headers = headers or {}
+        self.errors = [{"field": field, "message": message or detail}] if field else None
 
 
 def problem_response(
@@ -79,42 +93,45 @@ def problem_response(
     }
     if errors:
         body["errors"] = errors
-    return json_response(body, status, headers, mimetype=PROBLEM_JSON)
-
-
-def json_response(
-    body: Any,
-    status: int,
-    headers: dict[str, str] | None = None,
-    mimetype: str = "application/json",
-) -> Response:
-    """A compact JSON response with extra headers."""
     response = current_app.response_class(
-        json.dumps(body, separators=(",", ":")), status=status, mimetype=mimetype
+        json.dumps(body, separators=(",", ":")), status=status, mimetype=PROBLEM_JSON
     )
-    for key, value in (headers or {}).items():
-        response.headers[key] = value
+    response.headers.update(headers or {})
     return response
 
 
-# How each engine error maps onto HTTP.
-_DOMAIN_STATUS: list[tuple[type[BasraError], int]] = [
+# How each typed error maps onto HTTP (the first class that matches).
+_STATUS: list[tuple[type[BasraError], int]] = [
     (IllegalMove, 409),
+    (MatchNotFound, 404),
+    (MissingToken, 401),
+    (InvalidToken, 403),
+    (VersionMismatch, 412),
     (InvalidRules, 422),
     (UnknownVariant, 422),
     (InvalidDeck, 422),
     (InvalidCard, 422),
+    (WrongPlayerCount, 422),
+    (NoHumanSeat, 422),
+    (IdempotencyKeyReused, 422),
+    (InvalidCursor, 422),
 ]
+_HEADERS: dict[type[BasraError], dict[str, str]] = {
+    MissingToken: {"WWW-Authenticate": 'Bearer realm="basra"'},
+}
 
 
 def domain_problem(error: BasraError) -> Response:
-    """The response for a typed engine error."""
-    status = next((s for cls, s in _DOMAIN_STATUS if isinstance(error, cls)), 400)
+    """The response for a typed engine or service error."""
+    status = next((s for cls, s in _STATUS if isinstance(error, cls)), 400)
     errors = None
     if isinstance(error, InvalidRules):
         errors = [{"field": f"rules.{error.path}" if error.path else "rules",
                    "message": error.problem}]
-    return problem_response(status, error.reason, error.message, errors)
+    elif isinstance(error, ServiceError) and error.field:
+        errors = [{"field": error.field, "message": error.problem}]
+    return problem_response(status, error.reason, error.message, errors,
+                            _HEADERS.get(type(error)))
 
 
 def flatten_messages(messages: Any, prefix: str = "") -> list[dict[str, str]]:
@@ -171,3 +188,22 @@ def http_problem(error: HTTPException) -> Response:
             f"{e['field']}: {e['message']}" for e in errors
         )
     return problem_response(status, reason, detail, errors, data.get("headers"))
+
+
+def _request_problem(error: Problem) -> Response:
+    return problem_response(error.status, error.reason, error.detail, error.errors)
+
+
+def _unexpected(error: Exception) -> Response:
+    if isinstance(error, HTTPException):
+        return http_problem(error)
+    current_app.logger.exception("unhandled error", exc_info=error)
+    return http_problem(InternalServerError())
+
+
+def register_error_handlers(app: Flask) -> None:
+    """Make every error of the app a problem+json response."""
+    app.register_error_handler(HTTPException, http_problem)
+    app.register_error_handler(Problem, _request_problem)
+    app.register_error_handler(BasraError, domain_problem)
+    app.register_error_handler(Exception, _unexpected)

@@ -1,0 +1,78 @@
+"""The database object, SQLite settings bound to this app's engine, and transactions."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from flask import Flask
+from flask_sqlalchemy import SQLAlchemy
+from sqlalchemy import event
+from sqlalchemy.orm import DeclarativeBase
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the service's tables."""
+
+
+# objects stay readable after commit: use cases build their results inside the
+# transaction and the web layer renders them after it, with no reload
+db = SQLAlchemy(model_class=Base, session_options={"expire_on_commit": False})
+
+
+def init_db(app: Flask) -> None:
+    """Bind ``db`` to the app; on SQLite, set this app's engine up (and no other engine)."""
+    db.init_app(app)
+    with app.app_context():
+        engine = db.engine
+        if engine.dialect.name == "sqlite":
+            timeout = int(app.config.get("BASRA_SQLITE_BUSY_TIMEOUT_MS", 30000))
+            event.listen(engine, "connect", _sqlite_pragmas(timeout))
+            event.listen(engine, "begin", _sqlite_begin)
+
+
+def _sqlite_pragmas(busy_timeout_ms: int) -> Any:
+    def on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+        """WAL, a busy timeout, and transactions this module begins itself."""
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    return on_connect
+
+
+def _sqlite_begin(conn: Any) -> None:
+    """Writers take SQLite's write lock up front (BEGIN IMMEDIATE), so two writers queue
+    on the busy timeout instead of failing with 'database is locked' on upgrade."""
+    write = conn.get_execution_options().get("basra_write", False)
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+@contextmanager
+def transaction(*, write: bool = False) -> Iterator[None]:
+    """One unit of work: committed when the block ends, rolled back if it raises.
+
+    ``write`` takes the write lock at BEGIN on SQLite (PostgreSQL locks rows instead).
+    """
+    session = db.session()
+    if session.in_transaction():  # a read left open earlier in the request
+        session.rollback()
+    if write:
+        session.connection(execution_options={"basra_write": True})
+    try:
+        yield
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+
+
+def backend() -> str:
+    """The database's dialect name: ``postgresql`` or ``sqlite``."""
+    return db.engine.dialect.name

@@ -1,0 +1,67 @@
+"""Typed errors of the match service (beside the engine's rule errors), each with a reason.
+
+The store and the use cases raise these; ``resources/errors.py`` alone maps
+them, and the engine's errors, onto HTTP statuses.
+"""
+
+from __future__ import annotations
+
+from .engine.errors import BasraError
+
+
+class ServiceError(BasraError):
+    """An error of the service layer; ``field`` names the request field at fault, if any."""
+
+    def __init__(self, message: str, *, field: str | None = None, problem: str = "") -> None:
+        super().__init__(message)
+        self.field = field
+        self.problem = problem or message
+        """What is wrong with ``field``, in a few words."""
+
+
+class MatchNotFound(ServiceError, LookupError):
+    """No match with that id."""
+
+    reason = "match_not_found"
+
+
+class MissingToken(ServiceError):
+    """A seat token is needed and none (or no Bearer one) was sent."""
+
+    reason = "missing_token"
+
+
+class InvalidToken(ServiceError):
+    """The token belongs to no seat of this match."""
+
+    reason = "invalid_token"
+
+
+class VersionMismatch(ServiceError):
+    """The match moved on since the version the client named (If-Match)."""
+
+    reason = "version_mismatch"
+
+
+class WrongPlayerCount(ServiceError):
+    """The players listed do not fit the rules' number of seats."""
+
+    reason = "wrong_player_count"
+
+
+class NoHumanSeat(ServiceError):
+    """Every seat would be a bot."""
+
+    reason = "no_human_seat"
+
+
+class IdempotencyKeyReused(ServiceError):
+    """An Idempotency-Key sent again with a different request."""
+
+    reason = "idempotency_key_reused"
+
+
+class InvalidCursor(ServiceError):
+    """A history cursor this service did not issue."""
+
+    reason = "invalid_cursor"

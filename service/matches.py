@@ -1,0 +1,406 @@
+"""Match use cases: create, read (with 304s and long polls), move, resign, hint, history.
+
+Each takes parsed input, runs one transaction (store: load and lock -> engine:
+apply -> store: append and save) and returns a result object for the web layer
+to render. No HTTP and no SQL here; the rules are the engine's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from . import changes, store
+from .db import transaction
+from .engine import (
+    Card,
+    MatchFinished,
+    Move,
+    NotYourTurn,
+    Play,
+    SeatView,
+    State,
+    apply_move,
+    commitment,
+    load_variant,
+    new_match,
+    new_seed,
+    observe,
+    resign,
+    team_of,
+    with_house_rules,
+)
+from .engine.bots import POLICIES, bot_move, run_bots
+from .engine.codec import move_from_parts, play_from_parts
+from .errors import IdempotencyKeyReused, NoHumanSeat, VersionMismatch, WrongPlayerCount
+from .models import Match, MoveRecord
+from .seats import mint_token, require_seat, seat_hashes, seat_of
+
+BOT_LEVELS = tuple(POLICIES)
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """A seat as everyone may see it."""
+
+    seat: int
+    team: int
+    name: str
+    player_id: str | None
+    bot: str | None
+
+
+@dataclass(frozen=True)
+class MatchView:
+    """What one seat (or a spectator) is shown of a stored match."""
+
+    id: str
+    variant: str
+    status: str
+    version: int
+    seats: tuple[SeatInfo, ...]
+    commitment: str
+    explicit_decks: bool
+    created_at: datetime
+    view: SeatView
+    seed: str | None
+    """The seed, revealed once the match is finished."""
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """The client's copy of the view is current (an HTTP 304)."""
+
+    version: int
+    seat: int | None
+
+
+@dataclass(frozen=True)
+class Seen:
+    """The views a client already holds, as (version, seat) pairs (If-None-Match);
+    ``anything`` for any version at all."""
+
+    views: frozenset[tuple[int, int | None]] = frozenset()
+    anything: bool = False
+
+    def holds(self, version: int, seat: int | None) -> bool:
+        """Whether the client holds this version of this seat's view."""
+        return self.anything or (version, seat) in self.views
+
+
+def seat_infos(match: Match) -> tuple[SeatInfo, ...]:
+    """The public facts of a match's seats."""
+    return tuple(
+        SeatInfo(s.seat, team_of(s.seat), s.name, s.player_id, s.bot) for s in match.seats
+    )
+
+
+def match_view(match: Match, state: State, seat: int | None) -> MatchView:
+    """The view of ``seat`` (None: a spectator) of a stored match in ``state``."""
+    return MatchView(
+        id=match.id,
+        variant=match.variant,
+        status="finished" if state.finished else "active",
+        version=state.ply,
+        seats=seat_infos(match),
+        commitment=match.commitment,
+        explicit_decks=match.explicit_decks,
+        created_at=match.created_at,
+        view=observe(state, seat),
+        seed=state.seed.hex() if state.finished else None,
+    )
+
+
+def _bots_of(match: Match) -> dict[int, str]:
+    return {s.seat: s.bot for s in match.seats if s.bot}
+
+
+# --- create ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A seat requested at creation: a human's name (and front-end id) or a bot level."""
+
+    name: str | None = None
+    player_id: str | None = None
+    bot: str | None = None
+
+
+@dataclass(frozen=True)
+class SeatToken:
+    """A seat's token, shown once (None for a bot seat)."""
+
+    seat: int
+    name: str
+    token: str | None
+
+
+@dataclass(frozen=True)
+class CreatedMatch:
+    """A new match: the spectator view and every seat's token."""
+
+    id: str
+    seats: tuple[SeatToken, ...]
+    commitment: str
+    state: MatchView
+
+
+def create_match(
+    variant: str,
+    overrides: Mapping[str, Any] | None,
+    players: Sequence[PlayerSpec],
+    decks: Sequence[Sequence[Card]] | None,
+) -> CreatedMatch:
+    """Create a match; bot seats that lead play at once."""
+    rules = with_house_rules(load_variant(variant).rules, overrides)
+    if len(players) != rules.players:
+        raise WrongPlayerCount(
+            f"{variant} with these rules is for {rules.players} players, got {len(players)}",
+            field="players", problem=f"must list {rules.players} players",
+        )
+    if all(p.bot for p in players):
+        raise NoHumanSeat(
+            "a match needs at least one human seat",
+            field="players", problem="at least one player must not be a bot",
+        )
+    seed = new_seed()
+    initial = new_match(rules, seed, decks or ())
+    tokens: list[SeatToken] = []
+    seats: list[store.NewSeat] = []
+    for i, p in enumerate(players):
+        token, token_hash = mint_token()
+        name = p.name or (f"{p.bot} bot" if p.bot else f"seat {i}")
+        seats.append(store.NewSeat(name, p.player_id, p.bot, token_hash))
+        tokens.append(SeatToken(i, name, None if p.bot else token))
+    state, plays = run_bots(initial, {i: p.bot for i, p in enumerate(players) if p.bot})
+    with transaction(write=True):
+        match = store.create_match(
+            str(uuid.uuid4()), variant, initial, seats, commitment(seed), bool(decks)
+        )
+        if plays:
+            store.append_plays(match, plays, state)
+        changes.publish(match.id, state.ply)
+        view = match_view(match, state, None)
+    return CreatedMatch(match.id, tuple(tokens), view.commitment, view)
+
+
+# --- read --------------------------------------------------------------------
+
+
+def read_match(match_id: str, token: str | None, seen: Seen, wait: float) -> MatchView | Unchanged:
+    """The token's seat view (a spectator's without a token), or :class:`Unchanged`
+    while the client's copy is current; with ``wait`` seconds, first wait that long
+    for a change. Answering "unchanged" usually needs no query at all."""
+    version, seats = changes.peek(match_id)
+    seat = seat_of(seats, token)
+    if seen.holds(version, seat) and wait > 0:
+        version = changes.wait_for_change(match_id, version, wait)
+    if seen.holds(version, seat):
+        return Unchanged(version, seat)
+    with transaction():
+        match = store.get_match(match_id)
+        view = match_view(match, store.state_of(match), seat)
+    return view
+
+
+# --- moves -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    """A play as the API reports it, with the mover's view after any bot replies."""
+
+    move: Play
+    replies: tuple[Play, ...]
+    state: MatchView
+
+
+def fingerprint(payload: Mapping[str, Any]) -> str:
+    """A stable hash of a request body, to tell a retry from a different request."""
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _check_version(match: Match, if_match: int | None) -> None:
+    if if_match is not None and if_match != match.version:
+        raise VersionMismatch(
+            f"the match is at version {match.version}, not {if_match}; reload and retry"
+        )
+
+
+def play_move(
+    match_id: str,
+    token: str | None,
+    card: Card,
+    capture: Sequence[Card] | None,
+    *,
+    if_match: int | None,
+    idempotency_key: str | None,
+    request_fingerprint: str,
+) -> MoveResult:
+    """Apply a seat's move and any bot replies in one transaction.
+
+    A retried Idempotency-Key with the same body gets the first result again,
+    rebuilt from the move log, and nothing is applied.
+    """
+    with transaction(write=True):
+        match = store.lock_match(match_id)
+        seat = require_seat(seat_hashes(match.seats), token)
+        if idempotency_key:
+            earlier = store.find_idempotent(match, seat, idempotency_key)
+            if earlier is not None:
+                if not hmac.compare_digest(earlier.fingerprint, request_fingerprint):
+                    raise IdempotencyKeyReused(
+                        "this Idempotency-Key was used for a different request"
+                    )
+                return _replayed(match, seat, earlier.first_seq, earlier.version)
+        _check_version(match, if_match)
+        state = store.state_of(match)
+        state = apply_move(state, Move(seat, card, None if capture is None else tuple(capture)))
+        assert state.last_play is not None
+        mine = state.last_play
+        state, replies = run_bots(state, _bots_of(match))
+        first_seq = match.version + 1
+        store.append_plays(match, [mine, *replies], state)
+        if idempotency_key:
+            store.save_idempotent(
+                match, seat, idempotency_key, request_fingerprint, first_seq, state.ply
+            )
+        changes.publish(match_id, state.ply)
+        result = MoveResult(mine, tuple(replies), match_view(match, state, seat))
+    changes.saw(match_id, state.ply)
+    return result
+
+
+def _replay(match: Match, records: Sequence[MoveRecord]) -> State:
+    """The match rebuilt from its rules, seed, decks and these log entries."""
+    start = store.state_of(match)
+    state = new_match(start.rules, start.seed, start.decks)
+    for record in records:
+        if record.kind == "resign":
+            state = resign(state, record.seat)
+        else:
+            assert record.card is not None
+            state = apply_move(state, move_from_parts(record.seat, record.card, record.captured))
+    return state
+
+
+def _replayed(match: Match, seat: int, first_seq: int, version: int) -> MoveResult:
+    """The result a move request got, from log entries ``first_seq`` to ``version``."""
+    records = store.move_log(match, last=version)
+    state = _replay(match, records)
+    plays = [
+        play_from_parts(r.round, r.seat, r.card or "", r.captured or [], r.basra)
+        for r in records[first_seq - 1 :]
+    ]
+    return MoveResult(plays[0], tuple(plays[1:]), match_view(match, state, seat))
+
+
+def replay_stored(match_id: str) -> State:
+    """A stored match rebuilt from its move log alone (rules, seed, decks, moves)."""
+    with transaction():
+        match = store.get_match(match_id)
+        return _replay(match, store.move_log(match))
+
+
+def resign_match(match_id: str, token: str | None, if_match: int | None) -> MatchView:
+    """The token's seat resigns: the match ends, the other team wins."""
+    with transaction(write=True):
+        match = store.lock_match(match_id)
+        seat = require_seat(seat_hashes(match.seats), token)
+        _check_version(match, if_match)
+        state = store.state_of(match)
+        rnd = state.round
+        state = resign(state, seat)
+        store.append_resign(match, seat, rnd, state)
+        changes.publish(match_id, state.ply)
+        view = match_view(match, state, seat)
+    changes.saw(match_id, state.ply)
+    return view
+
+
+def hint(match_id: str, token: str | None, level: str) -> Move:
+    """The move bot ``level`` would play for the token's seat now."""
+    with transaction():
+        match = store.get_match(match_id)
+        seat = require_seat(seat_hashes(match.seats), token)
+        state = store.state_of(match)
+    if state.finished:
+        raise MatchFinished("the match is finished")
+    if state.turn != seat:
+        raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
+    return bot_move(state, seat, level)
+
+
+# --- history and the log -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    """A match in the history listing."""
+
+    id: str
+    variant: str
+    status: str
+    version: int
+    rules_hash: str
+    scores: list[int]
+    winner: int | None
+    draw: bool
+    seats: tuple[SeatInfo, ...]
+    created_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """A page of the history and the cursor of the next one."""
+
+    matches: list[MatchSummary]
+    next: str | None
+
+
+def history(query: store.HistoryQuery) -> HistoryPage:
+    """A page of the match history, newest first."""
+    with transaction():
+        rows, nxt = store.history(query)
+        return HistoryPage([
+            MatchSummary(
+                m.id, m.variant, m.status, m.version, m.rules_hash, m.scores, m.winner, m.draw,
+                seat_infos(m), m.created_at, m.finished_at,
+            )
+            for m in rows
+        ], nxt)
+
+
+@dataclass(frozen=True)
+class MoveLog:
+    """The public move log, with the seed and decks once the match is over."""
+
+    id: str
+    status: str
+    version: int
+    commitment: str
+    explicit_decks: bool
+    moves: list[MoveRecord]
+    seed: str | None
+    decks: list[list[str]] | None
+
+
+def move_log(match_id: str) -> MoveLog:
+    """The match's moves in order; seed and explicit decks revealed when finished."""
+    with transaction():
+        match = store.get_match(match_id)
+        moves = store.move_log(match)
+    finished = match.status == "finished"
+    return MoveLog(
+        match.id, match.status, match.version, match.commitment, match.explicit_decks, moves,
+        match.seed.hex() if finished else None,
+        match.snapshot["decks"] if finished and match.explicit_decks else None,
+    )

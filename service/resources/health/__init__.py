@@ -1,0 +1,1 @@
+"""``/healthz`` and ``/readyz``."""

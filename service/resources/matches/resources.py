@@ -1,0 +1,152 @@
+"""``/v1/matches``: create, view (ETag, long poll), moves, resign, hint, history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, current_app, request, url_for
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from ... import matches
+from ...matches import CreatedMatch, HistoryPage, MatchView, MoveLog, MoveResult, Unchanged
+from ...store import HistoryQuery
+from ..errors import Problem, problem_doc
+from ..headers import bearer_token, etag_for, if_match_version, seen
+from .schemas import (
+    CreatedMatchSchema,
+    CreateMatchSchema,
+    HintQuerySchema,
+    HintSchema,
+    HistoryPageSchema,
+    HistoryQuerySchema,
+    MatchStateSchema,
+    MoveLogSchema,
+    MoveRequestSchema,
+    MoveResponseSchema,
+    WaitQuerySchema,
+)
+
+blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches")
+
+BEARER = [{"seatToken": []}]
+OPTIONAL_BEARER = [{}, {"seatToken": []}]
+Headers = dict[str, str]
+
+
+def _etag(view: MatchView) -> Headers:
+    return {"ETag": etag_for(view.version, view.view.seat)}
+
+
+@blp.route("")
+class Matches(MethodView):
+    """Create matches and list the history."""
+
+    @blp.arguments(CreateMatchSchema)
+    @blp.response(201, CreatedMatchSchema, headers={"Location": {
+        "description": "URL of the match", "schema": {"type": "string"}}})
+    def post(self, body: dict[str, Any]) -> tuple[CreatedMatch, int, Headers]:
+        """Create a match; the seat tokens are in this response only."""
+        players = [matches.PlayerSpec(**p) for p in body["players"]]
+        created = matches.create_match(body["variant"], body["rules"], players, body.get("decks"))
+        location = url_for("matches.MatchById", match_id=created.id)
+        return created, 201, {"Location": location, **_etag(created.state)}
+
+    @blp.arguments(HistoryQuerySchema, location="query")
+    @blp.response(200, HistoryPageSchema, headers={"Link": {
+        "description": "rel=next URL of the following page", "schema": {"type": "string"}}})
+    def get(self, query: dict[str, Any]) -> tuple[HistoryPage, int, Headers]:
+        """Match history, newest first; keyset pagination with `next` and a Link header."""
+        page = matches.history(HistoryQuery(**query))
+        headers = {}
+        if page.next:
+            args = {k: v for k, v in request.args.items() if k != "cursor"}
+            link = url_for("matches.Matches", _external=False, **args, cursor=page.next)
+            headers["Link"] = f'<{link}>; rel="next"'
+        return page, 200, headers
+
+
+@blp.route("/<string:match_id>")
+class MatchById(MethodView):
+    """One match, as the token's seat or a spectator sees it."""
+
+    @blp.arguments(WaitQuerySchema, location="query")
+    @blp.response(200, MatchStateSchema, headers={"ETag": {
+        "description": "the version and viewer", "schema": {"type": "string"}}})
+    @blp.alt_response(304, description="Not modified (If-None-Match)")
+    @blp.doc(security=OPTIONAL_BEARER, parameters=[
+        {"in": "header", "name": "If-None-Match", "schema": {"type": "string"},
+         "description": "an ETag from an earlier response: 304 while the match is unchanged"},
+    ])
+    def get(
+        self, query: dict[str, Any], match_id: str
+    ) -> Response | tuple[MatchView, int, Headers]:
+        """The match; `If-None-Match` gives 304, and `?wait=S` long-polls for a change."""
+        result = matches.read_match(match_id, bearer_token(), seen(), query["wait"])
+        if isinstance(result, Unchanged):
+            response = current_app.response_class(status=304)
+            response.headers["ETag"] = etag_for(result.version, result.seat)
+            return response
+        return result, 200, _etag(result)
+
+
+@blp.route("/<string:match_id>/moves")
+class Moves(MethodView):
+    """Play cards; read the public move log."""
+
+    @blp.arguments(MoveRequestSchema)
+    @blp.response(201, MoveResponseSchema)
+    @blp.alt_response(409, **problem_doc("not your turn, card not in hand, illegal "
+                                         "capture or match finished"))
+    @blp.alt_response(412, **problem_doc("If-Match names an older version"))
+    @blp.doc(security=BEARER, parameters=[
+        {"in": "header", "name": "Idempotency-Key", "schema": {"type": "string", "maxLength": 255},
+         "description": "a retry with the same key and body returns the first response"},
+        {"in": "header", "name": "If-Match", "schema": {"type": "string"},
+         "description": "the ETag (or version) the move was decided on"},
+    ])
+    def post(self, body: dict[str, Any], match_id: str) -> tuple[MoveResult, int, Headers]:
+        """Play a card for the token's seat; bot seats reply in the same request."""
+        key = request.headers.get("Idempotency-Key")
+        if key is not None and not 0 < len(key) <= 255:
+            raise Problem(422, "validation_error", "Idempotency-Key must be 1 to 255 characters",
+                          field="Idempotency-Key", message="1 to 255 characters")
+        raw = request.get_json(silent=True) or {}
+        result = matches.play_move(
+            match_id, bearer_token(), body["card"], body.get("capture"),
+            if_match=if_match_version(), idempotency_key=key,
+            request_fingerprint=matches.fingerprint(raw if isinstance(raw, dict) else {}),
+        )
+        return result, 201, _etag(result.state)
+
+    @blp.response(200, MoveLogSchema)
+    def get(self, match_id: str) -> MoveLog:
+        """The public move log; reveals the seed (or explicit decks) once finished."""
+        return matches.move_log(match_id)
+
+
+@blp.route("/<string:match_id>/resign")
+class Resign(MethodView):
+    """Concede a match."""
+
+    @blp.response(200, MatchStateSchema)
+    @blp.alt_response(409, **problem_doc("match finished"))
+    @blp.doc(security=BEARER)
+    def post(self, match_id: str) -> tuple[MatchView, int, Headers]:
+        """The token's seat (and its team) resigns; the other team wins."""
+        view = matches.resign_match(match_id, bearer_token(), if_match_version())
+        return view, 200, _etag(view)
+
+
+@blp.route("/<string:match_id>/hint")
+class Hint(MethodView):
+    """What a bot would play."""
+
+    @blp.arguments(HintQuerySchema, location="query")
+    @blp.response(200, HintSchema)
+    @blp.alt_response(409, **problem_doc("not your turn, or match finished"))
+    @blp.doc(security=BEARER)
+    def get(self, query: dict[str, Any], match_id: str) -> dict[str, Any]:
+        """The move the chosen bot level would play for the token's seat now."""
+        move = matches.hint(match_id, bearer_token(), query["level"])
+        return {"level": query["level"], "card": move.card, "capture": move.capture or ()}
