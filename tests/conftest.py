@@ -1,7 +1,8 @@
-"""Fixtures: the app on a fresh SQLite file and, when configured, on real PostgreSQL.
+"""Fixtures: the app on a fresh SQLite file and on real PostgreSQL.
 
-``BASRA_TEST_DATABASE_URL`` points the ``postgres`` half of every API test at a
-PostgreSQL database (migrated once, emptied between tests). CI sets it and
+The ``postgres`` half of every API test runs on ``BASRA_TEST_DATABASE_URL``, or on
+the default local database (postgres@127.0.0.1:5432/test) when that answers;
+the header of the run says which, or why those tests are skipped. CI sets
 ``BASRA_REQUIRE_POSTGRES=1``, so a missing database fails instead of skipping.
 """
 
@@ -12,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import flask_migrate
+import psycopg
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -20,31 +22,67 @@ from sqlalchemy import text
 from service import MIGRATIONS, create_app
 from service.db import db
 
-PG_URL = os.environ.get("BASRA_TEST_DATABASE_URL", "")
+DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 REQUIRE_PG = os.environ.get("BASRA_REQUIRE_POSTGRES") == "1"
 TABLES = "idempotency_keys, moves, seats, matches"
 
 _migrated: set[str] = set()
 
 
-def _pg_url() -> str:
-    url = PG_URL
+def _sqlalchemy_url(url: str) -> str:
     for prefix in ("postgres://", "postgresql://"):
         if url.startswith(prefix):
-            url = "postgresql+psycopg://" + url[len(prefix):]
+            return "postgresql+psycopg://" + url[len(prefix):]
     return url
+
+
+def libpq_url(url: str) -> str:
+    """The same database as a libpq URL (for psycopg and PostgreSQL's tools)."""
+    return url.replace("postgresql+psycopg://", "postgresql://")
+
+
+def _find_postgres() -> tuple[str | None, str]:
+    """The PostgreSQL URL the tests use (None if none answers) and a line saying so."""
+    configured = os.environ.get("BASRA_TEST_DATABASE_URL", "").strip()
+    url = _sqlalchemy_url(configured or DEFAULT_PG_URL)
+    where = "BASRA_TEST_DATABASE_URL" if configured else "the default local database"
+    try:
+        with psycopg.connect(libpq_url(url), connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except psycopg.Error as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return None, f"PostgreSQL tests skipped: {where} ({url}) did not answer: {reason}"
+    return url, f"PostgreSQL tests run on {where} ({url})"
+
+
+PG_URL, PG_STATUS = _find_postgres()
+
+
+def pytest_report_header() -> str:
+    """One line: whether the PostgreSQL half runs, and where (or why not)."""
+    return PG_STATUS
+
+
+def require_postgres() -> str:
+    """The test PostgreSQL database (SQLAlchemy URL); skips the test, or fails it under
+    BASRA_REQUIRE_POSTGRES=1, when none answers."""
+    if PG_URL is None:
+        if REQUIRE_PG:
+            pytest.fail(f"{PG_STATUS} (BASRA_REQUIRE_POSTGRES=1)")
+        pytest.skip(PG_STATUS)
+    return PG_URL
+
+
+@pytest.fixture
+def pg_url() -> str:
+    """The test PostgreSQL database, for tests that need PostgreSQL alone."""
+    return require_postgres()
 
 
 def make_app(backend: str, tmp_path: Path, **config: object) -> Flask:
     """A migrated, empty app on ``sqlite`` (a new file) or ``postgres``."""
-    if backend == "postgres":
-        if not PG_URL:
-            if REQUIRE_PG:
-                pytest.fail("BASRA_TEST_DATABASE_URL is not set but PostgreSQL is required")
-            pytest.skip("set BASRA_TEST_DATABASE_URL to run the PostgreSQL half")
-        url = _pg_url()
-    else:
-        url = f"sqlite:///{tmp_path / 'basra.sqlite3'}"
+    sqlite = f"sqlite:///{tmp_path / 'basra.sqlite3'}"
+    url = require_postgres() if backend == "postgres" else sqlite
     app = create_app({
         "SQLALCHEMY_DATABASE_URI": url, "TESTING": True, "BASRA_POLL_INTERVAL": 0.02, **config
     })
@@ -61,6 +99,8 @@ def make_app(backend: str, tmp_path: Path, **config: object) -> Flask:
 @pytest.fixture(params=["sqlite", "postgres"])
 def backend(request: pytest.FixtureRequest) -> str:
     """Each API test runs once on SQLite and once on PostgreSQL."""
+    if request.param == "postgres":
+        require_postgres()
     return str(request.param)
 
 

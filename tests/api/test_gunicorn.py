@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import PG_URL, REQUIRE_PG
+from tests.conftest import require_postgres
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,12 +85,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def pg_server() -> Iterator[str]:
     """gunicorn on the test PostgreSQL database."""
-    if not PG_URL:
-        if REQUIRE_PG:
-            pytest.fail("BASRA_TEST_DATABASE_URL is not set but PostgreSQL is required")
-        pytest.skip("set BASRA_TEST_DATABASE_URL to run the PostgreSQL half")
     # a database poll every 30 s: only a NOTIFY can wake a long poll sooner
-    with _gunicorn(PG_URL, BASRA_POLL_INTERVAL="30") as base:
+    with _gunicorn(require_postgres(), BASRA_POLL_INTERVAL="30") as base:
         yield base
 
 

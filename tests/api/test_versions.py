@@ -10,17 +10,13 @@ import psycopg
 import pytest
 
 from service.changes import CHANNEL, VersionBoard
-from tests.conftest import PG_URL, REQUIRE_PG
+from tests.conftest import libpq_url
 
 
 @pytest.fixture
-def dsn() -> str:
+def dsn(pg_url: str) -> str:
     """A libpq URL of the test database."""
-    if not PG_URL:
-        if REQUIRE_PG:
-            pytest.fail("BASRA_TEST_DATABASE_URL is not set but PostgreSQL is required")
-        pytest.skip("set BASRA_TEST_DATABASE_URL to run the PostgreSQL half")
-    return PG_URL.replace("postgresql+psycopg://", "postgresql://")
+    return libpq_url(pg_url)
 
 
 def _until(condition, seconds: float = 10.0) -> bool:  # noqa: ANN001
