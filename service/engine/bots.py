@@ -91,19 +91,23 @@ def _floor_after(view: SeatView, move: Move) -> tuple[Card, ...]:
     return (*view.floor, move.card)
 
 
-def greedy_policy(view: SeatView, rng: random.Random) -> Move:
-    """The move that scores best now, less the basra it may hand the next seat.
+def _greedy_score(view: SeatView, move: Move, unseen: frozenset[Card]) -> float:
+    """Points now, less the basra the move may hand the next seat; a jack or the 7D is
+    worth keeping rather than throwing away on a floor it cannot take from."""
+    score = _move_gain(view, move) - basra_risk(view, _floor_after(view, move), unseen)
+    if not move.capture and _is_sweeper(move.card):
+        score -= 0.5
+    return score
 
-    A jack or the 7D is not thrown away on a floor it cannot take from (it is
-    worth more later); ties are broken at random.
-    """
+
+def greedy_policy(view: SeatView, rng: random.Random) -> Move:
+    """The move that scores best now, less the basra it may hand the next seat (see
+    :func:`_greedy_score`); ties are broken at random."""
     unseen = view.unseen()
     best: list[Move] = []
     best_score = float("-inf")
     for move in view.legal_moves:
-        score = _move_gain(view, move) - basra_risk(view, _floor_after(view, move), unseen)
-        if not move.capture and _is_sweeper(move.card):
-            score -= 0.5  # do not waste a sweeping card on nothing
+        score = _greedy_score(view, move, unseen)
         if score > best_score + 1e-9:
             best, best_score = [move], score
         elif abs(score - best_score) <= 1e-9:
@@ -192,6 +196,12 @@ def _playout(state: State, rng: random.Random) -> State:
     return state
 
 
+EXPERT_CANDIDATES = 12
+"""The most moves the expert plays out: on a floor with many captures (``choose``
+mode) it first keeps the moves :func:`_greedy_score` ranks best, so its work stays
+bounded by ``worlds x EXPERT_CANDIDATES`` playouts."""
+
+
 def make_expert(worlds: int = 40) -> Policy:
     """An expert policy: perfect-information Monte Carlo over sampled worlds.
 
@@ -206,6 +216,10 @@ def make_expert(worlds: int = 40) -> Policy:
         moves = view.legal_moves
         if len(moves) == 1:
             return moves[0]
+        if len(moves) > EXPERT_CANDIDATES:
+            unseen = view.unseen()
+            ranked = sorted(moves, key=lambda m: -_greedy_score(view, m, unseen))
+            moves = tuple(ranked[:EXPERT_CANDIDATES])
         assert view.seat is not None
         team = team_of(view.seat)
         totals = [0.0] * len(moves)

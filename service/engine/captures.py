@@ -1,10 +1,10 @@
 """What a played card takes from the floor (RULES.md "A turn").
 
-The search for sum captures is complete, never greedy: it lists every group
-(set of floor number cards adding up to the played value) and then every
-union of groups the rules allow (pairwise disjoint groups, or any groups
-under ``capture.groups: union``). Results are cached twice: by the value
-multiset of the floor (the expensive search) and by (card, floor).
+The search for sum captures is complete, never greedy, and never enumerates
+subsets of the floor: :mod:`.sums` searches the floor's value counts. A card
+lists at most :data:`~.sums.MAX_LISTED` captures (its default first); any other
+capture the rules allow can still be named (:meth:`Capturer.named`). Outcomes
+are cached by (card, floor).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Literal
 
 from .cards import DECK, RANKS, SEVEN_OF_DIAMONDS, Card
 from .rules import Rules
+from .sums import COUNT_BITS, SumSearch
 
 BasraKind = Literal["basra", "jack_basra"]
 
@@ -25,61 +26,6 @@ class Outcome:
     capture: tuple[Card, ...]
     """Captured floor cards in card order; empty when the card stays on the floor."""
     basra: BasraKind | None
-
-
-def _groups(value: int, values: tuple[int, ...]) -> list[int]:
-    """Bitmasks of every subset of ``values`` (sorted ascending) summing to ``value``."""
-    found: list[int] = []
-    n = len(values)
-
-    def walk(start: int, total: int, mask: int) -> None:
-        for i in range(start, n):
-            t = total + values[i]
-            if t > value:
-                return  # sorted ascending: nothing further fits
-            m = mask | (1 << i)
-            if t == value:
-                found.append(m)
-            else:
-                walk(i + 1, t, m)
-
-    walk(0, 0, 0)
-    return found
-
-
-def sum_captures(
-    value: int, values: tuple[int, ...], union: bool, choose: bool, compulsory: bool
-) -> tuple[int, ...]:
-    """Every capture a number card of ``value`` may make, as bitmasks over ``values``.
-
-    ``values`` are the floor's number-card values sorted ascending. The result
-    is ordered largest capture first, then by mask; ``0`` (take nothing) is
-    included only when no capture exists, or in ``choose`` mode when capture
-    is not compulsory.
-    """
-    groups = _groups(value, values)
-    if not groups:
-        return (0,)
-    reach = {0}
-    for g in groups:
-        if union:
-            reach |= {m | g for m in reach}
-        else:
-            reach |= {m | g for m in reach if not m & g}
-    reach.discard(0)
-    if not choose:
-        if union:
-            full = 0
-            for g in groups:
-                full |= g
-            reach = {full}
-        else:
-            best = max(m.bit_count() for m in reach)
-            reach = {m for m in reach if m.bit_count() == best}
-    ordered = sorted(reach, key=lambda m: (-m.bit_count(), m))
-    if choose and not compulsory:
-        ordered.append(0)
-    return tuple(ordered)
 
 
 # A stand-in card of each rank for "what would a card of rank r do here"
@@ -107,24 +53,51 @@ class Capturer:
             for c in DECK
         )
         self._cache: dict[tuple[int, tuple[Card, ...]], tuple[Outcome, ...]] = {}
-        # a floor's number cards in value order, shared by every card played onto it
-        self._numbers: dict[tuple[Card, ...], tuple[list[Card], tuple[int, ...]]] = {}
-        # (played value, floor values) -> capture masks
-        self._sums: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
+        # the packed value counts of a floor, shared by every card played onto it
+        self._packed_floors: dict[tuple[Card, ...], int] = {}
+        self._sums = SumSearch(self._union, self._choose, self._compulsory)
 
     def outcomes(self, card: Card, floor: tuple[Card, ...]) -> tuple[Outcome, ...]:
-        """Every distinct outcome of playing ``card`` onto ``floor``, default first."""
+        """The outcomes of playing ``card`` onto ``floor`` to list, default first (at most
+        :data:`~.sums.MAX_LISTED`; :meth:`named` accepts any other valid capture)."""
         key = (self._key[card], floor)
         found = self._cache.get(key)
         if found is None:
             if len(self._cache) > _CACHE_LIMIT:
-                # floors rarely come back: keep the table small; sums by value do recur
+                # floors rarely come back: keep the tables small
                 self._cache.clear()
-                self._numbers.clear()
-                if len(self._sums) > _CACHE_LIMIT:
-                    self._sums.clear()
+                self._packed_floors.clear()
             found = self._cache[key] = self._outcomes(card, floor)
         return found
+
+    def named(
+        self, card: Card, floor: tuple[Card, ...], capture: tuple[Card, ...]
+    ) -> Outcome | None:
+        """The outcome of ``card`` taking exactly ``capture`` (sorted), or None when the
+        rules do not allow that capture."""
+        for o in self.outcomes(card, floor):
+            if o.capture == capture:
+                return o
+        value = _VALUES[card]
+        if not value or (self._special and card == SEVEN_OF_DIAMONDS) or not floor:
+            return None  # faces and the 7D have one outcome each, listed above
+        if not self._sums.is_capture(value, self._by_value(value, floor), capture):
+            return None
+        return Outcome(capture, "basra" if len(capture) == len(floor) else None)
+
+    def counts(self, hand: tuple[Card, ...], floor: tuple[Card, ...]) -> list[int]:
+        """How many outcomes each card of ``hand`` lists on ``floor`` (the lengths of
+        :meth:`outcomes`), without building any capture."""
+        if not floor:
+            return [1] * len(hand)
+        out = []
+        for card in hand:
+            value = _VALUES[card]
+            if not value or (self._special and card == SEVEN_OF_DIAMONDS):
+                out.append(1)
+            else:
+                out.append(self._sums.count(value, self._packed(value, floor)))
+        return out
 
     def _is_wild(self, card: Card) -> bool:
         return self._wild and card == SEVEN_OF_DIAMONDS
@@ -136,79 +109,50 @@ class Capturer:
             return (self._seven_of_diamonds(floor),)
         return self._plain(card, floor)
 
-    def _numbers_of(self, floor: tuple[Card, ...]) -> tuple[list[Card], tuple[int, ...]]:
-        """The floor's number cards in value order, and their values (no wild 7D)."""
-        numbers = self._numbers.get(floor)
-        if numbers is None:
-            # card order is rank-major, so sorting cards sorts them by value
-            ordered = sorted(c for c in floor if _VALUES[c])
-            numbers = self._numbers[floor] = (ordered, tuple(_VALUES[c] for c in ordered))
-        return numbers
+    def _packed_floor(self, floor: tuple[Card, ...]) -> int:
+        """The packed counts of the floor's number cards by value (a wild 7D left out)."""
+        packed = self._packed_floors.get(floor)
+        if packed is None:
+            packed = 0
+            wild = self._wild
+            for c in floor:
+                value = _VALUES[c]
+                if value and not (wild and c == SEVEN_OF_DIAMONDS):
+                    packed += _UNITS[value - 1]
+            self._packed_floors[floor] = packed
+        return packed
 
-    def _masks(self, value: int, values: tuple[int, ...]) -> tuple[int, ...]:
-        """Capture masks of a number card of ``value`` over floor ``values``; ``(0,)``
-        when it can take nothing."""
-        if not values or values[0] > value:
-            return (0,)
-        masks = self._sums.get((value, values))
-        if masks is None:
-            masks = self._sums[(value, values)] = sum_captures(
-                value, values, self._union, self._choose, self._compulsory
-            )
-        return masks
-
-    def _sum_masks(
-        self, value: int, floor: tuple[Card, ...]
-    ) -> tuple[list[Card], tuple[int, ...]]:
-        """The floor's number cards (in value order) and the capture masks over them of a
-        number card of ``value``."""
+    def _packed(self, value: int, floor: tuple[Card, ...]) -> int:
+        """The packed counts of what a number card of ``value`` may take in a sum."""
+        packed = self._packed_floor(floor) & _LOWER[value]
         if self._wild and SEVEN_OF_DIAMONDS in floor:
-            # the wild 7D counts as a card of the played value
-            pairs = sorted(
-                (value if c == SEVEN_OF_DIAMONDS else _VALUES[c], c) for c in floor if _VALUES[c]
-            )
-            return [c for _, c in pairs], self._masks(value, tuple(v for v, _ in pairs))
-        candidates, values = self._numbers_of(floor)
-        return candidates, self._masks(value, values)
+            packed += _UNITS[value - 1]  # a wild 7D counts as a card of the played value
+        return packed
 
-    def counts(self, hand: tuple[Card, ...], floor: tuple[Card, ...]) -> list[int]:
-        """How many distinct outcomes each card of ``hand`` has on ``floor``: the lengths
-        of :meth:`outcomes`, without building any capture."""
-        if not floor:
-            return [1] * len(hand)
-        wild = self._wild and SEVEN_OF_DIAMONDS in floor
-        values = () if wild else self._numbers_of(floor)[1]
-        out = []
-        for card in hand:
-            value = _VALUES[card]
-            if not value or (self._special and card == SEVEN_OF_DIAMONDS):
-                out.append(1)
-            elif wild:
-                out.append(len(self._sum_masks(value, floor)[1]))
-            else:
-                out.append(len(self._masks(value, values)))
-        return out
+    def _by_value(self, value: int, floor: tuple[Card, ...]) -> list[list[Card]]:
+        """The floor's cards that a number card of ``value`` may take in a sum, by value
+        (index i holds value i+1), in card order; a wild 7D counts as ``value``."""
+        by_value: list[list[Card]] = [[] for _ in range(value)]
+        for c in sorted(floor):
+            v = _VALUES[c]
+            if self._is_wild(c):
+                by_value[value - 1].append(c)
+            elif 0 < v <= value:
+                by_value[v - 1].append(c)
+        if self._wild and SEVEN_OF_DIAMONDS in floor:
+            by_value[-1].sort()
+        return by_value
 
     def _plain(self, card: Card, floor: tuple[Card, ...]) -> tuple[Outcome, ...]:
         value = _VALUES[card]
         if not value:
             return (self._face(card, floor),)
-        candidates, masks = self._sum_masks(value, floor)
-        if masks == (0,):
-            return _NOTHING
         whole = len(floor)
-        out = []
-        for mask in masks:
-            if mask & (mask - 1) == 0:  # a single card: the common case
-                taken: tuple[Card, ...] = (candidates[mask.bit_length() - 1],) if mask else ()
-            else:
-                taken = tuple(sorted(c for i, c in enumerate(candidates) if mask >> i & 1))
-            out.append(Outcome(taken, "basra" if len(taken) == whole else None))
-        # the documented default order: largest first, then the capture whose cards come
-        # first in deck order (A..K, suits C D H S)
-        if len(out) > 1:
-            out.sort(key=lambda o: (-len(o.capture), o.capture))
-        return tuple(out)
+        packed = self._packed(value, floor)
+        return tuple(
+            Outcome(taken, "basra" if len(taken) == whole else None)
+            for taken in self._sums.captures(value, packed, self._by_value(value, floor))
+        )
 
     def _face(self, card: Card, floor: tuple[Card, ...]) -> Outcome:
         """A jack, queen or king."""
@@ -242,9 +186,9 @@ class Capturer:
             return Outcome(whole, None)
         kinds = set()
         for stand_in in _STAND_INS:
-            for o in self._plain(stand_in, floor):
-                if o.basra is not None and len(o.capture) == len(floor):
-                    kinds.add(o.basra)
+            o = self.outcomes(stand_in, floor)[0]  # the largest capture comes first
+            if o.basra is not None and len(o.capture) == len(floor):
+                kinds.add(o.basra)
         # a plain basra where a number card, Q or K would make one; else a jack's
         kind: BasraKind | None = (
             "basra" if "basra" in kinds else ("jack_basra" if "jack_basra" in kinds else None)
@@ -253,6 +197,9 @@ class Capturer:
 
 
 _CACHE_LIMIT = 50_000
+_UNITS = tuple(1 << (COUNT_BITS * i) for i in range(10))
+_LOWER = tuple((1 << (COUNT_BITS * v)) - 1 for v in range(11))
+"""Masks of the counts of values 1..v."""
 _NOTHING = (Outcome((), None),)
 _CAPTURERS: dict[int, tuple[Rules, Capturer]] = {}
 

@@ -221,14 +221,17 @@ def random_move(state: State, rng: Random) -> Move:
 
 
 def _choose_outcome(state: State, move: Move) -> Outcome:
-    options = capturer_for(state.rules).outcomes(move.card, state.floor)
+    capturer = capturer_for(state.rules)
     if move.capture is None:
-        return options[0]
+        return capturer.outcomes(move.card, state.floor)[0]
     wanted = tuple(sorted(move.capture))
-    for o in options:
-        if o.capture == wanted:
-            return o
-    allowed = "; ".join(" ".join(format_cards(o.capture)) or "nothing" for o in options)
+    found = capturer.named(move.card, state.floor, wanted)
+    if found is not None:
+        return found
+    options = capturer.outcomes(move.card, state.floor)
+    allowed = "; ".join(" ".join(format_cards(o.capture)) or "nothing" for o in options[:8])
+    if len(options) > 8:
+        allowed += f"; and {len(options) - 8} more"
     named = " ".join(format_cards(wanted)) or "nothing"
     raise IllegalCapture(f"{move.card} cannot take {named} here; it can take: {allowed}")
 

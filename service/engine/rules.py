@@ -48,15 +48,20 @@ def team_of(seat: int) -> int:
     return seat % TEAMS
 
 
-def _min(n: int) -> dict[str, int]:
-    return {"min": n}
+def _bounds(low: int, high: int) -> dict[str, int]:
+    """A whole-number setting's range (inclusive), checked on load."""
+    return {"min": low, "max": high}
+
+
+CARD_POINTS_MAX = 100
+"""The most points ``scoring.cards`` may give one card."""
 
 
 @dataclass(frozen=True, slots=True)
 class InitialFloor:
     """Which cards may not stay on the starting floor."""
 
-    return_to_deck: tuple[str, ...] = ("J", "7D")
+    return_to_deck: tuple[str, ...] = field(default=("J", "7D"), metadata={"max_items": 17})
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +101,10 @@ class BasraSettings:
 class Scoring:
     """Round points."""
 
-    most_cards: int = field(default=30, metadata=_min(0))
+    most_cards: int = field(default=30, metadata=_bounds(0, 1000))
     most_cards_tie: Literal["none", "split", "carry_over"] = "none"
-    basra: int = field(default=10, metadata=_min(0))
-    jack_basra: int = field(default=10, metadata=_min(0))
+    basra: int = field(default=10, metadata=_bounds(0, 1000))
+    jack_basra: int = field(default=10, metadata=_bounds(0, 1000))
     cards: Mapping[str, int] = field(default_factory=_FrozenDict)
 
 
@@ -108,8 +113,8 @@ class Rules:
     """One complete, validated rule set (a variant plus any house rules)."""
 
     players: Literal[2, 4] = 2
-    hand_size: int = field(default=4, metadata=_min(1))
-    floor_size: int = field(default=4, metadata=_min(0))
+    hand_size: int = field(default=4, metadata=_bounds(1, 12))
+    floor_size: int = field(default=4, metadata=_bounds(0, 16))
     initial_floor: InitialFloor = field(default_factory=InitialFloor)
     capture: Capture = field(default_factory=Capture)
     jack: Jack = field(default_factory=Jack)
@@ -117,7 +122,7 @@ class Rules:
     basra: BasraSettings = field(default_factory=BasraSettings)
     leftover: Literal["last_capturer", "none"] = "last_capturer"
     scoring: Scoring = field(default_factory=Scoring)
-    target_score: int = field(default=101, metadata=_min(1))
+    target_score: int = field(default=101, metadata=_bounds(1, 10_000))
     target_tie: Literal["play_on", "draw"] = "play_on"
 
     @property
@@ -209,19 +214,27 @@ def _convert(hint: Any, value: object, path: str, meta: Mapping[str, Any]) -> An
             raise InvalidRules(path, "must be a whole number")
         if "min" in meta and value < meta["min"]:
             raise InvalidRules(path, f"must be at least {meta['min']}")
+        if "max" in meta and value > meta["max"]:
+            raise InvalidRules(path, f"must be at most {meta['max']}")
         return value
     if origin is tuple:  # return_to_deck: ranks or cards
         if not isinstance(value, list | tuple):
             raise InvalidRules(path, "must be a list of ranks (J) or cards (7D)")
+        if len(value) > meta["max_items"]:
+            raise InvalidRules(path, f"must list at most {meta['max_items']} ranks or cards")
         return tuple(_rank_or_card(v, f"{path}[{i}]") for i, v in enumerate(value))
     if origin is Mapping:  # scoring.cards
         if not isinstance(value, Mapping):
             raise InvalidRules(path, "must be a mapping of rank or card to points")
+        if len(value) > len(RANKS) + 52:
+            raise InvalidRules(path, "must name each rank or card at most once")
         table: dict[str, int] = {}
         for k, v in value.items():
-            key = _rank_or_card(k, _join(path, str(k)))
+            key = _rank_or_card(k, _join(path, str(k)[:8]))
             if isinstance(v, bool) or not isinstance(v, int):
                 raise InvalidRules(_join(path, key), "must be a whole number of points")
+            if not 0 <= v <= CARD_POINTS_MAX:
+                raise InvalidRules(_join(path, key), f"must be 0 to {CARD_POINTS_MAX} points")
             table[key] = v
         return _FrozenDict(table)
     raise TypeError(f"no loader for {hint!r}")  # pragma: no cover - a bug in this module

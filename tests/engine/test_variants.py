@@ -95,7 +95,17 @@ def test_pagat_and_four_player_files() -> None:
         ({"scoring": {"cards": {"2C": "two"}}}, "scoring.cards.2C", "must be a whole number"),
         ({"initial_floor": {"return_to_deck": ["J", "XX"]}}, "initial_floor.return_to_deck[1]",
          "'XX' is neither a rank"),
-        ({"hand_size": 30}, "hand_size", "players x hand_size + floor_size is"),
+        ({"players": 4, "hand_size": 12, "floor_size": 8}, "hand_size",
+         "players x hand_size + floor_size is"),
+        ({"hand_size": 13}, "hand_size", "must be at most 12"),
+        ({"floor_size": 17}, "floor_size", "must be at most 16"),
+        ({"target_score": 10_001}, "target_score", "must be at most 10000"),
+        ({"target_score": 10**4300}, "target_score", "must be at most 10000"),
+        ({"scoring": {"basra": 1001}}, "scoring.basra", "must be at most 1000"),
+        ({"scoring": {"cards": {"AS": 101}}}, "scoring.cards.AS", "must be 0 to 100 points"),
+        ({"scoring": {"cards": {"AS": -1}}}, "scoring.cards.AS", "must be 0 to 100 points"),
+        ({"initial_floor": {"return_to_deck": ["J"] * 41_600}}, "initial_floor.return_to_deck",
+         "must list at most 17"),
     ],
 )
 def test_invalid_house_rules_name_the_bad_key(override: dict, path: str, problem: str) -> None:
@@ -106,6 +116,13 @@ def test_invalid_house_rules_name_the_bad_key(override: dict, path: str, problem
     assert err.value.path == path
     assert err.value.problem.startswith(problem)
     assert str(err.value).startswith(f"{path}: {problem}")
+
+
+def test_a_twelve_card_starting_floor_stays_allowed() -> None:
+    """Bounds are generous for real house rules: a 12-card (even 16-card) starting floor."""
+    base = load_variant("egyptian-v2").rules
+    assert with_house_rules(base, {"floor_size": 12}).floor_size == 12
+    assert with_house_rules(base, {"floor_size": 16, "hand_size": 12}).hand_size == 12
 
 
 def test_invalid_variant_file_is_rejected_with_path(tmp_path: Path) -> None:

@@ -1,0 +1,77 @@
+"""Hostile input among strangers: every request answers fast with 2xx or a 4xx problem."""
+
+from __future__ import annotations
+
+import time
+
+from flask.testing import FlaskClient
+
+from service.engine import DECK
+from tests.api.helpers import auth, create, tokens
+
+
+def _timed(call):  # noqa: ANN001, ANN202
+    started = time.monotonic()
+    r = call()
+    return r, time.monotonic() - started
+
+
+def test_house_rules_beyond_the_bounds_are_refused_naming_the_key(client: FlaskClient) -> None:
+    """A 24- or 32-card starting floor, a huge target or return_to_deck list: 422 naming
+    the key, at once, and nothing stored."""
+    cases = [
+        ({"floor_size": 24}, "rules.floor_size"),
+        ({"floor_size": 32, "hand_size": 4}, "rules.floor_size"),
+        ({"target_score": 10**9}, "rules.target_score"),
+        ({"initial_floor": {"return_to_deck": ["J"] * 41_600}}, "rules.initial_floor.return_to_deck"),
+    ]
+    for rules, field in cases:
+        r, took = _timed(lambda rules=rules: client.post("/v1/matches", json={
+            "players": [{"bot": "expert"}, {"name": "x"}], "rules": rules}))
+        assert r.status_code == 422 and took < 1, (rules, took)
+        assert r.get_json()["errors"][0]["field"] == field
+    assert client.get("/v1/matches").get_json()["matches"] == []
+
+
+def test_a_large_choose_floor_with_a_leading_bot_answers_fast(client: FlaskClient) -> None:
+    """The largest starting floor allowed, under choose mode with no compulsory capture and
+    an expert bot that leads: the create, the human's view and an expert hint each
+    answer well under a second."""
+    rules = {"floor_size": 16, "capture": {"mode": "choose", "compulsory": False},
+             "initial_floor": {"return_to_deck": []}}
+    r, took = _timed(lambda: client.post("/v1/matches", json={
+        "players": [{"bot": "expert"}, {"name": "human"}], "rules": rules}))
+    assert r.status_code == 201 and took < 1, took
+    created = r.get_json()
+    token = tokens(created)[1]
+    r, took = _timed(lambda: client.get(f"/v1/matches/{created['id']}", headers=auth(token)))
+    assert r.status_code == 200 and took < 1, took
+    assert r.get_json()["turn"] == 1 and r.get_json()["legal_moves"]
+    r, took = _timed(lambda: client.get(f"/v1/matches/{created['id']}/hint?level=expert",
+                                        headers=auth(token)))
+    assert r.status_code == 200 and took < 1, took
+
+
+def test_views_stay_fast_on_a_floor_grown_by_seats_that_never_capture(client: FlaskClient) -> None:
+    """Two seats that always trail a card (choose, not compulsory) grow the floor to all 40
+    number cards; every view of the seat on turn answers fast."""
+    deck = [str(c) for c in DECK if c.value] + [str(c) for c in DECK if not c.value]
+    created = create(client, decks=[deck], rules={
+        "capture": {"mode": "choose", "compulsory": False}, "floor_size": 16,
+        "initial_floor": {"return_to_deck": []}, "seven_of_diamonds": {"special": False}})
+    toks = tokens(created)
+    slowest, largest = 0.0, 0
+    for _ in range(24):
+        state = client.get(f"/v1/matches/{created['id']}").get_json()
+        seat = state["turn"]
+        r, took = _timed(lambda seat=seat: client.get(
+            f"/v1/matches/{created['id']}", headers=auth(toks[seat])))
+        slowest = max(slowest, took)
+        moves = r.get_json()["legal_moves"]
+        move = next((m for m in moves if not m["capture"]), moves[0])  # faces must take
+        played = client.post(f"/v1/matches/{created['id']}/moves", headers=auth(toks[seat]),
+                             json=move)
+        assert played.status_code == 201, played.get_json()
+        largest = max(largest, len(played.get_json()["state"]["floor"]))
+    assert largest == 40
+    assert slowest < 1, slowest
