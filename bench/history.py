@@ -65,12 +65,12 @@ def main() -> int:
                    capture_output=True)
     rows = _fill(url.replace("postgresql+psycopg://", "postgresql://"))
 
-    from service import create_app, store
+    from service import create_app, matches, store
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url})
     print(f"history: {rows:,} matches in PostgreSQL, 20-match pages, median of 20 calls")
     with app.app_context():
-        deep_cursor = store.encode_cursor(rows // 2)
+        deep_cursor = store.encode_cursor(rows // 2, app.config["SECRET_KEY"])
         cases = {
             "newest page": {},
             "player filter": {"player": "player1234"},
@@ -82,8 +82,7 @@ def main() -> int:
             times = []
             for _ in range(20):
                 started = time.perf_counter()
-                page, _ = store.history(store.HistoryQuery(**filters))
-                store.commit()
+                page = matches.history(store.HistoryQuery(**filters)).matches
                 times.append(time.perf_counter() - started)
             print(f"  {label:<28} {statistics.median(times) * 1000:7.2f} ms  ({len(page)} rows)")
     return 0

@@ -16,9 +16,11 @@ Versions only grow, so a late database read never overwrites a newer one.
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 import time
 from collections import OrderedDict
+from typing import Any
 
 import psycopg
 from flask import current_app
@@ -47,8 +49,17 @@ class VersionBoard:
         self._versions: OrderedDict[str, int] = OrderedDict()
         self._seats: OrderedDict[str, list[tuple[int, str]]] = OrderedDict()
         self._waiters: dict[str, list[threading.Event]] = {}
+        # settling: this process's pings, sent on a channel of its own and heard back
+        self._ping_channel = f"basra_ping_{secrets.token_hex(8)}"
+        self._pings_sent = 0
+        self._pings_heard = 0
+        self._pings_wanted = 0
+        self._settlers: list[tuple[int, threading.Event]] = []
+        self._ping_needed = threading.Event()
         self._thread = threading.Thread(target=self._listen, name="basra-listen", daemon=True)
         self._thread.start()
+        self._pinger = threading.Thread(target=self._ping, name="basra-ping", daemon=True)
+        self._pinger.start()
 
     # --- listener ----------------------------------------------------------
 
@@ -59,11 +70,15 @@ class VersionBoard:
                     self.dsn, autocommit=True, application_name="basra-listen"
                 ) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
+                    conn.execute(f"LISTEN {self._ping_channel}")
                     with self._lock:  # anything heard before this LISTEN may be stale
                         self._versions.clear()
                         self.epoch += 1
                     self.live = True
                     for note in conn.notifies():
+                        if note.channel == self._ping_channel:
+                            self._heard_ping(int(note.payload))
+                            continue
                         match_id, _, version = note.payload.rpartition(":")
                         self.saw(match_id, int(version))
             except Exception:  # lost the connection: fall back to the database, retry
@@ -126,8 +141,60 @@ class VersionBoard:
     def _wake_all(self) -> None:
         with self._lock:
             waiters = [e for events in self._waiters.values() for e in events]
+            waiters += [e for _, e in self._settlers]
             self._waiters.clear()
+            self._settlers.clear()
         for event in waiters:
+            event.set()
+
+    # --- settling ------------------------------------------------------------
+
+    def settle(self, timeout: float = 1.0) -> bool:
+        """Wait until this board has heard every notification committed before this call;
+        False if it cannot tell (not live, reconnected, or no answer within ``timeout``).
+
+        PostgreSQL delivers notifications in commit order, so once the board hears a
+        ping of its own that was sent after this call began, it has heard every move
+        committed before. Concurrent callers share one ping.
+        """
+        if not self.live:
+            return False
+        event = threading.Event()
+        with self._lock:
+            epoch = self.epoch
+            target = self._pings_sent + 1  # a ping not sent yet: it will go after now
+            self._pings_wanted = max(self._pings_wanted, target)
+            self._settlers.append((target, event))
+        self._ping_needed.set()
+        event.wait(timeout)
+        with self._lock:
+            return self.live and self.epoch == epoch and self._pings_heard >= target
+
+    def _ping(self) -> None:
+        conn: psycopg.Connection[Any] | None = None
+        while True:
+            self._ping_needed.wait()
+            self._ping_needed.clear()
+            with self._lock:
+                if self._pings_wanted <= self._pings_sent:
+                    continue
+                seq = self._pings_sent = self._pings_wanted  # one ping for every caller so far
+            try:
+                if conn is None or conn.closed:
+                    conn = psycopg.connect(self.dsn, autocommit=True,
+                                           application_name="basra-ping")
+                conn.execute("SELECT pg_notify(%s, %s)", (self._ping_channel, str(seq)))
+            except Exception:  # the callers fall back to the database
+                log.warning("version ping failed; retrying", exc_info=True)
+                conn = None
+                time.sleep(0.2)
+
+    def _heard_ping(self, seq: int) -> None:
+        with self._lock:
+            self._pings_heard = max(self._pings_heard, seq)
+            ready = [e for target, e in self._settlers if target <= seq]
+            self._settlers = [(t, e) for t, e in self._settlers if t > seq]
+        for event in ready:
             event.set()
 
 
@@ -221,6 +288,24 @@ def peek(match_id: str) -> tuple[int, list[tuple[int, str]]]:
         board.remember_seats(match_id, seats)
         board.saw_read(match_id, version, epoch)
     return version, seats
+
+
+def settled(match_id: str, version: int) -> int:
+    """The match's version as :func:`peek` or :func:`wait_for_change` gave it, made safe to
+    answer a 304 with: a version from this process's board is trusted only once the
+    board has heard every notification committed before now (else the database is
+    read), so a 304 never hides a move another instance acknowledged."""
+    board = _board()
+    if board is None:
+        return version  # it was read from the database just now
+    if board.settle():
+        known = board.version(match_id)
+        if known is not None:
+            return known
+    epoch = board.epoch
+    current = _read_version(match_id)
+    board.saw_read(match_id, current, epoch)
+    return current
 
 
 def wait_for_change(match_id: str, version: int, timeout: float) -> int:

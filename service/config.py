@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,29 @@ def database_url(instance_path: str) -> str:
     return url
 
 
+def secret_key(instance_path: str) -> bytes:
+    """``BASRA_SECRET_KEY``, or a random key kept in the instance folder (made on first
+    use), for signing history cursors. Instances behind one database share the setting."""
+    value = os.environ.get("BASRA_SECRET_KEY", "").strip()
+    if value:
+        return value.encode()
+    path = Path(instance_path) / "secret.key"
+    if not path.is_file():
+        # written aside, then linked into place: racing workers all read the one winner
+        path.parent.mkdir(parents=True, exist_ok=True)
+        draft = path.with_name(f"secret.key.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(secrets.token_bytes(32))
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
+    return path.read_bytes()
+
+
 def _float(name: str, default: float) -> float:
     value = os.environ.get(name)
     return float(value) if value else default
@@ -29,6 +53,7 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
     origins = os.environ.get("BASRA_CORS_ORIGINS", "*")
     return {
         "SQLALCHEMY_DATABASE_URI": database_url(instance_path),
+        "SECRET_KEY": secret_key(instance_path),
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
         # the longest ?wait= a poll may ask for, and how often a poll looks
         "BASRA_MAX_WAIT": _float("BASRA_MAX_WAIT", 30.0),

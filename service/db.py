@@ -9,8 +9,10 @@ from typing import Any
 
 from flask import Flask
 from flask_sqlalchemy import SQLAlchemy
-from sqlalchemy import event
+from sqlalchemy import event, exc
 from sqlalchemy.orm import DeclarativeBase
+
+from .errors import DatabaseUnavailable
 
 
 class Base(DeclarativeBase):
@@ -54,22 +56,33 @@ def _sqlite_begin(conn: Any) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
+# the database did not answer, dropped the connection, or stayed locked
+_UNAVAILABLE = (exc.OperationalError, exc.InterfaceError, exc.TimeoutError,
+                exc.DisconnectionError)
+
+
 @contextmanager
 def transaction(*, write: bool = False) -> Iterator[None]:
     """One unit of work: committed when the block ends, rolled back if it raises.
 
     ``write`` takes the write lock at BEGIN on SQLite (PostgreSQL locks rows instead).
+    A database that does not answer raises :class:`DatabaseUnavailable`.
     """
     session = db.session()
-    if session.in_transaction():  # a read left open earlier in the request
-        session.rollback()
-    if write:
-        session.connection(execution_options={"basra_write": True})
     try:
+        if session.in_transaction():  # a read left open earlier in the request
+            session.rollback()
+        if write:
+            session.connection(execution_options={"basra_write": True})
         yield
         session.commit()
-    except BaseException:
-        session.rollback()
+    except BaseException as error:
+        try:
+            session.rollback()
+        except _UNAVAILABLE:  # the connection is gone with the database: drop it
+            session.close()
+        if isinstance(error, _UNAVAILABLE):
+            raise DatabaseUnavailable("the database is unavailable; retry shortly") from error
         raise
 
 

@@ -65,3 +65,9 @@ class InvalidCursor(ServiceError):
     """A history cursor this service did not issue."""
 
     reason = "invalid_cursor"
+
+
+class DatabaseUnavailable(ServiceError):
+    """The database did not answer (down, restarting, or locked too long)."""
+
+    reason = "database_unavailable"

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from flask import current_app
+
 from . import changes, store
 from .db import transaction
 from .engine import (
@@ -203,6 +205,8 @@ def read_match(match_id: str, token: str | None, seen: Seen, wait: float) -> Mat
     if seen.holds(version, seat) and wait > 0:
         version = changes.wait_for_change(match_id, version, wait)
     if seen.holds(version, seat):
+        version = changes.settled(match_id, version)  # never hide a committed move
+    if seen.holds(version, seat):
         return Unchanged(version, seat)
     with transaction():
         match = store.get_match(match_id)
@@ -369,7 +373,7 @@ class HistoryPage:
 def history(query: store.HistoryQuery) -> HistoryPage:
     """A page of the match history, newest first."""
     with transaction():
-        rows, nxt = store.history(query)
+        rows, nxt = store.history(query, current_app.config["SECRET_KEY"])
         return HistoryPage([
             MatchSummary(
                 m.id, m.variant, m.status, m.version, m.rules_hash, m.scores, m.winner, m.draw,

@@ -8,6 +8,8 @@ No rules here.
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -161,18 +163,28 @@ def save_idempotent(
 # --- history -----------------------------------------------------------
 
 
-def encode_cursor(pk: int) -> str:
-    """An opaque cursor for keyset pagination."""
-    return base64.urlsafe_b64encode(f"m:{pk}".encode()).decode().rstrip("=")
+def _cursor_signature(key: bytes, text: str) -> str:
+    digest = hmac.new(key, text.encode(), hashlib.sha256).digest()[:12]
+    return base64.urlsafe_b64encode(digest).decode()
 
 
-def decode_cursor(cursor: str) -> int:
-    """The match pk a cursor points below."""
+def encode_cursor(pk: int, key: bytes) -> str:
+    """An opaque cursor for keyset pagination, signed with ``key``."""
+    text = f"m:{pk}"
+    token = f"{text}:{_cursor_signature(key, text)}"
+    return base64.urlsafe_b64encode(token.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, key: bytes) -> int:
+    """The match pk a cursor this service signed points below."""
     try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        token = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        text, _, signature = token.rpartition(":")
         kind, _, pk = text.partition(":")
-        if kind != "m":
-            raise ValueError(kind)
+        if kind != "m" or not hmac.compare_digest(signature, _cursor_signature(key, text)):
+            raise ValueError("not signed here")
+        if not (pk.isascii() and pk.isdigit() and 0 < int(pk) < 2**63):
+            raise ValueError(pk)
         return int(pk)
     except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidCursor(
@@ -193,8 +205,9 @@ class HistoryQuery:
     limit: int = 20
 
 
-def history(query: HistoryQuery) -> tuple[list[Match], str | None]:
-    """Matches newest first, filtered; keyset pagination on the primary key (no OFFSET)."""
+def history(query: HistoryQuery, cursor_key: bytes) -> tuple[list[Match], str | None]:
+    """Matches newest first, filtered; keyset pagination on the primary key (no OFFSET),
+    with cursors signed by ``cursor_key``."""
     # the listing needs neither the snapshot nor the rules: leave the big columns behind
     stmt = select(Match).options(defer(Match.snapshot), defer(Match.rules), defer(Match.seed))
     q = query
@@ -211,9 +224,9 @@ def history(query: HistoryQuery) -> tuple[list[Match], str | None]:
     if q.until:
         stmt = stmt.where(Match.created_at < q.until.astimezone(UTC))
     if q.cursor:
-        stmt = stmt.where(Match.pk < decode_cursor(q.cursor))
+        stmt = stmt.where(Match.pk < decode_cursor(q.cursor, cursor_key))
     stmt = stmt.order_by(Match.pk.desc()).limit(q.limit + 1)
     rows = list(db.session.execute(stmt).scalars())
     more = len(rows) > q.limit
     rows = rows[: q.limit]
-    return rows, encode_cursor(rows[-1].pk) if more and rows else None
+    return rows, encode_cursor(rows[-1].pk, cursor_key) if more and rows else None

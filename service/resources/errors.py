@@ -22,6 +22,7 @@ from ..engine.errors import (
     UnknownVariant,
 )
 from ..errors import (
+    DatabaseUnavailable,
     IdempotencyKeyReused,
     InvalidCursor,
     InvalidToken,
@@ -67,13 +68,14 @@ class Problem(Exception):
 
     def __init__(
         self, status: int, reason: str, detail: str, *, field: str | None = None,
-        message: str = "",
+        message: str = "", headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(detail)
         self.status = status
         self.reason = reason
         self.detail = detail
         self.errors = [{"field": field, "message": message or detail}] if field else None
+        self.headers = headers
 
 
 def problem_response(
@@ -115,9 +117,12 @@ _STATUS: list[tuple[type[BasraError], int]] = [
     (NoHumanSeat, 422),
     (IdempotencyKeyReused, 422),
     (InvalidCursor, 422),
+    (DatabaseUnavailable, 503),
 ]
+RETRY_AFTER_SECONDS = 2
 _HEADERS: dict[type[BasraError], dict[str, str]] = {
     MissingToken: {"WWW-Authenticate": 'Bearer realm="basra"'},
+    DatabaseUnavailable: {"Retry-After": str(RETRY_AFTER_SECONDS)},
 }
 
 
@@ -191,7 +196,8 @@ def http_problem(error: HTTPException) -> Response:
 
 
 def _request_problem(error: Problem) -> Response:
-    return problem_response(error.status, error.reason, error.detail, error.errors)
+    return problem_response(error.status, error.reason, error.detail, error.errors,
+                            error.headers)
 
 
 def _unexpected(error: Exception) -> Response:

@@ -2,83 +2,23 @@
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.api.servers import KeepAlive, call, gunicorn
 from tests.conftest import require_postgres
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _call(base: str, method: str, path: str, body: Any = None,
-          token: str | None = None) -> tuple[int, Any]:
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(base + path, data=data, method=method)
-    req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            return resp.status, json.loads(resp.read() or b"null")
-    except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read() or b"null")
-
-
-@contextlib.contextmanager
-def _gunicorn(database_url: str, **settings: str) -> Iterator[str]:
-    """gunicorn with 3 gevent workers on a migrated database; yields its base URL."""
-    port = _free_port()
-    env = {**os.environ, "DATABASE_URL": database_url, "WEB_CONCURRENCY": "3",
-           "BASRA_ACCESS_LOG": "", **settings}
-    subprocess.run([sys.executable, "-m", "service.cli", "db", "upgrade"], cwd=ROOT, env=env,
-                   check=True, capture_output=True)
-    gunicorn = str(Path(sys.executable).with_name("gunicorn"))
-    proc = subprocess.Popen(
-        [gunicorn, "--config", "service/gunicorn_conf.py", "--bind", f"127.0.0.1:{port}",
-         "service:create_app()"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(150):
-            try:
-                if _call(base, "GET", "/readyz")[0] == 200:
-                    break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("gunicorn did not start")
-        yield base
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(15)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """gunicorn on a fresh SQLite file, as `make serve` runs it."""
     folder = tmp_path_factory.mktemp("serve")
-    with _gunicorn(f"sqlite:///{folder / 'basra.sqlite3'}") as base:
+    with gunicorn(f"sqlite:///{folder / 'basra.sqlite3'}") as base:
         yield base
 
 
@@ -86,14 +26,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def pg_server() -> Iterator[str]:
     """gunicorn on the test PostgreSQL database."""
     # a database poll every 30 s: only a NOTIFY can wake a long poll sooner
-    with _gunicorn(require_postgres(), BASRA_POLL_INTERVAL="30") as base:
+    with gunicorn(require_postgres(), BASRA_POLL_INTERVAL="30") as base:
         yield base
 
 
 def test_a_move_wakes_long_polls_in_every_worker_process(pg_server: str) -> None:
     """On PostgreSQL, a move made through one worker process wakes the long polls waiting
     in the others at once (NOTIFY), long before their wait ends."""
-    _, created = _call(pg_server, "POST", "/v1/matches",
+    _, created = call(pg_server, "POST", "/v1/matches",
                        {"players": [{"name": "a"}, {"name": "b"}]})
     token = created["seats"][0]["token"]
     url = f"{pg_server}/v1/matches/{created['id']}?wait=20"
@@ -112,9 +52,9 @@ def test_a_move_wakes_long_polls_in_every_worker_process(pg_server: str) -> None
     for t in pollers:
         t.start()
     time.sleep(1.0)
-    _, mine = _call(pg_server, "GET", f"/v1/matches/{created['id']}", token=token)
+    _, mine = call(pg_server, "GET", f"/v1/matches/{created['id']}", token=token)
     move = mine["legal_moves"][0]
-    status, _ = _call(pg_server, "POST", f"/v1/matches/{created['id']}/moves", move, token=token)
+    status, _ = call(pg_server, "POST", f"/v1/matches/{created['id']}/moves", move, token=token)
     assert status == 201
     for t in pollers:
         t.join(60)
@@ -128,17 +68,17 @@ def test_many_clients_on_several_workers_never_hit_a_locked_database(server: str
     failures: list[Any] = []
 
     def play_match() -> None:
-        status, created = _call(server, "POST", "/v1/matches",
+        status, created = call(server, "POST", "/v1/matches",
                                 {"players": [{"name": "a"}, {"name": "b"}]})
         assert status == 201, created
         tokens = {s["seat"]: s["token"] for s in created["seats"]}
         match = created["id"]
         for _ in range(16):
-            _, public = _call(server, "GET", f"/v1/matches/{match}")
+            _, public = call(server, "GET", f"/v1/matches/{match}")
             seat = public["turn"]
-            _, mine = _call(server, "GET", f"/v1/matches/{match}", token=tokens[seat])
+            _, mine = call(server, "GET", f"/v1/matches/{match}", token=tokens[seat])
             move = mine["legal_moves"][0]
-            status, body = _call(server, "POST", f"/v1/matches/{match}/moves", move,
+            status, body = call(server, "POST", f"/v1/matches/{match}/moves", move,
                                  token=tokens[seat])
             if status != 201:
                 failures.append(body)
@@ -149,14 +89,14 @@ def test_many_clients_on_several_workers_never_hit_a_locked_database(server: str
     for t in threads:
         t.join(120)
     assert failures == []
-    status, page = _call(server, "GET", "/v1/matches?limit=100")
+    status, page = call(server, "GET", "/v1/matches?limit=100")
     assert status == 200 and len(page["matches"]) == 8
     assert all(m["version"] == 16 for m in page["matches"])
 
 
 def test_long_poll_does_not_starve_other_requests(server: str) -> None:
     """While many long polls wait, other requests are still answered at once."""
-    _, created = _call(server, "POST", "/v1/matches", {"players": [{"name": "a"}, {"name": "b"}]})
+    _, created = call(server, "POST", "/v1/matches", {"players": [{"name": "a"}, {"name": "b"}]})
     url = f"{server}/v1/matches/{created['id']}?wait=6"
 
     statuses: list[int] = []
@@ -174,9 +114,59 @@ def test_long_poll_does_not_starve_other_requests(server: str) -> None:
         t.start()
     time.sleep(0.3)
     started = time.monotonic()
-    assert _call(server, "GET", "/healthz")[0] == 200
-    assert _call(server, "GET", "/v1/variants")[0] == 200
+    assert call(server, "GET", "/healthz")[0] == 200
+    assert call(server, "GET", "/v1/variants")[0] == 200
     assert time.monotonic() - started < 3  # well before the polls' 6 s are up
     for t in pollers:
         t.join(30)
     assert statuses == [304] * 30
+
+
+@pytest.fixture(scope="module")
+def two_instances() -> Iterator[tuple[str, str]]:
+    """Two one-worker instances on the same PostgreSQL database (one worker each, so the
+    watcher's board always knows the match: the case where a stale board could lie)."""
+    url = require_postgres()
+    with gunicorn(url, workers=1) as a, gunicorn(url, workers=1) as b:
+        yield a, b
+
+
+def test_no_304_hides_a_move_acknowledged_by_another_instance(
+    two_instances: tuple[str, str],
+) -> None:
+    """Two instances on one PostgreSQL, racing clients: a conditional GET sent to one
+    instance right after another acknowledged a move (201) never answers 304."""
+    stale: list[tuple[int, int]] = []
+    checked: list[int] = []
+
+    def race(index: int) -> None:
+        servers = [KeepAlive(base) for base in two_instances]
+        mover, watcher = servers if index % 2 else servers[::-1]
+        _, created = mover.call("POST", "/v1/matches",
+                                {"players": [{"name": "a"}, {"name": "b"}]})
+        tokens = {s["seat"]: s["token"] for s in created["seats"]}
+        match = created["id"]
+        for _ in range(40):
+            _, public = watcher.call("GET", f"/v1/matches/{match}")
+            if public["status"] != "active":
+                return
+            seat = public["turn"]
+            _, mine = mover.call("GET", f"/v1/matches/{match}", token=tokens[seat])
+            status, body = mover.call("POST", f"/v1/matches/{match}/moves",
+                                      mine["legal_moves"][0], token=tokens[seat])
+            assert status == 201, body
+            version = body["state"]["version"]
+            status, _ = watcher.call("GET", f"/v1/matches/{match}",
+                                     headers={"If-None-Match": f'"{version - 1}-spectator"'})
+            checked.append(version)
+            if status == 304:
+                stale.append((index, version))
+            mover, watcher = watcher, mover
+
+    threads = [threading.Thread(target=race, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert len(checked) >= 150
+    assert stale == []

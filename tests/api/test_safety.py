@@ -75,3 +75,69 @@ def test_views_stay_fast_on_a_floor_grown_by_seats_that_never_capture(client: Fl
         largest = max(largest, len(played.get_json()["state"]["floor"]))
     assert largest == 40
     assert slowest < 1, slowest
+
+
+def test_hostile_bodies_and_headers_get_4xx_problems(client: FlaskClient) -> None:
+    """JSON nested 20,000 deep, an integer of 5,000 digits, If-Match '²' or a 5,000-digit
+    version: each a 4xx problem naming the trouble, and nothing stored."""
+    created = create(client)
+    token = tokens(created)[0]
+    deep = "[" * 20_000 + "]" * 20_000
+    huge = '{"players": [{"name": "a"}, {"name": "b"}], "rules": {"target_score": ' + "9" * 5000 + "}}"
+    for body in (deep, huge, '{"rules": ' + "{\"a\": " * 40 + "1" + "}" * 40 + "}"):
+        r = client.post("/v1/matches", data=body, content_type="application/json")
+        assert r.status_code == 400, r.get_json()
+        assert r.content_type == "application/problem+json"
+        assert r.get_json()["reason"] == "invalid_json"
+    move = client.get(f"/v1/matches/{created['id']}", headers=auth(token)).get_json()["legal_moves"][0]
+    for if_match in ('"²"', '"' + "9" * 5000 + '"'):
+        r = client.post(f"/v1/matches/{created['id']}/moves", json=move,
+                        headers={**auth(token), "If-Match": if_match})
+        assert r.status_code == 412 and r.get_json()["reason"] == "version_mismatch"
+        r = client.get(f"/v1/matches/{created['id']}", headers={"If-None-Match": if_match})
+        assert r.status_code == 200
+    assert len(client.get("/v1/matches").get_json()["matches"]) == 1
+    assert client.get(f"/v1/matches/{created['id']}").get_json()["version"] == 0
+
+
+def test_forged_and_foreign_cursors_are_refused(client: FlaskClient, app) -> None:  # noqa: ANN001
+    """History cursors are signed: a cursor beyond int64, a forged 'm:9999999', or one
+    signed with another secret get 422 invalid_cursor."""
+    import base64
+
+    from service import store
+
+    for _ in range(3):
+        create(client)
+    good = client.get("/v1/matches?limit=1").get_json()["next"]
+    assert client.get(f"/v1/matches?limit=1&cursor={good}").status_code == 200
+    forged = base64.urlsafe_b64encode(b"m:9999999").decode().rstrip("=")
+    foreign = store.encode_cursor(2, b"another secret")
+    for cursor in ("bTo5OTk5OTk5OTk5OTk5OTk5OTk5OTk5OQ", forged, foreign, good[:-2] + "AA"):
+        r = client.get(f"/v1/matches?cursor={cursor}")
+        assert r.status_code == 422, cursor
+        assert r.get_json()["reason"] == "invalid_cursor"
+
+
+def test_a_database_that_does_not_answer_gives_503_with_retry_after(tmp_path) -> None:  # noqa: ANN001
+    """No database at the address: every endpoint, long polls too, answers 503
+    database_unavailable with Retry-After, and /readyz shows no driver text."""
+    from service import create_app
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": "postgresql+psycopg://nobody@127.0.0.1:1/none",
+                      "TESTING": True, "BASRA_LISTEN": False})
+    client = app.test_client()
+    calls = [
+        ("GET", "/readyz"), ("GET", "/v1/matches"), ("GET", "/v1/matches/x"),
+        ("GET", "/v1/matches/x?wait=5"), ("POST", "/v1/matches"),
+        ("GET", "/v1/matches/x/moves"),
+    ]
+    for method, url in calls:
+        body = {"players": [{"name": "a"}, {"name": "b"}]} if method == "POST" else None
+        r = client.open(url, method=method, json=body,
+                        headers={"If-None-Match": '"0-spectator"'})
+        assert r.status_code == 503, (url, r.get_json())
+        assert r.headers["Retry-After"].isdigit()
+        problem = r.get_json()
+        assert problem["reason"] == "database_unavailable"
+        assert "127.0.0.1" not in r.get_data(as_text=True) and "psycopg" not in problem["detail"]

@@ -6,13 +6,13 @@ from typing import Any
 
 from flask import Response, current_app, request, url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from ... import matches
 from ...matches import CreatedMatch, HistoryPage, MatchView, MoveLog, MoveResult, Unchanged
 from ...store import HistoryQuery
 from ..errors import Problem, problem_doc
 from ..headers import bearer_token, etag_for, if_match_version, seen
+from ..parser import Blueprint
 from .schemas import (
     CreatedMatchSchema,
     CreateMatchSchema,

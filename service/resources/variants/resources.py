@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from ...engine import Variant, all_variants, load_variant, with_house_rules
 from ...engine.errors import UnknownVariant
 from ..errors import Problem
+from ..parser import Blueprint
 from .schemas import RulesCheckSchema, VariantListSchema, VariantSchema
 
 blp = Blueprint("variants", __name__, url_prefix="/v1/variants", description="Rule variants")
