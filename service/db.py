@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from flask import Flask
+from flask import Flask, current_app
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import event, exc
 from sqlalchemy.orm import DeclarativeBase
@@ -30,8 +31,7 @@ def init_db(app: Flask) -> None:
     with app.app_context():
         engine = db.engine
         if engine.dialect.name == "sqlite":
-            timeout = int(app.config.get("BASRA_SQLITE_BUSY_TIMEOUT_MS", 30000))
-            event.listen(engine, "connect", _sqlite_pragmas(timeout))
+            event.listen(engine, "connect", _sqlite_pragmas(_NATIVE_BUSY_MS))
             event.listen(engine, "begin", _sqlite_begin)
 
 
@@ -51,9 +51,35 @@ def _sqlite_pragmas(busy_timeout_ms: int) -> Any:
 
 def _sqlite_begin(conn: Any) -> None:
     """Writers take SQLite's write lock up front (BEGIN IMMEDIATE), so two writers queue
-    on the busy timeout instead of failing with 'database is locked' on upgrade."""
+    for it instead of failing with 'database is locked' on upgrade."""
     write = conn.get_execution_options().get("basra_write", False)
     conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+# SQLite's own busy wait blocks the whole thread, and under gevent the whole worker
+# with it; so it waits only briefly, and a writer that finds the lock taken sleeps
+# (cooperatively) and tries again until BASRA_SQLITE_BUSY_TIMEOUT_MS has passed.
+_NATIVE_BUSY_MS = 10
+
+
+def _begin_write() -> None:
+    session = db.session()
+    if backend() != "sqlite":
+        session.connection(execution_options={"basra_write": True})
+        return
+    patience = current_app.config.get("BASRA_SQLITE_BUSY_TIMEOUT_MS", 30000) / 1000
+    deadline = time.monotonic() + patience
+    pause = 0.002
+    while True:
+        try:
+            session.connection(execution_options={"basra_write": True})
+            return
+        except exc.OperationalError as error:
+            if "locked" not in str(error.orig) or time.monotonic() + pause > deadline:
+                raise
+            session.rollback()
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
 
 # the database did not answer, dropped the connection, or stayed locked
@@ -73,7 +99,7 @@ def transaction(*, write: bool = False) -> Iterator[None]:
         if session.in_transaction():  # a read left open earlier in the request
             session.rollback()
         if write:
-            session.connection(execution_options={"basra_write": True})
+            _begin_write()
         yield
         session.commit()
     except BaseException as error:

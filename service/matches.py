@@ -238,6 +238,10 @@ def _check_version(match: Match, if_match: int | None) -> None:
         )
 
 
+MOVE_ATTEMPTS = 5
+"""How often a move is worked out again when the match changed while it was computed."""
+
+
 def play_move(
     match_id: str,
     token: str | None,
@@ -248,38 +252,48 @@ def play_move(
     idempotency_key: str | None,
     request_fingerprint: str,
 ) -> MoveResult:
-    """Apply a seat's move and any bot replies in one transaction.
+    """Apply a seat's move and any bot replies.
 
-    A retried Idempotency-Key with the same body gets the first result again,
-    rebuilt from the move log, and nothing is applied.
+    The engine and the bots run on the match as read, outside any lock; the write
+    transaction only checks that nobody moved meanwhile, appends and saves. If
+    somebody did, the move is worked out again on the new position (where it may be
+    refused: not your turn, or 412 with If-Match). A retried Idempotency-Key with the
+    same body gets the first result again, rebuilt from the move log.
     """
-    with transaction(write=True):
-        match = store.lock_match(match_id)
-        seat = require_seat(seat_hashes(match.seats), token)
-        if idempotency_key:
-            earlier = store.find_idempotent(match, seat, idempotency_key)
+    move = Move(0, card, None if capture is None else tuple(capture))
+    for _ in range(MOVE_ATTEMPTS):
+        with transaction():
+            match = store.get_match(match_id)
+            seat = require_seat(seat_hashes(match.seats), token)
+            earlier = store.find_idempotent(match, seat, idempotency_key) if idempotency_key \
+                else None
             if earlier is not None:
                 if not hmac.compare_digest(earlier.fingerprint, request_fingerprint):
                     raise IdempotencyKeyReused(
                         "this Idempotency-Key was used for a different request"
                     )
                 return _replayed(match, seat, earlier.first_seq, earlier.version)
-        _check_version(match, if_match)
-        state = store.state_of(match)
-        state = apply_move(state, Move(seat, card, None if capture is None else tuple(capture)))
+            _check_version(match, if_match)
+            state = store.state_of(match)
+        read = match.version
+        state = apply_move(state, Move(seat, move.card, move.capture))
         assert state.last_play is not None
         mine = state.last_play
         state, replies = run_bots(state, _bots_of(match))
-        first_seq = match.version + 1
-        store.append_plays(match, [mine, *replies], state)
-        if idempotency_key:
-            store.save_idempotent(
-                match, seat, idempotency_key, request_fingerprint, first_seq, state.ply
-            )
-        changes.publish(match_id, state.ply)
-        result = MoveResult(mine, tuple(replies), match_view(match, state, seat))
-    changes.saw(match_id, state.ply)
-    return result
+        with transaction(write=True):
+            match = store.lock_match(match_id)
+            if match.version != read:
+                continue  # somebody moved while this one was worked out: again
+            store.append_plays(match, [mine, *replies], state)
+            if idempotency_key:
+                store.save_idempotent(
+                    match, seat, idempotency_key, request_fingerprint, read + 1, state.ply
+                )
+            changes.publish(match_id, state.ply)
+            result = MoveResult(mine, tuple(replies), match_view(match, state, seat))
+        changes.saw(match_id, state.ply)
+        return result
+    raise VersionMismatch("the match kept changing while this move was worked out; retry")
 
 
 def _replay(match: Match, records: Sequence[MoveRecord]) -> State:

@@ -27,9 +27,11 @@ from .models import IdempotencyKey, Match, MoveRecord, Seat, utcnow
 
 
 def _by_id(match_id: str) -> Any:
+    # populate_existing: a row read again in a later transaction of the same request is
+    # refreshed, not served from the session's earlier copy
     return select(Match).where(Match.id == match_id).options(
         joinedload(Match.seats, innerjoin=True)
-    )
+    ).execution_options(populate_existing=True)
 
 
 def _found(match: Match | None, match_id: str) -> Match:

@@ -113,3 +113,42 @@ def test_many_concurrent_writers_never_fail_with_a_locked_database(app: Flask) -
         t.join(60)
     assert errors == []
     assert all(view(client, m["id"])["version"] == 12 for m in matches)
+
+
+def test_a_slow_bot_reply_holds_no_lock(app: Flask, monkeypatch) -> None:  # noqa: ANN001
+    """The engine and bot replies run outside the write transaction: while one match's bot
+    thinks for a second, a move in another match is applied at once."""
+    import service.matches
+
+    real = service.matches.run_bots
+
+    def slow_bots(state, bots):  # noqa: ANN001, ANN202
+        if bots:
+            time.sleep(1.0)
+        return real(state, bots)
+
+    monkeypatch.setattr(service.matches, "run_bots", slow_bots)
+    client = app.test_client()
+    with_bot = client.post("/v1/matches", json={
+        "players": [{"name": "human"}, {"bot": "greedy"}]}).get_json()
+    human_token = with_bot["seats"][0]["token"]
+    other = create(client)
+    other_token = tokens(other)[0]
+    bot_move = view(client, with_bot["id"], human_token)["legal_moves"][0]
+    other_move = view(client, other["id"], other_token)["legal_moves"][0]
+    result: dict[str, int] = {}
+
+    def slow() -> None:
+        r = play(app.test_client(), with_bot["id"], human_token, bot_move["card"],
+                 bot_move["capture"])
+        result["slow"] = r.status_code
+
+    thread = threading.Thread(target=slow)
+    thread.start()
+    time.sleep(0.3)
+    started = time.monotonic()
+    r = play(client, other["id"], other_token, other_move["card"], other_move["capture"])
+    took = time.monotonic() - started
+    thread.join(10)
+    assert r.status_code == 201 and result["slow"] == 201
+    assert took < 0.5, took

@@ -170,3 +170,42 @@ def test_no_304_hides_a_move_acknowledged_by_another_instance(
         t.join(120)
     assert len(checked) >= 150
     assert stale == []
+
+
+def test_a_writer_waiting_for_sqlite_does_not_block_its_worker(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """While another process holds SQLite's write lock for 2 s, a move on the one worker
+    waits for it without blocking that worker: health checks and views are answered at
+    once, and the move is applied when the lock is released."""
+    import sqlite3
+
+    folder = tmp_path_factory.mktemp("locked")
+    path = folder / "basra.sqlite3"
+    with gunicorn(f"sqlite:///{path}", workers=1) as base:
+        _, created = call(base, "POST", "/v1/matches", {"players": [{"name": "a"}, {"name": "b"}]})
+        token = created["seats"][0]["token"]
+        match = created["id"]
+        _, mine = call(base, "GET", f"/v1/matches/{match}", token=token)
+        holder = sqlite3.connect(path, isolation_level=None, timeout=5)
+        holder.execute("BEGIN IMMEDIATE")
+        result: dict[str, object] = {}
+
+        def move() -> None:
+            started = time.monotonic()
+            result["status"], _ = call(base, "POST", f"/v1/matches/{match}/moves",
+                                       mine["legal_moves"][0], token=token)
+            result["seconds"] = time.monotonic() - started
+
+        mover = threading.Thread(target=move)
+        mover.start()
+        time.sleep(0.3)
+        started = time.monotonic()
+        assert call(base, "GET", "/healthz")[0] == 200
+        assert call(base, "GET", f"/v1/matches/{match}")[0] == 200
+        assert time.monotonic() - started < 1.0  # the lock is still held for 1.7 s
+        time.sleep(1.7)
+        holder.execute("COMMIT")
+        holder.close()
+        mover.join(30)
+        assert result["status"] == 201 and result["seconds"] >= 1.9
