@@ -37,18 +37,25 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         origins=app.config["BASRA_CORS_ORIGINS"],
         expose_headers=["ETag", "Location", "Link"],
         allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match",
-                       "Idempotency-Key"],
+                       "Idempotency-Key", "X-API-Key"],
         methods=["GET", "POST", "OPTIONS"],
         max_age=600,
     )
 
     api = BasraApi(app, spec_kwargs={
+        # the tenant's key: required where BASRA_API_KEYS=required, else optional
+        "security": [{}, {"apiKey": []}],
         "info": {"description": "Egyptian Basra matches for third-party front ends. Errors are "
                  "application/problem+json (RFC 9457) with a machine-readable `reason`."},
     })
     api.spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer", "description": "a seat token"}
     )
+    api.spec.components.security_scheme("apiKey", {
+        "type": "apiKey", "in": "header", "name": "X-API-Key",
+        "description": "the front end's (tenant's) key; required unless the deployment "
+        "runs with BASRA_API_KEYS=optional",
+    })
     from .resources import register
 
     register(api)

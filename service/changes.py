@@ -47,7 +47,7 @@ class VersionBoard:
         predate a notification this listener never heard."""
         self._lock = threading.Lock()
         self._versions: OrderedDict[str, int] = OrderedDict()
-        self._seats: OrderedDict[str, list[tuple[int, str]]] = OrderedDict()
+        self._seats: OrderedDict[str, tuple[int, list[tuple[int, str]]]] = OrderedDict()
         self._waiters: dict[str, list[threading.Event]] = {}
         # settling: this process's pings, sent on a channel of its own and heard back
         self._ping_channel = f"basra_ping_{secrets.token_hex(8)}"
@@ -113,15 +113,16 @@ class VersionBoard:
         with self._lock:
             return self._versions.get(match_id)
 
-    def seats(self, match_id: str) -> list[tuple[int, str]] | None:
-        """Cached (seat, token hash) pairs; they never change once a match exists."""
+    def seats(self, match_id: str) -> tuple[int, list[tuple[int, str]]] | None:
+        """A match's cached tenant and (seat, token hash) pairs; they never change once
+        a match exists."""
         with self._lock:
             return self._seats.get(match_id)
 
-    def remember_seats(self, match_id: str, seats: list[tuple[int, str]]) -> None:
-        """Cache a match's seats."""
+    def remember_seats(self, match_id: str, tenant: int, seats: list[tuple[int, str]]) -> None:
+        """Cache a match's tenant and seats."""
         with self._lock:
-            self._seats[match_id] = seats
+            self._seats[match_id] = (tenant, seats)
             if len(self._seats) > _MAX_MATCHES:
                 self._seats.popitem(last=False)
 
@@ -265,27 +266,30 @@ def _current(board: VersionBoard | None, match_id: str) -> int:
     return version
 
 
-def peek(match_id: str) -> tuple[int, list[tuple[int, str]]]:
-    """The match's version and its (seat, token hash) pairs without loading the match.
+def peek(match_id: str, tenant: int) -> tuple[int, list[tuple[int, str]]]:
+    """A tenant's match's version and its (seat, token hash) pairs without loading the
+    match; another tenant's match is not found.
 
     On PostgreSQL both usually come from this process's board, with no query.
     """
     board = _board()
-    seats = board.seats(match_id) if board else None
-    if seats is not None:
-        return _current(board, match_id), seats
+    known = board.seats(match_id) if board else None
+    if known is not None:
+        if known[0] != tenant:
+            raise MatchNotFound(f"no match with id {match_id!r}")
+        return _current(board, match_id), known[1]
     epoch = board.epoch if board else 0
     with transaction():
         rows = db.session.execute(
-            select(Match.version, Seat.seat, Seat.token_hash)
+            select(Match.version, Match.tenant_pk, Seat.seat, Seat.token_hash)
             .join(Seat, Seat.match_pk == Match.pk)
             .where(Match.id == match_id)
         ).all()
-    if not rows:
+    if not rows or rows[0][1] != tenant:
         raise MatchNotFound(f"no match with id {match_id!r}")
-    version, seats = rows[0][0], [(r[1], r[2]) for r in rows]
+    version, seats = rows[0][0], [(r[2], r[3]) for r in rows]
     if board:
-        board.remember_seats(match_id, seats)
+        board.remember_seats(match_id, rows[0][1], seats)
         board.saw_read(match_id, version, epoch)
     return version, seats
 

@@ -57,6 +57,12 @@ def _db(args: argparse.Namespace) -> int:
     return run_db_command(args.db_command, args.revision)
 
 
+def _keys(args: argparse.Namespace) -> int:
+    from .db_cli import run_keys_command
+
+    return run_keys_command(args.keys_command, args.name, args.origin or [])
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``basra`` command."""
     parser = argparse.ArgumentParser(prog="basra", description=__doc__)
@@ -86,6 +92,13 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument("db_command", choices=["upgrade", "downgrade", "current"])
     db.add_argument("revision", nargs="?", default=None)
     db.set_defaults(func=_db)
+
+    keys = sub.add_parser("keys", help="front ends' API keys (DATABASE_URL)")
+    keys.add_argument("keys_command", choices=["create", "list", "revoke"])
+    keys.add_argument("name", nargs="?", help="the front end (tenant) name")
+    keys.add_argument("--origin", action="append", metavar="URL",
+                      help="a browser origin allowed to use the tenant's keys (repeatable)")
+    keys.set_defaults(func=_keys)
     return parser
 
 

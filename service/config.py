@@ -48,6 +48,13 @@ def _float(name: str, default: float) -> float:
     return float(value) if value else default
 
 
+def _choice(name: str, choices: tuple[str, ...]) -> str:
+    value = os.environ.get(name, "").strip() or choices[0]
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
+    return value
+
+
 def settings_from_env(instance_path: str) -> dict[str, Any]:
     """The Flask config this service reads from the environment."""
     origins = os.environ.get("BASRA_CORS_ORIGINS", "*")
@@ -62,6 +69,10 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "BASRA_SQLITE_BUSY_TIMEOUT_MS": int(_float("BASRA_SQLITE_BUSY_TIMEOUT_MS", 30000)),
         # PostgreSQL: one LISTEN connection per process for version notifications
         "BASRA_LISTEN": os.environ.get("BASRA_LISTEN", "1") != "0",
+        # "required" in production: every /v1 request carries a tenant's X-API-Key;
+        # "optional": a request without one belongs to the built-in "local" tenant
+        "BASRA_API_KEYS": _choice("BASRA_API_KEYS", ("optional", "required")),
+        "BASRA_KEY_CACHE_SECONDS": _float("BASRA_KEY_CACHE_SECONDS", 5.0),
         "MAX_CONTENT_LENGTH": 256 * 1024,  # a request with 64 explicit decks is ~15 KB
         "API_TITLE": "Basra match service",
         "API_VERSION": "1.0.0",

@@ -1,4 +1,5 @@
-"""``basra db upgrade|downgrade|current``: Alembic migrations through Flask-Migrate."""
+"""``basra db upgrade|downgrade|current`` (Alembic migrations through Flask-Migrate) and
+``basra keys create|list|revoke`` (front ends' API keys), against ``DATABASE_URL``."""
 
 from __future__ import annotations
 
@@ -17,4 +18,36 @@ def run_db_command(command: str, revision: str | None) -> int:
             flask_migrate.downgrade(directory=MIGRATIONS, revision=revision or "-1")
         else:
             flask_migrate.current(directory=MIGRATIONS)
+    return 0
+
+
+def run_keys_command(command: str, name: str | None, origins: list[str]) -> int:
+    """Create a key (printed once, one line), list tenants and keys, or revoke a tenant's."""
+    import sys
+
+    from . import create_app, tenants
+    from .engine.errors import BasraError
+
+    if command != "list" and not (name and 0 < len(name) <= 64):
+        print(f"basra keys {command}: give a tenant NAME of 1 to 64 characters", file=sys.stderr)
+        return 2
+    app = create_app()
+    with app.app_context():
+        try:
+            if command == "create":
+                assert name is not None
+                print(tenants.create_key(name, origins))
+            elif command == "revoke":
+                assert name is not None
+                revoked = tenants.revoke_keys(name)
+                print(f"revoked {revoked} key(s) of {name}", file=sys.stderr)
+                return 0 if revoked else 1
+            else:
+                for t in tenants.list_keys():
+                    origins_text = ",".join(t.origins) or "any origin"
+                    print(f"{t.name}\t{len(t.active)} active ({' '.join(t.active) or '-'})"
+                          f"\t{t.revoked} revoked\t{origins_text}")
+        except BasraError as exc:
+            print(f"basra keys: {exc.message}", file=sys.stderr)
+            return 2
     return 0

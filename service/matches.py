@@ -155,12 +155,13 @@ class CreatedMatch:
 
 
 def create_match(
+    tenant: int,
     variant: str,
     overrides: Mapping[str, Any] | None,
     players: Sequence[PlayerSpec],
     decks: Sequence[Sequence[Card]] | None,
 ) -> CreatedMatch:
-    """Create a match; bot seats that lead play at once."""
+    """Create a tenant's match; bot seats that lead play at once."""
     rules = with_house_rules(load_variant(variant).rules, overrides)
     if len(players) != rules.players:
         raise WrongPlayerCount(
@@ -184,7 +185,7 @@ def create_match(
     state, plays = run_bots(initial, {i: p.bot for i, p in enumerate(players) if p.bot})
     with transaction(write=True):
         match = store.create_match(
-            str(uuid.uuid4()), variant, initial, seats, commitment(seed), bool(decks)
+            str(uuid.uuid4()), tenant, variant, initial, seats, commitment(seed), bool(decks)
         )
         if plays:
             store.append_plays(match, plays, state)
@@ -196,11 +197,13 @@ def create_match(
 # --- read --------------------------------------------------------------------
 
 
-def read_match(match_id: str, token: str | None, seen: Seen, wait: float) -> MatchView | Unchanged:
+def read_match(
+    match_id: str, tenant: int, token: str | None, seen: Seen, wait: float
+) -> MatchView | Unchanged:
     """The token's seat view (a spectator's without a token), or :class:`Unchanged`
     while the client's copy is current; with ``wait`` seconds, first wait that long
     for a change. Answering "unchanged" usually needs no query at all."""
-    version, seats = changes.peek(match_id)
+    version, seats = changes.peek(match_id, tenant)
     seat = seat_of(seats, token)
     if seen.holds(version, seat) and wait > 0:
         version = changes.wait_for_change(match_id, version, wait)
@@ -209,7 +212,7 @@ def read_match(match_id: str, token: str | None, seen: Seen, wait: float) -> Mat
     if seen.holds(version, seat):
         return Unchanged(version, seat)
     with transaction():
-        match = store.get_match(match_id)
+        match = store.get_match(match_id, tenant)
         view = match_view(match, store.state_of(match), seat)
     return view
 
@@ -244,6 +247,7 @@ MOVE_ATTEMPTS = 5
 
 def play_move(
     match_id: str,
+    tenant: int,
     token: str | None,
     card: Card,
     capture: Sequence[Card] | None,
@@ -263,7 +267,7 @@ def play_move(
     move = Move(0, card, None if capture is None else tuple(capture))
     for _ in range(MOVE_ATTEMPTS):
         with transaction():
-            match = store.get_match(match_id)
+            match = store.get_match(match_id, tenant)
             seat = require_seat(seat_hashes(match.seats), token)
             earlier = store.find_idempotent(match, seat, idempotency_key) if idempotency_key \
                 else None
@@ -281,7 +285,7 @@ def play_move(
         mine = state.last_play
         state, replies = run_bots(state, _bots_of(match))
         with transaction(write=True):
-            match = store.lock_match(match_id)
+            match = store.lock_match(match_id, tenant)
             if match.version != read:
                 continue  # somebody moved while this one was worked out: again
             store.append_plays(match, [mine, *replies], state)
@@ -320,17 +324,12 @@ def _replayed(match: Match, seat: int, first_seq: int, version: int) -> MoveResu
     return MoveResult(plays[0], tuple(plays[1:]), match_view(match, state, seat))
 
 
-def replay_stored(match_id: str) -> State:
-    """A stored match rebuilt from its move log alone (rules, seed, decks, moves)."""
-    with transaction():
-        match = store.get_match(match_id)
-        return _replay(match, store.move_log(match))
-
-
-def resign_match(match_id: str, token: str | None, if_match: int | None) -> MatchView:
+def resign_match(
+    match_id: str, tenant: int, token: str | None, if_match: int | None
+) -> MatchView:
     """The token's seat resigns: the match ends, the other team wins."""
     with transaction(write=True):
-        match = store.lock_match(match_id)
+        match = store.lock_match(match_id, tenant)
         seat = require_seat(seat_hashes(match.seats), token)
         _check_version(match, if_match)
         state = store.state_of(match)
@@ -343,10 +342,10 @@ def resign_match(match_id: str, token: str | None, if_match: int | None) -> Matc
     return view
 
 
-def hint(match_id: str, token: str | None, level: str) -> Move:
+def hint(match_id: str, tenant: int, token: str | None, level: str) -> Move:
     """The move bot ``level`` would play for the token's seat now."""
     with transaction():
-        match = store.get_match(match_id)
+        match = store.get_match(match_id, tenant)
         seat = require_seat(seat_hashes(match.seats), token)
         state = store.state_of(match)
     if state.finished:
@@ -411,10 +410,10 @@ class MoveLog:
     decks: list[list[str]] | None
 
 
-def move_log(match_id: str) -> MoveLog:
+def move_log(match_id: str, tenant: int) -> MoveLog:
     """The match's moves in order; seed and explicit decks revealed when finished."""
     with transaction():
-        match = store.get_match(match_id)
+        match = store.get_match(match_id, tenant)
         moves = store.move_log(match)
     finished = match.status == "finished"
     return MoveLog(

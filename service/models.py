@@ -1,4 +1,5 @@
-"""Tables: matches (snapshot + version), seats, the append-only move log, idempotency keys."""
+"""Tables: tenants and their API keys, matches (snapshot + version), seats, the
+append-only move log, idempotency keys."""
 
 from __future__ import annotations
 
@@ -34,6 +35,38 @@ def utcnow() -> datetime:
 _PK = BigInteger().with_variant(Integer(), "sqlite")
 
 
+LOCAL_TENANT = 1
+"""The built-in tenant of requests without an API key (``BASRA_API_KEYS=optional``)."""
+
+
+class Tenant(db.Model):  # type: ignore[name-defined,misc]
+    """A front end: it owns the matches created with its API keys."""
+
+    __tablename__ = "tenants"
+
+    pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    origins: Mapped[list[str]] = mapped_column(JSON, nullable=False, default=list)
+    """Browser origins allowed to use its keys (CORS); empty: any."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ApiKey(db.Model):  # type: ignore[name-defined,misc]
+    """An API key of a tenant, stored only as its SHA-256."""
+
+    __tablename__ = "api_keys"
+
+    pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), nullable=False
+    )
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    prefix: Mapped[str] = mapped_column(String(16), nullable=False)
+    """The key's first characters, to tell keys apart in listings."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
 class Match(db.Model):  # type: ignore[name-defined,misc]
     """One match: its engine snapshot, version (moves applied) and public facts."""
 
@@ -41,6 +74,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
 
     pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
     id: Mapped[str] = mapped_column(String(36), unique=True, nullable=False)
+    tenant_pk: Mapped[int] = mapped_column(ForeignKey("tenants.pk"), nullable=False)
     variant: Mapped[str] = mapped_column(String(64), nullable=False)
     rules: Mapped[dict[str, Any]] = mapped_column(JSONDoc, nullable=False)
     rules_hash: Mapped[str] = mapped_column(String(64), nullable=False)
@@ -64,6 +98,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     """Loaded with the match: in the same query where the store asks (joinedload)."""
 
     __table_args__ = (
+        Index("ix_matches_tenant_pk", "tenant_pk", "pk"),
         Index("ix_matches_status_pk", "status", "pk"),
         Index("ix_matches_variant_pk", "variant", "pk"),
         Index("ix_matches_created_at", "created_at"),

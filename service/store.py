@@ -26,10 +26,10 @@ from .errors import InvalidCursor, MatchNotFound
 from .models import IdempotencyKey, Match, MoveRecord, Seat, utcnow
 
 
-def _by_id(match_id: str) -> Any:
+def _by_id(match_id: str, tenant: int) -> Any:
     # populate_existing: a row read again in a later transaction of the same request is
     # refreshed, not served from the session's earlier copy
-    return select(Match).where(Match.id == match_id).options(
+    return select(Match).where(Match.id == match_id, Match.tenant_pk == tenant).options(
         joinedload(Match.seats, innerjoin=True)
     ).execution_options(populate_existing=True)
 
@@ -40,16 +40,17 @@ def _found(match: Match | None, match_id: str) -> Match:
     return match
 
 
-def get_match(match_id: str) -> Match:
-    """A match and its seats (one query) by public id."""
-    match = db.session.execute(_by_id(match_id)).unique().scalar_one_or_none()
+def get_match(match_id: str, tenant: int) -> Match:
+    """A tenant's match and its seats (one query) by public id; another tenant's match is
+    not found."""
+    match = db.session.execute(_by_id(match_id, tenant)).unique().scalar_one_or_none()
     return _found(match, match_id)
 
 
-def lock_match(match_id: str) -> Match:
-    """The match row, locked until the transaction ends (FOR UPDATE on PostgreSQL; SQLite's
-    writer already holds the database)."""
-    stmt = _by_id(match_id).with_for_update(of=Match)
+def lock_match(match_id: str, tenant: int) -> Match:
+    """A tenant's match row, locked until the transaction ends (FOR UPDATE on PostgreSQL;
+    SQLite's writer already holds the database)."""
+    stmt = _by_id(match_id, tenant).with_for_update(of=Match)
     return _found(db.session.execute(stmt).unique().scalar_one_or_none(), match_id)
 
 
@@ -92,12 +93,13 @@ class NewSeat:
 
 
 def create_match(
-    match_id: str, variant: str, state: State, seats: Sequence[NewSeat], commitment: str,
-    explicit_decks: bool,
+    match_id: str, tenant: int, variant: str, state: State, seats: Sequence[NewSeat],
+    commitment: str, explicit_decks: bool,
 ) -> Match:
-    """Insert a match, its seats and its starting snapshot."""
+    """Insert a tenant's match, its seats and its starting snapshot."""
     match = Match(
         id=match_id,
+        tenant_pk=tenant,
         variant=variant,
         rules=state.rules.to_dict(),
         rules_hash=state.rules.content_hash,
@@ -196,8 +198,9 @@ def decode_cursor(cursor: str, key: bytes) -> int:
 
 @dataclass(frozen=True)
 class HistoryQuery:
-    """Filters and page of the match history."""
+    """Filters and page of one tenant's match history."""
 
+    tenant: int
     player: str | None = None
     variant: str | None = None
     status: str | None = None
@@ -213,6 +216,7 @@ def history(query: HistoryQuery, cursor_key: bytes) -> tuple[list[Match], str | 
     # the listing needs neither the snapshot nor the rules: leave the big columns behind
     stmt = select(Match).options(defer(Match.snapshot), defer(Match.rules), defer(Match.seed))
     q = query
+    stmt = stmt.where(Match.tenant_pk == q.tenant)
     if q.player:
         stmt = stmt.where(exists().where(
             Seat.match_pk == Match.pk, or_(Seat.name == q.player, Seat.player_id == q.player)

@@ -24,7 +24,7 @@ from service.db import db
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 REQUIRE_PG = os.environ.get("BASRA_REQUIRE_POSTGRES") == "1"
-TABLES = "idempotency_keys, moves, seats, matches"
+TABLES = "api_keys, idempotency_keys, moves, seats, matches"
 
 _migrated: set[str] = set()
 
@@ -92,6 +92,7 @@ def make_app(backend: str, tmp_path: Path, **config: object) -> Flask:
             _migrated.add(url)
         if backend == "postgres":
             db.session.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
+            db.session.execute(text("DELETE FROM tenants WHERE pk <> 1"))  # keep "local"
             db.session.commit()
     return app
 

@@ -58,3 +58,26 @@ def test_deck_prints_the_deck_a_revealed_seed_gives(capsys: pytest.CaptureFixtur
     assert capsys.readouterr().out.split() == expected
     assert main(["deck", "--seed", "zz", "--round", "1"]) == 2
     assert "seed" in capsys.readouterr().err
+
+
+def test_keys_create_list_revoke(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """`basra keys create NAME --origin URL` prints one new key (stored hashed), `list`
+    names it without the key, `revoke NAME` revokes it; 'local' is reserved."""
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'k.sqlite3'}")
+    assert main(["db", "upgrade"]) == 0
+    capsys.readouterr()
+    assert main(["keys", "create", "acme", "--origin", "https://acme.example"]) == 0
+    key = capsys.readouterr().out
+    assert key.count("\n") == 1 and key.startswith("bk_") and len(key.strip()) > 40
+    assert main(["keys", "list"]) == 0
+    listing = capsys.readouterr().out
+    assert "acme" in listing and "https://acme.example" in listing
+    assert key.strip() not in listing and "1 active" in listing
+    assert main(["keys", "revoke", "acme"]) == 0
+    assert main(["keys", "revoke", "nobody"]) == 1
+    capsys.readouterr()
+    assert main(["keys", "list"]) == 0
+    assert "0 active" in capsys.readouterr().out
+    assert main(["keys", "create", "local"]) == 2
+    assert "built-in" in capsys.readouterr().err

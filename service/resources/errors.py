@@ -24,11 +24,14 @@ from ..engine.errors import (
 from ..errors import (
     DatabaseUnavailable,
     IdempotencyKeyReused,
+    InvalidApiKey,
     InvalidCursor,
     InvalidToken,
     MatchNotFound,
+    MissingApiKey,
     MissingToken,
     NoHumanSeat,
+    OriginNotAllowed,
     ServiceError,
     VersionMismatch,
     WrongPlayerCount,
@@ -108,6 +111,9 @@ _STATUS: list[tuple[type[BasraError], int]] = [
     (MatchNotFound, 404),
     (MissingToken, 401),
     (InvalidToken, 403),
+    (MissingApiKey, 401),
+    (InvalidApiKey, 401),
+    (OriginNotAllowed, 403),
     (VersionMismatch, 412),
     (InvalidRules, 422),
     (UnknownVariant, 422),
@@ -122,6 +128,8 @@ _STATUS: list[tuple[type[BasraError], int]] = [
 RETRY_AFTER_SECONDS = 2
 _HEADERS: dict[type[BasraError], dict[str, str]] = {
     MissingToken: {"WWW-Authenticate": 'Bearer realm="basra"'},
+    MissingApiKey: {"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
+    InvalidApiKey: {"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
     DatabaseUnavailable: {"Retry-After": str(RETRY_AFTER_SECONDS)},
 }
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 
-from flask import request
+from flask import current_app, g, request
 
 from ..errors import MissingToken, VersionMismatch
 from ..matches import Seen
+from ..tenants import caller_for
 
 _VIEW_TAG = re.compile(r'^(?:W/)?"([0-9]{1,18})-(?:s([0-9])|spectator)"$')
 
@@ -58,3 +59,22 @@ def seen() -> Seen:
         if m:
             views.add((int(m[1]), None if m[2] is None else int(m[2])))
     return Seen(frozenset(views))
+
+
+def resolve_tenant() -> None:
+    """Before every /v1 request: the tenant of its ``X-API-Key`` (401 without a valid key
+    where keys are required; 403 from a browser origin the tenant does not allow)."""
+    if request.method == "OPTIONS":  # a CORS preflight carries no key
+        return
+    config = current_app.config
+    g.caller = caller_for(
+        request.headers.get("X-API-Key"),
+        required=config["BASRA_API_KEYS"] == "required",
+        origin=request.headers.get("Origin"),
+        cache_seconds=config["BASRA_KEY_CACHE_SECONDS"],
+    )
+
+
+def tenant() -> int:
+    """The tenant the current request speaks for."""
+    return int(g.caller.tenant)

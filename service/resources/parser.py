@@ -1,5 +1,6 @@
-"""Request bodies and query strings: webargs' parser, refusing JSON nested too deep or
-with numbers too long as a 400 problem (the default would fail with a 500)."""
+"""Request bodies and query strings: webargs' parser, refusing JSON nested too deep,
+numbers too long, or text holding a NUL character (which PostgreSQL cannot store) as a
+400 problem, where the default would fail with a 500."""
 
 from __future__ import annotations
 
@@ -16,18 +17,24 @@ MAX_DEPTH = 32
 """How deep a JSON body may nest (the deepest request the API takes is about 5)."""
 
 
-def _too_deep(data: Any, limit: int) -> bool:
-    """Whether ``data`` nests deeper than ``limit`` (no recursion)."""
+def _trouble(data: Any, limit: int) -> str | None:
+    """What is wrong with parsed JSON: nesting deeper than ``limit`` or a NUL character
+    in a key or a string (checked without recursion); None when nothing is."""
     stack = [(data, 1)]
     while stack:
         item, depth = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return "a string holds a NUL character"
+            continue
         if isinstance(item, dict):
+            stack.extend((key, depth) for key in item)
             item = list(item.values())
         if isinstance(item, list):
             if depth > limit:
-                return True
+                return f"the body nests deeper than {limit} levels"
             stack.extend((child, depth + 1) for child in item)
-    return False
+    return None
 
 
 class BodyParser(FlaskParser):
@@ -41,9 +48,17 @@ class BodyParser(FlaskParser):
         except (RecursionError, ValueError) as exc:  # nesting, or an int of 4,300+ digits
             raise Problem(400, "invalid_json", f"the body is not JSON this API reads: {exc}"
                           [:200]) from None
-        if _too_deep(data, MAX_DEPTH):
-            raise Problem(400, "invalid_json", f"the body nests deeper than {MAX_DEPTH} levels")
+        trouble = _trouble(data, MAX_DEPTH)
+        if trouble:
+            raise Problem(400, "invalid_json", trouble)
         return data
+
+    def load_querystring(self, req: flask.Request, schema: Any) -> Any:
+        for key, value in req.args.items(multi=True):
+            if "\x00" in key or "\x00" in value:
+                raise Problem(400, "bad_request", "a query parameter holds a NUL character",
+                              field=key.replace("\x00", ""), message="NUL character")
+        return super().load_querystring(req, schema)
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]

@@ -141,3 +141,14 @@ def test_a_database_that_does_not_answer_gives_503_with_retry_after(tmp_path) ->
         problem = r.get_json()
         assert problem["reason"] == "database_unavailable"
         assert "127.0.0.1" not in r.get_data(as_text=True) and "psycopg" not in problem["detail"]
+
+
+def test_nul_characters_are_refused_before_reaching_the_database(client: FlaskClient) -> None:
+    """PostgreSQL stores no NUL character: in a query, a body or a match id it is a 4xx
+    problem, never a 500."""
+    r = client.get("/v1/matches?variant=%00x")
+    assert r.status_code == 400 and r.get_json()["errors"][0]["field"] == "variant"
+    r = client.post("/v1/matches", json={"players": [{"name": "a\x00"}, {"name": "b"}]})
+    assert r.status_code == 400 and r.get_json()["reason"] == "invalid_json"
+    r = client.get("/v1/matches/%00")
+    assert r.status_code == 404 and r.get_json()["reason"] == "match_not_found"

@@ -19,6 +19,7 @@ class Health(MethodView):
     """Liveness."""
 
     @blp.response(200, HealthSchema)
+    @blp.doc(security=[])
     def get(self) -> dict[str, Any]:
         """The process is up (touches nothing else)."""
         return {"status": "ok"}
@@ -29,6 +30,7 @@ class Ready(MethodView):
     """Readiness."""
 
     @blp.response(200, HealthSchema)
+    @blp.doc(security=[])
     def get(self) -> dict[str, Any]:
         """The database answers a query; 503 when it does not."""
         with transaction():  # a database that does not answer is a 503 problem

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 
 from ... import matches
+from ...errors import MatchNotFound
 from ...matches import CreatedMatch, HistoryPage, MatchView, MoveLog, MoveResult, Unchanged
 from ...store import HistoryQuery
 from ..errors import Problem, problem_doc
-from ..headers import bearer_token, etag_for, if_match_version, seen
+from ..headers import bearer_token, etag_for, if_match_version, resolve_tenant, seen, tenant
 from ..parser import Blueprint
 from .schemas import (
     CreatedMatchSchema,
@@ -28,9 +30,21 @@ from .schemas import (
 )
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches")
+blp.before_request(resolve_tenant)
+_MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
-BEARER = [{"seatToken": []}]
-OPTIONAL_BEARER = [{}, {"seatToken": []}]
+
+@blp.url_value_preprocessor
+def _known_id(_endpoint: str | None, values: dict[str, Any] | None) -> None:
+    """An id that no match could have (a NUL byte, odd characters, too long) is not found,
+    without a query."""
+    match_id = (values or {}).get("match_id")
+    if match_id is not None and not _MATCH_ID.fullmatch(match_id):
+        raise MatchNotFound(f"no match with id {match_id[:64]!r}")
+
+# a seat token, with or without the tenant's key (see the global security)
+BEARER = [{"seatToken": []}, {"apiKey": [], "seatToken": []}]
+OPTIONAL_BEARER = [{}, {"apiKey": []}, *BEARER]
 Headers = dict[str, str]
 
 
@@ -48,7 +62,9 @@ class Matches(MethodView):
     def post(self, body: dict[str, Any]) -> tuple[CreatedMatch, int, Headers]:
         """Create a match; the seat tokens are in this response only."""
         players = [matches.PlayerSpec(**p) for p in body["players"]]
-        created = matches.create_match(body["variant"], body["rules"], players, body.get("decks"))
+        created = matches.create_match(
+            tenant(), body["variant"], body["rules"], players, body.get("decks")
+        )
         location = url_for("matches.MatchById", match_id=created.id)
         return created, 201, {"Location": location, **_etag(created.state)}
 
@@ -57,7 +73,7 @@ class Matches(MethodView):
         "description": "rel=next URL of the following page", "schema": {"type": "string"}}})
     def get(self, query: dict[str, Any]) -> tuple[HistoryPage, int, Headers]:
         """Match history, newest first; keyset pagination with `next` and a Link header."""
-        page = matches.history(HistoryQuery(**query))
+        page = matches.history(HistoryQuery(tenant(), **query))
         headers = {}
         if page.next:
             args = {k: v for k, v in request.args.items() if k != "cursor"}
@@ -82,7 +98,7 @@ class MatchById(MethodView):
         self, query: dict[str, Any], match_id: str
     ) -> Response | tuple[MatchView, int, Headers]:
         """The match; `If-None-Match` gives 304, and `?wait=S` long-polls for a change."""
-        result = matches.read_match(match_id, bearer_token(), seen(), query["wait"])
+        result = matches.read_match(match_id, tenant(), bearer_token(), seen(), query["wait"])
         if isinstance(result, Unchanged):
             response = current_app.response_class(status=304)
             response.headers["ETag"] = etag_for(result.version, result.seat)
@@ -108,12 +124,13 @@ class Moves(MethodView):
     def post(self, body: dict[str, Any], match_id: str) -> tuple[MoveResult, int, Headers]:
         """Play a card for the token's seat; bot seats reply in the same request."""
         key = request.headers.get("Idempotency-Key")
-        if key is not None and not 0 < len(key) <= 255:
-            raise Problem(422, "validation_error", "Idempotency-Key must be 1 to 255 characters",
-                          field="Idempotency-Key", message="1 to 255 characters")
+        if key is not None and not (0 < len(key) <= 255 and key.isprintable()):
+            raise Problem(422, "validation_error",
+                          "Idempotency-Key must be 1 to 255 printable characters",
+                          field="Idempotency-Key", message="1 to 255 printable characters")
         raw = request.get_json(silent=True) or {}
         result = matches.play_move(
-            match_id, bearer_token(), body["card"], body.get("capture"),
+            match_id, tenant(), bearer_token(), body["card"], body.get("capture"),
             if_match=if_match_version(), idempotency_key=key,
             request_fingerprint=matches.fingerprint(raw if isinstance(raw, dict) else {}),
         )
@@ -122,7 +139,7 @@ class Moves(MethodView):
     @blp.response(200, MoveLogSchema)
     def get(self, match_id: str) -> MoveLog:
         """The public move log; reveals the seed (or explicit decks) once finished."""
-        return matches.move_log(match_id)
+        return matches.move_log(match_id, tenant())
 
 
 @blp.route("/<string:match_id>/resign")
@@ -134,7 +151,7 @@ class Resign(MethodView):
     @blp.doc(security=BEARER)
     def post(self, match_id: str) -> tuple[MatchView, int, Headers]:
         """The token's seat (and its team) resigns; the other team wins."""
-        view = matches.resign_match(match_id, bearer_token(), if_match_version())
+        view = matches.resign_match(match_id, tenant(), bearer_token(), if_match_version())
         return view, 200, _etag(view)
 
 
@@ -148,5 +165,5 @@ class Hint(MethodView):
     @blp.doc(security=BEARER)
     def get(self, query: dict[str, Any], match_id: str) -> dict[str, Any]:
         """The move the chosen bot level would play for the token's seat now."""
-        move = matches.hint(match_id, bearer_token(), query["level"])
+        move = matches.hint(match_id, tenant(), bearer_token(), query["level"])
         return {"level": query["level"], "card": move.card, "capture": move.capture or ()}

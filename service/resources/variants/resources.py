@@ -9,10 +9,12 @@ from flask.views import MethodView
 from ...engine import Variant, all_variants, load_variant, with_house_rules
 from ...engine.errors import UnknownVariant
 from ..errors import Problem
+from ..headers import resolve_tenant
 from ..parser import Blueprint
 from .schemas import RulesCheckSchema, VariantListSchema, VariantSchema
 
 blp = Blueprint("variants", __name__, url_prefix="/v1/variants", description="Rule variants")
+blp.before_request(resolve_tenant)
 
 
 def _present(name: str, description: str, rules: Any) -> dict[str, Any]:
