@@ -165,7 +165,7 @@ def main() -> int:
     """Start gunicorn on PostgreSQL, run the phases three times, print medians."""
     url = os.environ.get("BASRA_BENCH_DATABASE_URL", DEFAULT_URL)
     _ensure_database(url)
-    env = {**os.environ, "DATABASE_URL": url, "BASRA_ACCESS_LOG": ""}
+    env = {**os.environ, "DATABASE_URL": url, "BASRA_ACCESS_LOG": "", "BASRA_RATE_LIMITS": "off"}
     subprocess.run([sys.executable, "-m", "service.cli", "db", "upgrade"], env=env, check=True,
                    cwd=ROOT, capture_output=True)
     server = subprocess.Popen(

@@ -17,6 +17,7 @@ from . import models  # noqa: F401  (the tables, for migrations)
 from .api import BasraApi
 from .config import settings_from_env
 from .db import db, init_db
+from .limits import init_limits
 
 MIGRATIONS = str(Path(__file__).resolve().parent / "migrations")
 migrate = Migrate()
@@ -57,7 +58,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         "runs with BASRA_API_KEYS=optional",
     })
     from .resources import register
+    from .resources.headers import resolve_tenant
 
+    # the tenant first: the rate limits that follow spend from its budget
+    app.before_request(resolve_tenant)
+    init_limits(app)
     register(api)
 
     @app.teardown_appcontext

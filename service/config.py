@@ -7,6 +7,14 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+LIMIT_DEFAULTS = {
+    "creates": "60/minute",
+    "moves": "600/minute",
+    "reads": "3000/minute",
+    "expensive": "30/minute",
+}
+"""Each rate-limit budget's default, per tenant key (or per address without a key)."""
+
 
 def database_url(instance_path: str) -> str:
     """``DATABASE_URL`` with psycopg 3 as the PostgreSQL driver; SQLite file by default."""
@@ -73,6 +81,13 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         # "optional": a request without one belongs to the built-in "local" tenant
         "BASRA_API_KEYS": _choice("BASRA_API_KEYS", ("optional", "required")),
         "BASRA_KEY_CACHE_SECONDS": _float("BASRA_KEY_CACHE_SECONDS", 5.0),
+        # rate limits (see service/limits.py); "off" for benchmarks and trusted setups
+        "BASRA_RATE_LIMITS": _choice("BASRA_RATE_LIMITS", ("on", "off")),
+        "REDIS_URL": os.environ.get("REDIS_URL", "").strip(),
+        **{f"BASRA_LIMIT_{name.upper()}": os.environ.get(f"BASRA_LIMIT_{name.upper()}", value)
+           for name, value in LIMIT_DEFAULTS.items()},
+        # a retried move's Idempotency-Key is honoured this long
+        "BASRA_IDEMPOTENCY_HOURS": _float("BASRA_IDEMPOTENCY_HOURS", 24.0),
         "MAX_CONTENT_LENGTH": 256 * 1024,  # a request with 64 explicit decks is ~15 KB
         "API_TITLE": "Basra match service",
         "API_VERSION": "1.0.0",

@@ -10,10 +10,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
@@ -41,7 +42,7 @@ from .engine import (
 from .engine.bots import POLICIES, bot_move, run_bots
 from .engine.codec import move_from_parts, play_from_parts
 from .errors import IdempotencyKeyReused, NoHumanSeat, VersionMismatch, WrongPlayerCount
-from .models import Match, MoveRecord
+from .models import Match, MoveRecord, utcnow
 from .seats import mint_token, require_seat, seat_hashes, seat_of
 
 BOT_LEVELS = tuple(POLICIES)
@@ -241,6 +242,24 @@ def _check_version(match: Match, if_match: int | None) -> None:
         )
 
 
+def _idempotency_since() -> datetime:
+    """The oldest moment an Idempotency-Key is honoured from (BASRA_IDEMPOTENCY_HOURS)."""
+    return utcnow() - timedelta(hours=current_app.config["BASRA_IDEMPOTENCY_HOURS"])
+
+
+_purged = [0.0]
+
+
+def _purge_expired_keys() -> None:
+    """Now and then (at most hourly per process) remove expired Idempotency-Key records."""
+    now = time.monotonic()
+    if now - _purged[0] < 3600:
+        return
+    _purged[0] = now
+    with transaction(write=True):
+        store.purge_idempotency(_idempotency_since())
+
+
 MOVE_ATTEMPTS = 5
 """How often a move is worked out again when the match changed while it was computed."""
 
@@ -269,8 +288,9 @@ def play_move(
         with transaction():
             match = store.get_match(match_id, tenant)
             seat = require_seat(seat_hashes(match.seats), token)
-            earlier = store.find_idempotent(match, seat, idempotency_key) if idempotency_key \
-                else None
+            earlier = store.find_idempotent(
+                match, seat, idempotency_key, _idempotency_since()
+            ) if idempotency_key else None
             if earlier is not None:
                 if not hmac.compare_digest(earlier.fingerprint, request_fingerprint):
                     raise IdempotencyKeyReused(
@@ -296,6 +316,8 @@ def play_move(
             changes.publish(match_id, state.ply)
             result = MoveResult(mine, tuple(replies), match_view(match, state, seat))
         changes.saw(match_id, state.ply)
+        if idempotency_key:
+            _purge_expired_keys()
         return result
     raise VersionMismatch("the match kept changing while this move was worked out; retry")
 

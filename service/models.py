@@ -160,3 +160,5 @@ class IdempotencyKey(db.Model):  # type: ignore[name-defined,misc]
     first_seq: Mapped[int] = mapped_column(Integer, nullable=False)
     version: Mapped[int] = mapped_column(Integer, nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    __table_args__ = (Index("ix_idempotency_keys_created_at", "created_at"),)

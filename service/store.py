@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import exists, insert, or_, select, update
+from sqlalchemy import delete, exists, insert, or_, select, tuple_, update
 from sqlalchemy.orm import defer, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -149,19 +149,43 @@ def move_log(match: Match, first: int = 1, last: int | None = None) -> list[Move
     return list(db.session.execute(stmt.order_by(MoveRecord.seq)).scalars())
 
 
-def find_idempotent(match: Match, seat: int, key: str) -> IdempotencyKey | None:
-    """The record of this seat's Idempotency-Key, if it was used."""
-    return db.session.get(IdempotencyKey, (match.pk, seat, key))
+def find_idempotent(
+    match: Match, seat: int, key: str, since: datetime
+) -> IdempotencyKey | None:
+    """The record of this seat's Idempotency-Key if it was used at or after ``since``
+    (older keys have expired)."""
+    found = db.session.get(IdempotencyKey, (match.pk, seat, key))
+    if found is None or _aware(found.created_at) < since:
+        return None
+    return found
 
 
 def save_idempotent(
     match: Match, seat: int, key: str, fingerprint: str, first_seq: int, version: int
 ) -> None:
-    """Remember that this key answered with log entries ``first_seq`` to ``version``."""
+    """Remember that this key answered with log entries ``first_seq`` to ``version`` (an
+    expired record of the same key gives way)."""
+    db.session.execute(delete(IdempotencyKey).where(
+        IdempotencyKey.match_pk == match.pk, IdempotencyKey.seat == seat,
+        IdempotencyKey.key == key,
+    ))
     db.session.add(IdempotencyKey(
         match_pk=match.pk, seat=seat, key=key, fingerprint=fingerprint, first_seq=first_seq,
-        version=version,
+        version=version, created_at=utcnow(),
     ))
+
+
+def purge_idempotency(before: datetime, limit: int = 10_000) -> int:
+    """Delete up to ``limit`` idempotency records made before ``before``; how many."""
+    columns = (IdempotencyKey.match_pk, IdempotencyKey.seat, IdempotencyKey.key)
+    old = select(*columns).where(IdempotencyKey.created_at < before).limit(limit)
+    result = db.session.execute(delete(IdempotencyKey).where(tuple_(*columns).in_(old)))
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite hands timestamps back without their zone: they are UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 # --- history -----------------------------------------------------------

@@ -84,7 +84,8 @@ def make_app(backend: str, tmp_path: Path, **config: object) -> Flask:
     sqlite = f"sqlite:///{tmp_path / 'basra.sqlite3'}"
     url = require_postgres() if backend == "postgres" else sqlite
     app = create_app({
-        "SQLALCHEMY_DATABASE_URI": url, "TESTING": True, "BASRA_POLL_INTERVAL": 0.02, **config
+        "SQLALCHEMY_DATABASE_URI": url, "TESTING": True, "BASRA_POLL_INTERVAL": 0.02,
+        "BASRA_RATE_LIMITS": "off", **config,  # test_limits.py turns them on
     })
     with app.app_context():
         if url not in _migrated or backend == "sqlite":

@@ -185,6 +185,7 @@ _HTTP_REASONS = {
     415: "unsupported_media_type",
     422: "validation_error",
     428: "precondition_required",
+    429: "rate_limited",
     500: "internal_error",
 }
 

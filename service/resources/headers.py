@@ -64,8 +64,8 @@ def seen() -> Seen:
 def resolve_tenant() -> None:
     """Before every /v1 request: the tenant of its ``X-API-Key`` (401 without a valid key
     where keys are required; 403 from a browser origin the tenant does not allow)."""
-    if request.method == "OPTIONS":  # a CORS preflight carries no key
-        return
+    if request.method == "OPTIONS" or not request.path.startswith("/v1/"):
+        return  # a CORS preflight carries no key; health checks and docs need none
     config = current_app.config
     g.caller = caller_for(
         request.headers.get("X-API-Key"),

@@ -81,7 +81,7 @@ def gunicorn(database_url: str, workers: int = 3, **settings: str) -> Iterator[s
     """gunicorn with gevent workers on a migrated database; yields its base URL."""
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "WEB_CONCURRENCY": str(workers),
-           "BASRA_ACCESS_LOG": "", **settings}
+           "BASRA_ACCESS_LOG": "", "BASRA_RATE_LIMITS": "off", **settings}
     subprocess.run([sys.executable, "-m", "service.cli", "db", "upgrade"], cwd=ROOT, env=env,
                    check=True, capture_output=True)
     binary = str(Path(sys.executable).with_name("gunicorn"))

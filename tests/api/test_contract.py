@@ -68,8 +68,9 @@ def test_api_fuzz(app: Flask) -> None:
 
 
 def test_docker_compose_runs_postgres_migrations_and_gunicorn() -> None:
-    """docker-compose.yml: PostgreSQL with a health check, a one-shot migration, and the
-    API under gunicorn waiting for both (parsed here: Docker does not run on CI)."""
+    """docker-compose.yml: PostgreSQL and Redis with health checks, a one-shot migration,
+    and the API under gunicorn waiting for them, with API keys required (parsed here:
+    Docker does not run on CI)."""
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
     assert services["db"]["image"].startswith("postgres")
@@ -81,6 +82,10 @@ def test_docker_compose_runs_postgres_migrations_and_gunicorn() -> None:
     assert api["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
     assert api["depends_on"]["db"]["condition"] == "service_healthy"
     assert "/readyz" in " ".join(api["healthcheck"]["test"])
+    assert api["environment"]["BASRA_API_KEYS"] == "required"
+    assert api["environment"]["REDIS_URL"].startswith("redis://redis")
+    assert services["redis"]["image"].startswith("redis")
+    assert api["depends_on"]["redis"]["condition"] == "service_healthy"
 
 
 def test_migrations_match_the_models(app: Flask) -> None:

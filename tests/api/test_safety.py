@@ -152,3 +152,34 @@ def test_nul_characters_are_refused_before_reaching_the_database(client: FlaskCl
     assert r.status_code == 400 and r.get_json()["reason"] == "invalid_json"
     r = client.get("/v1/matches/%00")
     assert r.status_code == 404 and r.get_json()["reason"] == "match_not_found"
+
+
+def test_idempotency_keys_expire(backend: str, tmp_path) -> None:  # noqa: ANN001
+    """An Idempotency-Key is honoured for BASRA_IDEMPOTENCY_HOURS (24 by default); after
+    that the same key is a new request, and expired records are purged."""
+    from service.db import db
+    from service.models import IdempotencyKey
+    from tests.conftest import make_app
+
+    app = make_app(backend, tmp_path, BASRA_IDEMPOTENCY_HOURS=0.5 / 3600)  # half a second
+    client = app.test_client()
+    created = create(client)
+    toks = tokens(created)
+    move = client.get(f"/v1/matches/{created['id']}", headers=auth(toks[0])).get_json()[
+        "legal_moves"][0]
+    url = f"/v1/matches/{created['id']}/moves"
+    first = client.post(url, json=move, headers={**auth(toks[0]), "Idempotency-Key": "k1"})
+    assert first.status_code == 201
+    again = client.post(url, json=move, headers={**auth(toks[0]), "Idempotency-Key": "k1"})
+    assert again.status_code == 201 and again.get_json() == first.get_json()
+    time.sleep(0.6)
+    late = client.post(url, json=move, headers={**auth(toks[0]), "Idempotency-Key": "k1"})
+    assert late.status_code == 409 and late.get_json()["reason"] == "not_your_turn"
+    with app.app_context():
+        from service import store
+        from service.db import transaction
+        from service.models import utcnow
+
+        with transaction(write=True):
+            assert store.purge_idempotency(utcnow()) == 1
+        assert db.session.query(IdempotencyKey).count() == 0

@@ -10,10 +10,11 @@ from flask.views import MethodView
 
 from ... import matches
 from ...errors import MatchNotFound
+from ...limits import budget
 from ...matches import CreatedMatch, HistoryPage, MatchView, MoveLog, MoveResult, Unchanged
 from ...store import HistoryQuery
 from ..errors import Problem, problem_doc
-from ..headers import bearer_token, etag_for, if_match_version, resolve_tenant, seen, tenant
+from ..headers import bearer_token, etag_for, if_match_version, seen, tenant
 from ..parser import Blueprint
 from .schemas import (
     CreatedMatchSchema,
@@ -30,7 +31,6 @@ from .schemas import (
 )
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches")
-blp.before_request(resolve_tenant)
 _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
@@ -56,6 +56,7 @@ def _etag(view: MatchView) -> Headers:
 class Matches(MethodView):
     """Create matches and list the history."""
 
+    @budget("creates")
     @blp.arguments(CreateMatchSchema)
     @blp.response(201, CreatedMatchSchema, headers={"Location": {
         "description": "URL of the match", "schema": {"type": "string"}}})
@@ -68,6 +69,7 @@ class Matches(MethodView):
         location = url_for("matches.MatchById", match_id=created.id)
         return created, 201, {"Location": location, **_etag(created.state)}
 
+    @budget("reads")
     @blp.arguments(HistoryQuerySchema, location="query")
     @blp.response(200, HistoryPageSchema, headers={"Link": {
         "description": "rel=next URL of the following page", "schema": {"type": "string"}}})
@@ -86,6 +88,7 @@ class Matches(MethodView):
 class MatchById(MethodView):
     """One match, as the token's seat or a spectator sees it."""
 
+    @budget("reads")
     @blp.arguments(WaitQuerySchema, location="query")
     @blp.response(200, MatchStateSchema, headers={"ETag": {
         "description": "the version and viewer", "schema": {"type": "string"}}})
@@ -110,6 +113,7 @@ class MatchById(MethodView):
 class Moves(MethodView):
     """Play cards; read the public move log."""
 
+    @budget("moves")
     @blp.arguments(MoveRequestSchema)
     @blp.response(201, MoveResponseSchema)
     @blp.alt_response(409, **problem_doc("not your turn, card not in hand, illegal "
@@ -136,6 +140,7 @@ class Moves(MethodView):
         )
         return result, 201, _etag(result.state)
 
+    @budget("reads")
     @blp.response(200, MoveLogSchema)
     def get(self, match_id: str) -> MoveLog:
         """The public move log; reveals the seed (or explicit decks) once finished."""
@@ -146,6 +151,7 @@ class Moves(MethodView):
 class Resign(MethodView):
     """Concede a match."""
 
+    @budget("moves")
     @blp.response(200, MatchStateSchema)
     @blp.alt_response(409, **problem_doc("match finished"))
     @blp.doc(security=BEARER)
@@ -159,6 +165,8 @@ class Resign(MethodView):
 class Hint(MethodView):
     """What a bot would play."""
 
+    @budget("reads")
+    @budget("expensive", when=lambda: request.args.get("level") == "expert")
     @blp.arguments(HintQuerySchema, location="query")
     @blp.response(200, HintSchema)
     @blp.alt_response(409, **problem_doc("not your turn, or match finished"))

@@ -8,13 +8,12 @@ from flask.views import MethodView
 
 from ...engine import Variant, all_variants, load_variant, with_house_rules
 from ...engine.errors import UnknownVariant
+from ...limits import budget
 from ..errors import Problem
-from ..headers import resolve_tenant
 from ..parser import Blueprint
 from .schemas import RulesCheckSchema, VariantListSchema, VariantSchema
 
 blp = Blueprint("variants", __name__, url_prefix="/v1/variants", description="Rule variants")
-blp.before_request(resolve_tenant)
 
 
 def _present(name: str, description: str, rules: Any) -> dict[str, Any]:
@@ -37,6 +36,7 @@ def _variant(name: str) -> Variant:
 class Variants(MethodView):
     """The shipped variants."""
 
+    @budget("reads")
     @blp.response(200, VariantListSchema)
     def get(self) -> dict[str, Any]:
         """List every shipped variant with its settings and content hash."""
@@ -47,6 +47,7 @@ class Variants(MethodView):
 class VariantByName(MethodView):
     """One variant."""
 
+    @budget("reads")
     @blp.response(200, VariantSchema)
     def get(self, name: str) -> dict[str, Any]:
         """A variant's full settings and content hash."""
@@ -58,6 +59,7 @@ class VariantByName(MethodView):
 class CheckRules(MethodView):
     """Validate house rules against a variant."""
 
+    @budget("reads")
     @blp.arguments(RulesCheckSchema)
     @blp.response(200, VariantSchema)
     def post(self, body: dict[str, Any], name: str) -> dict[str, Any]:

@@ -1,0 +1,53 @@
+"""Rate limits: Flask-Limiter budgets per tenant (its API key), or per client address for
+requests without a key, kept in Redis when ``REDIS_URL`` is set (shared by every
+instance) and in each process's memory otherwise.
+
+Four budgets, each a Flask-Limiter limit string set by the environment: creating
+matches (``BASRA_LIMIT_CREATES``), moves and resignations (``BASRA_LIMIT_MOVES``),
+reads (``BASRA_LIMIT_READS``) and expert hints (``BASRA_LIMIT_EXPENSIVE``).
+``BASRA_RATE_LIMITS=off`` turns them all off. A request over budget gets a 429
+problem with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from flask import Flask, current_app, g, request
+from flask_limiter import Limiter
+
+from .models import LOCAL_TENANT
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _who() -> str:
+    """Whose budget a request spends: its tenant's, or its client address's."""
+    caller = g.get("caller")
+    if caller is not None and caller.tenant != LOCAL_TENANT:
+        return f"tenant:{caller.tenant}"
+    return f"address:{request.remote_addr or 'unknown'}"
+
+
+limiter = Limiter(_who, headers_enabled=True, retry_after="delta-seconds",
+                  key_prefix="basra")
+
+
+def init_limits(app: Flask) -> None:
+    """Bind the limiter to the app with its settings (storage, on or off)."""
+    app.config.setdefault("RATELIMIT_ENABLED", app.config["BASRA_RATE_LIMITS"] != "off")
+    app.config.setdefault("RATELIMIT_STORAGE_URI", app.config["REDIS_URL"] or "memory://")
+    limiter.init_app(app)
+
+
+def _budget(name: str) -> Callable[[], str]:
+    return lambda: str(current_app.config[f"BASRA_LIMIT_{name.upper()}"])
+
+
+def budget(name: str, *, when: Callable[[], bool] | None = None) -> Callable[[F], F]:
+    """Spend from budget ``name`` (creates, moves, reads, expensive); with ``when``,
+    only for the requests it accepts."""
+    exempt = (lambda: not when()) if when else None
+    return limiter.shared_limit(_budget(name), scope=name, exempt_when=exempt,
+                                override_defaults=False)  # type: ignore[return-value]

@@ -1,0 +1,75 @@
+"""Rate limits (README "Running in production"): per tenant key, per address without one,
+separate budgets, 429 problems with Retry-After, Redis storage when configured."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import redis
+from flask import Flask
+
+from service import tenants
+from tests.api.helpers import auth, tokens
+from tests.conftest import make_app
+
+PLAYERS = {"players": [{"name": "a"}, {"name": "b"}]}
+
+
+def _limited(backend: str, tmp_path: Path, **settings: object) -> Flask:
+    return make_app(backend, tmp_path, BASRA_RATE_LIMITS="on", BASRA_LIMIT_CREATES="3/minute",
+                    BASRA_LIMIT_EXPENSIVE="2/minute", BASRA_KEY_CACHE_SECONDS=0, **settings)
+
+
+def test_a_spent_budget_is_429_with_retry_after(backend: str, tmp_path: Path) -> None:
+    """The fourth create in a minute is a 429 problem with Retry-After; another client
+    address, and another tenant's key, each have a budget of their own; reads are a
+    separate budget."""
+    app = _limited(backend, tmp_path)
+    client = app.test_client()
+    for _ in range(3):
+        assert client.post("/v1/matches", json=PLAYERS).status_code == 201
+    r = client.post("/v1/matches", json=PLAYERS)
+    assert r.status_code == 429 and r.content_type == "application/problem+json"
+    assert r.get_json()["reason"] == "rate_limited"
+    assert 0 < int(r.headers["Retry-After"]) <= 60
+    assert client.get("/v1/matches").status_code == 200  # reads: their own budget
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "192.0.2.7"
+    assert other.post("/v1/matches", json=PLAYERS).status_code == 201
+    with app.app_context():
+        key = {"X-API-Key": tenants.create_key("acme", [])}
+    assert client.post("/v1/matches", json=PLAYERS, headers=key).status_code == 201
+
+
+def test_expert_hints_have_their_own_small_budget(backend: str, tmp_path: Path) -> None:
+    """Expert hints spend the expensive budget; greedy hints do not."""
+    app = _limited(backend, tmp_path)
+    client = app.test_client()
+    created = client.post("/v1/matches", json=PLAYERS).get_json()
+    url = f"/v1/matches/{created['id']}/hint"
+    seat = client.get(f"/v1/matches/{created['id']}").get_json()["turn"]
+    headers = auth(tokens(created)[seat])
+    assert [client.get(url + "?level=expert", headers=headers).status_code
+            for _ in range(3)] == [200, 200, 429]
+    assert client.get(url + "?level=greedy", headers=headers).status_code == 200
+
+
+def test_budgets_live_in_redis_when_configured(tmp_path: Path) -> None:
+    """With REDIS_URL, budgets are kept in Redis (shared by every instance): two apps, as
+    two instances, spend one budget."""
+    url = "redis://127.0.0.1:6379/15"
+    try:
+        redis.Redis.from_url(url).flushdb()
+    except redis.RedisError:
+        pytest.skip("no Redis at 127.0.0.1:6379")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = _limited("sqlite", tmp_path / "a", REDIS_URL=url)
+    assert first.test_client().post("/v1/matches", json=PLAYERS).status_code == 201
+    assert list(redis.Redis.from_url(url).scan_iter(match="*/basra/*"))
+    second = _limited("sqlite", tmp_path / "b", REDIS_URL=url)
+    statuses = [second.test_client().post("/v1/matches", json=PLAYERS).status_code
+                for _ in range(3)]
+    assert statuses == [201, 201, 429]
+    redis.Redis.from_url(url).flushdb()
