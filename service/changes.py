@@ -56,6 +56,7 @@ class VersionBoard:
         self._pings_wanted = 0
         self._settlers: list[tuple[int, threading.Event]] = []
         self._ping_needed = threading.Event()
+        self._ping_back = threading.Event()
         self._thread = threading.Thread(target=self._listen, name="basra-listen", daemon=True)
         self._thread.start()
         self._pinger = threading.Thread(target=self._ping, name="basra-ping", daemon=True)
@@ -184,13 +185,19 @@ class VersionBoard:
                 if conn is None or conn.closed:
                     conn = psycopg.connect(self.dsn, autocommit=True,
                                            application_name="basra-ping")
+                    # a ping needs ordering, not durability: no WAL flush per ping
+                    conn.execute("SET synchronous_commit = off")
                 conn.execute("SELECT pg_notify(%s, %s)", (self._ping_channel, str(seq)))
+                # one ping in flight: callers that come meanwhile share the next one
+                self._ping_back.wait(1.0)
+                self._ping_back.clear()
             except Exception:  # the callers fall back to the database
                 log.warning("version ping failed; retrying", exc_info=True)
                 conn = None
                 time.sleep(0.2)
 
     def _heard_ping(self, seq: int) -> None:
+        self._ping_back.set()
         with self._lock:
             self._pings_heard = max(self._pings_heard, seq)
             ready = [e for target, e in self._settlers if target <= seq]
