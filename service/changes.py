@@ -1,7 +1,8 @@
 """Match versions, end to end: NOTIFY on a move, the per-process LISTEN board, and
 peek and wait for pollers, with the database as the fallback.
 
-Every move's transaction sends ``NOTIFY basra_versions, '<match id>:<version>'``;
+Every move's transaction sends ``NOTIFY basra_versions, '<match id>:<version>:<turn>'``
+(turn -1 once the match is over);
 PostgreSQL delivers it on commit to every listening process of every instance.
 Each process keeps one listening connection (started on first use) and a
 bounded map of the versions it has heard, so a poll whose ETag is current is
@@ -32,6 +33,10 @@ from .errors import MatchNotFound
 from .models import Match, Seat
 
 CHANNEL = "basra_versions"
+NOBODY = -1
+"""The turn of a match that is over: nobody is to play."""
+UNKNOWN = -2
+"""A turn this process has not heard of."""
 _MAX_MATCHES = 100_000
 log = logging.getLogger(__name__)
 
@@ -47,6 +52,7 @@ class VersionBoard:
         predate a notification this listener never heard."""
         self._lock = threading.Lock()
         self._versions: OrderedDict[str, int] = OrderedDict()
+        self._turns: dict[str, int] = {}
         self._seats: OrderedDict[str, tuple[int, list[tuple[int, str]]]] = OrderedDict()
         self._waiters: dict[str, list[threading.Event]] = {}
         # settling: this process's pings, sent on a channel of its own and heard back
@@ -74,14 +80,15 @@ class VersionBoard:
                     conn.execute(f"LISTEN {self._ping_channel}")
                     with self._lock:  # anything heard before this LISTEN may be stale
                         self._versions.clear()
+                        self._turns.clear()
                         self.epoch += 1
                     self.live = True
                     for note in conn.notifies():
                         if note.channel == self._ping_channel:
                             self._heard_ping(int(note.payload))
                             continue
-                        match_id, _, version = note.payload.rpartition(":")
-                        self.saw(match_id, int(version))
+                        match_id, version, *turn = note.payload.split(":")
+                        self.saw(match_id, int(version), int(turn[0]) if turn else UNKNOWN)
             except Exception:  # lost the connection: fall back to the database, retry
                 log.warning("version listener disconnected; retrying", exc_info=True)
             self.live = False
@@ -90,22 +97,30 @@ class VersionBoard:
 
     # --- map ---------------------------------------------------------------
 
-    def saw(self, match_id: str, version: int) -> None:
-        """Record that ``match_id`` is at ``version`` (or later); wake its long polls."""
+    def saw(self, match_id: str, version: int, turn: int = UNKNOWN) -> None:
+        """Record that ``match_id`` is at ``version`` (or later), with ``turn`` to play;
+        wake its long polls."""
         with self._lock:
             if self._versions.get(match_id, -1) < version:
                 self._versions[match_id] = version
                 self._versions.move_to_end(match_id)
+                self._turns[match_id] = turn
                 if len(self._versions) > _MAX_MATCHES:
-                    self._versions.popitem(last=False)
+                    gone, _ = self._versions.popitem(last=False)
+                    self._turns.pop(gone, None)
             waiters = self._waiters.pop(match_id, [])
         for event in waiters:
             event.set()
 
-    def saw_read(self, match_id: str, version: int, epoch: int) -> None:
+    def saw_read(self, match_id: str, version: int, turn: int, epoch: int) -> None:
         """Record a version read from the database in a read that started in ``epoch``."""
         if self.live and epoch == self.epoch:
-            self.saw(match_id, version)
+            self.saw(match_id, version, turn)
+
+    def turn(self, match_id: str) -> int:
+        """The turn heard with the latest version (UNKNOWN if none)."""
+        with self._lock:
+            return self._turns.get(match_id, UNKNOWN)
 
     def version(self, match_id: str) -> int | None:
         """The latest version heard, if the listener is live and has heard of the match."""
@@ -236,46 +251,53 @@ def _board() -> VersionBoard | None:
     return board_for(dsn) if dsn else None
 
 
-def publish(match_id: str, version: int) -> None:
-    """NOTIFY every instance of the match's new version when this transaction commits."""
+def _turn(turn: int | None) -> int:
+    return NOBODY if turn is None else turn
+
+
+def publish(match_id: str, version: int, turn: int | None) -> None:
+    """NOTIFY every instance of the match's new version (and the seat to play, None when
+    nobody is) when this transaction commits."""
     if backend() == "postgresql":
-        db.session.execute(select(func.pg_notify(CHANNEL, f"{match_id}:{version}")))
+        payload = f"{match_id}:{version}:{_turn(turn)}"
+        db.session.execute(select(func.pg_notify(CHANNEL, payload)))
 
 
-def saw(match_id: str, version: int) -> None:
+def saw(match_id: str, version: int, turn: int | None) -> None:
     """Tell this process's board of a version just committed (NOTIFY tells the others)."""
     board = _board()
     if board is not None:
-        board.saw(match_id, version)
+        board.saw(match_id, version, _turn(turn))
 
 
-def _read_version(match_id: str) -> int:
+def _read_version(match_id: str) -> tuple[int, int]:
     with transaction():
-        version = db.session.execute(
-            select(Match.version).where(Match.id == match_id)
-        ).scalar_one_or_none()
-    if version is None:
+        row = db.session.execute(
+            select(Match.version, Match.turn).where(Match.id == match_id)
+        ).first()
+    if row is None:
         raise MatchNotFound(f"no match with id {match_id!r}")
-    return version
+    return row[0], _turn(row[1])
 
 
-def _current(board: VersionBoard | None, match_id: str) -> int:
-    """The board's version while it is live and knows the match, else the database's
-    (remembered on the board)."""
+def _current(board: VersionBoard | None, match_id: str) -> tuple[int, int]:
+    """The version and turn from the board while it is live and knows the match, else
+    from the database (remembered on the board)."""
     if board is not None and board.live:
         known = board.version(match_id)
         if known is not None:
-            return known
+            return known, board.turn(match_id)
     epoch = board.epoch if board else 0
-    version = _read_version(match_id)
+    version, turn = _read_version(match_id)
     if board is not None:
-        board.saw_read(match_id, version, epoch)
-    return version
+        board.saw_read(match_id, version, turn, epoch)
+    return version, turn
 
 
-def peek(match_id: str, tenant: int) -> tuple[int, list[tuple[int, str]]]:
-    """A tenant's match's version and its (seat, token hash) pairs without loading the
-    match; another tenant's match is not found.
+def peek(match_id: str, tenant: int) -> tuple[int, int, list[tuple[int, str]]]:
+    """A tenant's match's version, turn (NOBODY once over, UNKNOWN if not known) and its
+    (seat, token hash) pairs without loading the match; another tenant's match is not
+    found.
 
     On PostgreSQL both usually come from this process's board, with no query.
     """
@@ -284,21 +306,21 @@ def peek(match_id: str, tenant: int) -> tuple[int, list[tuple[int, str]]]:
     if known is not None:
         if known[0] != tenant:
             raise MatchNotFound(f"no match with id {match_id!r}")
-        return _current(board, match_id), known[1]
+        return (*_current(board, match_id), known[1])
     epoch = board.epoch if board else 0
     with transaction():
         rows = db.session.execute(
-            select(Match.version, Match.tenant_pk, Seat.seat, Seat.token_hash)
+            select(Match.version, Match.turn, Match.tenant_pk, Seat.seat, Seat.token_hash)
             .join(Seat, Seat.match_pk == Match.pk)
             .where(Match.id == match_id)
         ).all()
-    if not rows or rows[0][1] != tenant:
+    if not rows or rows[0][2] != tenant:
         raise MatchNotFound(f"no match with id {match_id!r}")
-    version, seats = rows[0][0], [(r[2], r[3]) for r in rows]
+    version, turn, seats = rows[0][0], _turn(rows[0][1]), [(r[3], r[4]) for r in rows]
     if board:
-        board.remember_seats(match_id, rows[0][1], seats)
-        board.saw_read(match_id, version, epoch)
-    return version, seats
+        board.remember_seats(match_id, tenant, seats)
+        board.saw_read(match_id, version, turn, epoch)
+    return version, turn, seats
 
 
 def settled(match_id: str, version: int) -> int:
@@ -314,8 +336,8 @@ def settled(match_id: str, version: int) -> int:
         if known is not None:
             return known
     epoch = board.epoch
-    current = _read_version(match_id)
-    board.saw_read(match_id, current, epoch)
+    current, turn = _read_version(match_id)
+    board.saw_read(match_id, current, turn, epoch)
     return current
 
 
@@ -333,7 +355,7 @@ def wait_for_change(match_id: str, version: int, timeout: float) -> int:
     board = _board()
     while True:
         left = deadline - time.monotonic()
-        current = _current(board, match_id)
+        current = _current(board, match_id)[0]
         if current != version or left <= 0:
             return current
         if board is not None and board.live:

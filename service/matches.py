@@ -74,6 +74,8 @@ class MatchView:
     view: SeatView
     seed: str | None
     """The seed, revealed once the match is finished."""
+    end_reason: str | None
+    """target_score or resigned; None while the match goes on."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,7 @@ def match_view(match: Match, state: State, seat: int | None) -> MatchView:
         created_at=match.created_at,
         view=observe(state, seat),
         seed=state.seed.hex() if state.finished else None,
+        end_reason=match.end_reason,
     )
 
 
@@ -190,7 +193,7 @@ def create_match(
         )
         if plays:
             store.append_plays(match, plays, state)
-        changes.publish(match.id, state.ply)
+        changes.publish(match.id, state.ply, state.turn)
         view = match_view(match, state, None)
     return CreatedMatch(match.id, tuple(tokens), view.commitment, view)
 
@@ -203,10 +206,12 @@ def read_match(
 ) -> MatchView | Unchanged:
     """The token's seat view (a spectator's without a token), or :class:`Unchanged`
     while the client's copy is current; with ``wait`` seconds, first wait that long
-    for a change. Answering "unchanged" usually needs no query at all."""
-    version, seats = changes.peek(match_id, tenant)
+    for a change, unless nothing can change without the viewer (the match is over, or
+    it is the viewer's turn). Answering "unchanged" usually needs no query at all."""
+    version, turn, seats = changes.peek(match_id, tenant)
     seat = seat_of(seats, token)
-    if seen.holds(version, seat) and wait > 0:
+    idle = turn == changes.NOBODY or (seat is not None and turn == seat)
+    if seen.holds(version, seat) and wait > 0 and not idle:
         version = changes.wait_for_change(match_id, version, wait)
     if seen.holds(version, seat):
         version = changes.settled(match_id, version)  # never hide a committed move
@@ -223,9 +228,10 @@ def read_match(
 
 @dataclass(frozen=True)
 class MoveResult:
-    """A play as the API reports it, with the mover's view after any bot replies."""
+    """A play as the API reports it, with the mover's view after any bot replies (a
+    resignation has no play)."""
 
-    move: Play
+    move: Play | None
     replies: tuple[Play, ...]
     state: MatchView
 
@@ -313,9 +319,9 @@ def play_move(
                 store.save_idempotent(
                     match, seat, idempotency_key, request_fingerprint, read + 1, state.ply
                 )
-            changes.publish(match_id, state.ply)
+            changes.publish(match_id, state.ply, state.turn)
             result = MoveResult(mine, tuple(replies), match_view(match, state, seat))
-        changes.saw(match_id, state.ply)
+        changes.saw(match_id, state.ply, state.turn)
         if idempotency_key:
             _purge_expired_keys()
         return result
@@ -348,7 +354,7 @@ def _replayed(match: Match, seat: int, first_seq: int, version: int) -> MoveResu
 
 def resign_match(
     match_id: str, tenant: int, token: str | None, if_match: int | None
-) -> MatchView:
+) -> MoveResult:
     """The token's seat resigns: the match ends, the other team wins."""
     with transaction(write=True):
         match = store.lock_match(match_id, tenant)
@@ -358,10 +364,10 @@ def resign_match(
         rnd = state.round
         state = resign(state, seat)
         store.append_resign(match, seat, rnd, state)
-        changes.publish(match_id, state.ply)
+        changes.publish(match_id, state.ply, state.turn)
         view = match_view(match, state, seat)
-    changes.saw(match_id, state.ply)
-    return view
+    changes.saw(match_id, state.ply, state.turn)
+    return MoveResult(None, (), view)
 
 
 def hint(match_id: str, tenant: int, token: str | None, level: str) -> Move:
@@ -395,6 +401,8 @@ class MatchSummary:
     seats: tuple[SeatInfo, ...]
     created_at: datetime
     finished_at: datetime | None
+    end_reason: str | None
+    rounds: int
 
 
 @dataclass(frozen=True)
@@ -412,7 +420,7 @@ def history(query: store.HistoryQuery) -> HistoryPage:
         return HistoryPage([
             MatchSummary(
                 m.id, m.variant, m.status, m.version, m.rules_hash, m.scores, m.winner, m.draw,
-                seat_infos(m), m.created_at, m.finished_at,
+                seat_infos(m), m.created_at, m.finished_at, m.end_reason, m.rounds,
             )
             for m in rows
         ], nxt)
@@ -432,11 +440,12 @@ class MoveLog:
     decks: list[list[str]] | None
 
 
-def move_log(match_id: str, tenant: int) -> MoveLog:
-    """The match's moves in order; seed and explicit decks revealed when finished."""
+def move_log(match_id: str, tenant: int, after: int = 0) -> MoveLog:
+    """The match's moves after sequence number ``after``, in order; seed and explicit
+    decks revealed when finished."""
     with transaction():
         match = store.get_match(match_id, tenant)
-        moves = store.move_log(match)
+        moves = store.move_log(match, first=after + 1)
     finished = match.status == "finished"
     return MoveLog(
         match.id, match.status, match.version, match.commitment, match.explicit_decks, moves,

@@ -91,6 +91,12 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     scores: Mapped[list[int]] = mapped_column(JSON, nullable=False, default=list)
     winner: Mapped[int | None] = mapped_column(Integer)
     draw: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    end_reason: Mapped[str | None] = mapped_column(String(16))
+    """target_score or resigned (null while the match goes on)."""
+    rounds: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+    """Rounds played (the current one included)."""
+    turn: Mapped[int | None] = mapped_column(Integer)
+    """The seat to play (null once finished)."""
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="match", order_by="Seat.seat", lazy="selectin"

@@ -59,11 +59,16 @@ def state_of(match: Match) -> State:
     return state_from_dict(match.snapshot, rules_from_json(match.rules, match.rules_hash))
 
 
-def _state_columns(state: State) -> dict[str, Any]:
+def _state_columns(state: State, end_reason: str | None = None) -> dict[str, Any]:
     now = utcnow()
+    if state.finished and end_reason is None:
+        end_reason = "target_score"
     return {
         "snapshot": state_to_dict(state),
         "version": state.ply,
+        "rounds": state.round,
+        "turn": state.turn,
+        "end_reason": end_reason,
         "scores": list(state.scores),
         "winner": state.winner,
         "draw": state.draw,
@@ -73,12 +78,12 @@ def _state_columns(state: State) -> dict[str, Any]:
     }
 
 
-def _set_state(match: Match, state: State) -> None:
+def _set_state(match: Match, state: State, end_reason: str | None = None) -> None:
     """Save a new snapshot with one UPDATE (no unit-of-work bookkeeping on the hot path)."""
-    columns = _state_columns(state)
+    columns = _state_columns(state, end_reason)
     db.session.execute(update(Match).where(Match.pk == match.pk).values(**columns))
     # keep the loaded object in step without marking it dirty
-    for name in ("version", "status", "finished_at"):
+    for name in ("version", "status", "finished_at", "end_reason", "rounds", "turn"):
         set_committed_value(match, name, columns[name])
 
 
@@ -138,7 +143,7 @@ def append_resign(match: Match, seat: int, round_number: int, state: State) -> N
         match_pk=match.pk, seq=match.version + 1, kind="resign", round=round_number, seat=seat,
         created_at=utcnow(),
     ))
-    _set_state(match, state)
+    _set_state(match, state, "resigned")
 
 
 def move_log(match: Match, first: int = 1, last: int | None = None) -> list[MoveRecord]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import flask
 import flask_smorest
-from webargs.flaskparser import FlaskParser
+from webargs.flaskparser import FlaskParser, is_json_request
 
 from .errors import Problem
 
@@ -41,6 +41,9 @@ class BodyParser(FlaskParser):
     """webargs' Flask parser with a depth and number-size limit on JSON bodies."""
 
     def _raw_load_json(self, req: flask.Request) -> Any:
+        if not is_json_request(req) and req.get_data(cache=True):
+            raise Problem(415, "unsupported_media_type",
+                          "send the body as JSON, with 'Content-Type: application/json'")
         try:
             data = super()._raw_load_json(req)
         except json.JSONDecodeError:

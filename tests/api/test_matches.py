@@ -244,9 +244,14 @@ def test_resign_ends_the_match_for_the_other_team(client: FlaskClient) -> None:
     r = client.post(f"/v1/matches/{created['id']}/resign", headers=auth(toks[0]))
     assert r.status_code == 200
     body = r.get_json()
-    assert body["status"] == "finished" and body["winner"] == 1 and body["seed"]
+    assert body["move"] is None and body["replies"] == []  # the same envelope as a move
+    state = body["state"]
+    assert state["status"] == "finished" and state["winner"] == 1 and state["seed"]
+    assert state["end_reason"] == "resigned"
     log = client.get(f"/v1/matches/{created['id']}/moves").get_json()
     assert log["moves"][-1]["kind"] == "resign"
+    entry = client.get("/v1/matches").get_json()["matches"][0]
+    assert entry["end_reason"] == "resigned" and entry["rounds"] == 1
 
 
 def test_variants_and_house_rule_check(client: FlaskClient) -> None:

@@ -23,6 +23,7 @@ from .schemas import (
     HintSchema,
     HistoryPageSchema,
     HistoryQuerySchema,
+    LogQuerySchema,
     MatchStateSchema,
     MoveLogSchema,
     MoveRequestSchema,
@@ -141,10 +142,20 @@ class Moves(MethodView):
         return result, 201, _etag(result.state)
 
     @budget("reads")
-    @blp.response(200, MoveLogSchema)
-    def get(self, match_id: str) -> MoveLog:
-        """The public move log; reveals the seed (or explicit decks) once finished."""
-        return matches.move_log(match_id, tenant())
+    @blp.arguments(LogQuerySchema, location="query")
+    @blp.response(200, MoveLogSchema, headers={"ETag": {
+        "description": "the match version", "schema": {"type": "string"}}})
+    @blp.alt_response(304, description="Not modified (If-None-Match)")
+    def get(self, query: dict[str, Any], match_id: str) -> Response | tuple[MoveLog, int, Headers]:
+        """The public move log (entries after `after`); reveals the seed (or explicit
+        decks) once finished. `If-None-Match` with the last ETag gives 304."""
+        log = matches.move_log(match_id, tenant(), query["after"])
+        etag = f'"{log.version}-log"'
+        if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
+            response = current_app.response_class(status=304)
+            response.headers["ETag"] = etag
+            return response
+        return log, 200, {"ETag": etag}
 
 
 @blp.route("/<string:match_id>/resign")
@@ -152,13 +163,14 @@ class Resign(MethodView):
     """Concede a match."""
 
     @budget("moves")
-    @blp.response(200, MatchStateSchema)
+    @blp.response(200, MoveResponseSchema)
     @blp.alt_response(409, **problem_doc("match finished"))
     @blp.doc(security=BEARER)
-    def post(self, match_id: str) -> tuple[MatchView, int, Headers]:
-        """The token's seat (and its team) resigns; the other team wins."""
-        view = matches.resign_match(match_id, tenant(), bearer_token(), if_match_version())
-        return view, 200, _etag(view)
+    def post(self, match_id: str) -> tuple[MoveResult, int, Headers]:
+        """The token's seat (and its team) resigns; the other team wins. The same envelope
+        as a move, with `move` null."""
+        result = matches.resign_match(match_id, tenant(), bearer_token(), if_match_version())
+        return result, 200, _etag(result.state)
 
 
 @blp.route("/<string:match_id>/hint")

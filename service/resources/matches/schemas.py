@@ -10,6 +10,12 @@ from marshmallow import validate
 from ...matches import BOT_LEVELS, MatchView
 from ..fields import CardField, UTCDateTime, card_list
 
+END_REASON = ma.fields.String(
+    required=True, allow_none=True,
+    validate=validate.OneOf(["target_score", "resigned", "timeout", "aborted"]),
+    metadata={"description": "why the match ended; null while it goes on"},
+)
+
 
 class PlayerSchema(ma.Schema):
     """A seat to fill: a human (name, optional player_id) or a bot."""
@@ -148,6 +154,7 @@ class MatchStateSchema(ma.Schema):
     seed = ma.fields.String(
         required=True, allow_none=True, metadata={"description": "revealed when finished"}
     )
+    end_reason = END_REASON
     created_at = UTCDateTime(required=True)
 
     @ma.pre_dump
@@ -181,6 +188,7 @@ class MatchStateSchema(ma.Schema):
             "commitment": m.commitment,
             "explicit_decks": m.explicit_decks,
             "seed": m.seed,
+            "end_reason": m.end_reason,
             "created_at": m.created_at,
         }
         if v.seat is not None:
@@ -209,9 +217,10 @@ class MoveRequestSchema(ma.Schema):
 
 
 class MoveResponseSchema(ma.Schema):
-    """The play made, any bot replies, and the mover's view after them."""
+    """The play made (null for a resignation), any bot replies, and the mover's view after
+    them."""
 
-    move = ma.fields.Nested(PlaySchema, required=True)
+    move = ma.fields.Nested(PlaySchema, required=True, allow_none=True)
     replies = ma.fields.List(ma.fields.Nested(PlaySchema), required=True)
     state = ma.fields.Nested(MatchStateSchema, required=True)
 
@@ -240,6 +249,15 @@ class MoveLogSchema(ma.Schema):
     seed = ma.fields.String(allow_none=True)
     decks = ma.fields.List(ma.fields.List(ma.fields.String()), allow_none=True)
     moves = ma.fields.List(ma.fields.Nested(LoggedMoveSchema), required=True)
+
+
+class LogQuerySchema(ma.Schema):
+    """Catching up on the move log."""
+
+    after = ma.fields.Integer(
+        load_default=0, validate=validate.Range(min=0, max=10**9),
+        metadata={"description": "only entries with a greater `seq`"},
+    )
 
 
 class WaitQuerySchema(ma.Schema):
@@ -281,6 +299,8 @@ class MatchSummarySchema(ma.Schema):
     seats = ma.fields.List(ma.fields.Nested(SeatSchema), required=True)
     created_at = UTCDateTime(required=True)
     finished_at = UTCDateTime(allow_none=True)
+    end_reason = END_REASON
+    rounds = ma.fields.Integer(required=True, metadata={"description": "rounds played"})
 
 
 class HistoryPageSchema(ma.Schema):
