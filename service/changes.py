@@ -251,33 +251,37 @@ def _board() -> VersionBoard | None:
     return board_for(dsn) if dsn else None
 
 
-def _turn(turn: int | None) -> int:
+def _turn(status: str, turn: int | None) -> int:
+    """The turn as the board keeps it: UNKNOWN while waiting for players (anything may
+    change), NOBODY once over."""
+    if status == "waiting":
+        return UNKNOWN
     return NOBODY if turn is None else turn
 
 
-def publish(match_id: str, version: int, turn: int | None) -> None:
-    """NOTIFY every instance of the match's new version (and the seat to play, None when
-    nobody is) when this transaction commits."""
+def publish(match: Match) -> None:
+    """NOTIFY every instance of the match's new version (and the seat to play) when this
+    transaction commits."""
     if backend() == "postgresql":
-        payload = f"{match_id}:{version}:{_turn(turn)}"
+        payload = f"{match.id}:{match.version}:{_turn(match.status, match.turn)}"
         db.session.execute(select(func.pg_notify(CHANNEL, payload)))
 
 
-def saw(match_id: str, version: int, turn: int | None) -> None:
+def saw(match: Match) -> None:
     """Tell this process's board of a version just committed (NOTIFY tells the others)."""
     board = _board()
     if board is not None:
-        board.saw(match_id, version, _turn(turn))
+        board.saw(match.id, match.version, _turn(match.status, match.turn))
 
 
 def _read_version(match_id: str) -> tuple[int, int]:
     with transaction():
         row = db.session.execute(
-            select(Match.version, Match.turn).where(Match.id == match_id)
+            select(Match.version, Match.status, Match.turn).where(Match.id == match_id)
         ).first()
     if row is None:
         raise MatchNotFound(f"no match with id {match_id!r}")
-    return row[0], _turn(row[1])
+    return row[0], _turn(row[1], row[2])
 
 
 def _current(board: VersionBoard | None, match_id: str) -> tuple[int, int]:
@@ -310,15 +314,18 @@ def peek(match_id: str, tenant: int) -> tuple[int, int, list[tuple[int, str]]]:
     epoch = board.epoch if board else 0
     with transaction():
         rows = db.session.execute(
-            select(Match.version, Match.turn, Match.tenant_pk, Seat.seat, Seat.token_hash)
+            select(Match.version, Match.status, Match.turn, Match.tenant_pk, Seat.seat,
+                   Seat.token_hash)
             .join(Seat, Seat.match_pk == Match.pk)
             .where(Match.id == match_id)
         ).all()
-    if not rows or rows[0][2] != tenant:
+    if not rows or rows[0][3] != tenant:
         raise MatchNotFound(f"no match with id {match_id!r}")
-    version, turn, seats = rows[0][0], _turn(rows[0][1]), [(r[3], r[4]) for r in rows]
+    version, turn = rows[0][0], _turn(rows[0][1], rows[0][2])
+    seats = [(r[4], r[5]) for r in rows if r[5] is not None]
     if board:
-        board.remember_seats(match_id, tenant, seats)
+        if rows[0][1] != "waiting":  # seats change only while a match waits for players
+            board.remember_seats(match_id, tenant, seats)
         board.saw_read(match_id, version, turn, epoch)
     return version, turn, seats
 

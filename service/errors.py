@@ -95,3 +95,22 @@ class TenantNameTaken(ServiceError):
     """``local`` is the built-in tenant of keyless requests."""
 
     reason = "tenant_name_taken"
+
+
+class NoOpenSeat(ServiceError):
+    """Every seat of the match is taken (or it no longer waits for players)."""
+
+    reason = "no_open_seat"
+
+
+class WrongMatchStatus(ServiceError):
+    """The request fits a match in another state (leave a waiting match, abort before
+    playing, rematch a finished one)."""
+
+    reason = "wrong_match_status"
+
+
+class MatchNotStarted(ServiceError):
+    """A move in a match still waiting for players."""
+
+    reason = "match_not_started"

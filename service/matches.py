@@ -7,6 +7,7 @@ to render. No HTTP and no SQL here; the rules are the engine's.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -14,7 +15,7 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from flask import current_app
@@ -27,6 +28,7 @@ from .engine import (
     Move,
     NotYourTurn,
     Play,
+    Rules,
     SeatView,
     State,
     apply_move,
@@ -41,7 +43,15 @@ from .engine import (
 )
 from .engine.bots import POLICIES, bot_move, run_bots
 from .engine.codec import move_from_parts, play_from_parts
-from .errors import IdempotencyKeyReused, NoHumanSeat, VersionMismatch, WrongPlayerCount
+from .errors import (
+    IdempotencyKeyReused,
+    MatchNotStarted,
+    NoHumanSeat,
+    NoOpenSeat,
+    VersionMismatch,
+    WrongMatchStatus,
+    WrongPlayerCount,
+)
 from .models import Match, MoveRecord, utcnow
 from .seats import mint_token, require_seat, seat_hashes, seat_of
 
@@ -54,9 +64,10 @@ class SeatInfo:
 
     seat: int
     team: int
-    name: str
+    name: str | None
     player_id: str | None
     bot: str | None
+    open: bool
 
 
 @dataclass(frozen=True)
@@ -75,7 +86,9 @@ class MatchView:
     seed: str | None
     """The seed, revealed once the match is finished."""
     end_reason: str | None
-    """target_score or resigned; None while the match goes on."""
+    """target_score, resigned or aborted; None while the match goes on."""
+    rematch: str | None
+    """The follow-up match's id, once a seat asked for one."""
 
 
 @dataclass(frozen=True)
@@ -102,25 +115,49 @@ class Seen:
 def seat_infos(match: Match) -> tuple[SeatInfo, ...]:
     """The public facts of a match's seats."""
     return tuple(
-        SeatInfo(s.seat, team_of(s.seat), s.name, s.player_id, s.bot) for s in match.seats
+        SeatInfo(s.seat, team_of(s.seat), s.name, s.player_id, s.bot, s.open)
+        for s in match.seats
     )
 
 
-def match_view(match: Match, state: State, seat: int | None) -> MatchView:
-    """The view of ``seat`` (None: a spectator) of a stored match in ``state``."""
+def match_view(match: Match, state: State, seat: int | None, *,
+               version: int | None = None) -> MatchView:
+    """The view of ``seat`` (None: a spectator) of a stored match in ``state``; while the
+    match waits for players nobody sees a card. ``version`` rebuilds an earlier view
+    (of a move, which only an active match takes)."""
+    status, end_reason, rematch = match.status, match.end_reason, match.rematch_id
+    if version is not None:
+        status = "finished" if state.finished else "active"
+        end_reason = "target_score" if state.finished else None
+        rematch = None
+    view = observe(state, seat)
+    if status == "waiting":
+        view = dataclasses.replace(
+            observe(state, None), seat=seat if seat is not None else None, floor=(),
+            hand_counts=(0,) * len(view.hand_counts), stock_count=52, turn=None,
+        )
     return MatchView(
         id=match.id,
         variant=match.variant,
-        status="finished" if state.finished else "active",
-        version=state.ply,
+        status=status,
+        version=match.version if version is None else version,
         seats=seat_infos(match),
         commitment=match.commitment,
         explicit_decks=match.explicit_decks,
         created_at=match.created_at,
-        view=observe(state, seat),
-        seed=state.seed.hex() if state.finished else None,
-        end_reason=match.end_reason,
+        view=view,
+        seed=state.seed.hex() if status in ("finished", "aborted") else None,
+        end_reason=end_reason,
+        rematch=rematch,
     )
+
+
+def _check_playing(match: Match) -> None:
+    """Moves, resignations and hints need a match in play."""
+    if match.status == "waiting":
+        raise MatchNotStarted("the match waits for players to join")
+    if match.status == "aborted":
+        raise MatchFinished("the match was aborted")
 
 
 def _bots_of(match: Match) -> dict[int, str]:
@@ -132,20 +169,23 @@ def _bots_of(match: Match) -> dict[int, str]:
 
 @dataclass(frozen=True)
 class PlayerSpec:
-    """A seat requested at creation: a human's name (and front-end id) or a bot level."""
+    """A seat requested at creation: a human's name (and front-end id), a bot level, or
+    an open seat that a player joins later."""
 
     name: str | None = None
     player_id: str | None = None
     bot: str | None = None
+    open: bool = False
 
 
 @dataclass(frozen=True)
 class SeatToken:
-    """A seat's token, shown once (None for a bot seat)."""
+    """A seat's token, shown once (None for a bot or an open seat)."""
 
     seat: int
-    name: str
+    name: str | None
     token: str | None
+    open: bool = False
 
 
 @dataclass(frozen=True)
@@ -158,20 +198,43 @@ class CreatedMatch:
     state: MatchView
 
 
+def _rules_for(variant: str, overrides: Mapping[str, Any] | None, players: int) -> Rules:
+    rules = with_house_rules(load_variant(variant).rules, overrides)
+    if players != rules.players:
+        raise WrongPlayerCount(
+            f"{variant} with these rules is for {rules.players} players, got {players}",
+            field="players", problem=f"must list {rules.players} players",
+        )
+    return rules
+
+
+def _new_seats(players: Sequence[PlayerSpec]) -> tuple[list[store.NewSeat], list[SeatToken]]:
+    seats: list[store.NewSeat] = []
+    tokens: list[SeatToken] = []
+    for i, p in enumerate(players):
+        if p.open:
+            seats.append(store.NewSeat(None, None, None, None))
+            tokens.append(SeatToken(i, None, None, open=True))
+            continue
+        token, token_hash = mint_token()
+        name = p.name or (f"{p.bot} bot" if p.bot else f"seat {i}")
+        seats.append(store.NewSeat(name, p.player_id, p.bot, None if p.bot else token_hash))
+        tokens.append(SeatToken(i, name, None if p.bot else token))
+    return seats, tokens
+
+
 def create_match(
     tenant: int,
     variant: str,
     overrides: Mapping[str, Any] | None,
     players: Sequence[PlayerSpec],
     decks: Sequence[Sequence[Card]] | None,
+    *,
+    quick: bool = False,
 ) -> CreatedMatch:
-    """Create a tenant's match; bot seats that lead play at once."""
-    rules = with_house_rules(load_variant(variant).rules, overrides)
-    if len(players) != rules.players:
-        raise WrongPlayerCount(
-            f"{variant} with these rules is for {rules.players} players, got {len(players)}",
-            field="players", problem=f"must list {rules.players} players",
-        )
+    """Create a tenant's match; bot seats that lead play at once. With an open seat it
+    waits (``waiting``) and deals when the last seat fills."""
+    rules = _rules_for(variant, overrides, len(players))
     if all(p.bot for p in players):
         raise NoHumanSeat(
             "a match needs at least one human seat",
@@ -179,23 +242,207 @@ def create_match(
         )
     seed = new_seed()
     initial = new_match(rules, seed, decks or ())
-    tokens: list[SeatToken] = []
-    seats: list[store.NewSeat] = []
-    for i, p in enumerate(players):
-        token, token_hash = mint_token()
-        name = p.name or (f"{p.bot} bot" if p.bot else f"seat {i}")
-        seats.append(store.NewSeat(name, p.player_id, p.bot, token_hash))
-        tokens.append(SeatToken(i, name, None if p.bot else token))
-    state, plays = run_bots(initial, {i: p.bot for i, p in enumerate(players) if p.bot})
+    seats, tokens = _new_seats(players)
+    waiting = any(p.open for p in players)
+    plays: list[Play] = []
+    state = initial
+    if not waiting:
+        state, plays = run_bots(initial, {i: p.bot for i, p in enumerate(players) if p.bot})
     with transaction(write=True):
         match = store.create_match(
-            str(uuid.uuid4()), tenant, variant, initial, seats, commitment(seed), bool(decks)
+            str(uuid.uuid4()), tenant, variant, initial, seats, commitment(seed), bool(decks),
+            waiting=waiting, quick=quick,
         )
         if plays:
             store.append_plays(match, plays, state)
-        changes.publish(match.id, state.ply, state.turn)
+        changes.publish(match)
         view = match_view(match, state, None)
     return CreatedMatch(match.id, tuple(tokens), view.commitment, view)
+
+
+# --- the lobby: join, leave, quick play, rematch, abort -----------------------------
+
+
+@dataclass(frozen=True)
+class Seated:
+    """A player who took a seat: its token (shown only here) and their view."""
+
+    id: str
+    seat: int
+    token: str
+    state: MatchView
+
+
+def _expired(match: Match) -> bool:
+    """A waiting match that nobody filled within BASRA_WAITING_MINUTES."""
+    minutes = current_app.config["BASRA_WAITING_MINUTES"]
+    created = match.created_at if match.created_at.tzinfo else match.created_at.replace(
+        tzinfo=UTC)
+    return match.status == "waiting" and created < utcnow() - timedelta(minutes=minutes)
+
+
+def _sit(match: Match, seat: int, name: str, player_id: str | None) -> tuple[str, State]:
+    """Seat a player in an open seat of a locked match; the match starts (and bots that
+    lead play) when it is full. Returns the seat's token and the new state."""
+    state = store.state_of(match)
+    token, token_hash = mint_token()
+    store.take_seat(match, seat, name, player_id, token_hash, state)
+    if match.status == "active":
+        state, plays = run_bots(state, _bots_of(match))
+        if plays:
+            store.append_plays(match, plays, state)
+    changes.publish(match)
+    return token, state
+
+
+def _expire_if_due(match_id: str, tenant: int, version: int) -> int:
+    """Abort a waiting match that nobody filled in time (a read applies the deadline as
+    well as a write); returns the match's version."""
+    with transaction():
+        match = store.get_match(match_id, tenant)
+        due = _expired(match)
+    if not due:
+        return version
+    with transaction(write=True):
+        match = store.lock_match(match_id, tenant)
+        if _expired(match):
+            store.end_match(match, store.state_of(match), None, "aborted")
+            changes.publish(match)
+    changes.saw(match)
+    return match.version
+
+
+def join_match(match_id: str, tenant: int, name: str, player_id: str | None,
+               seat: int | None = None) -> Seated:
+    """Take the first open seat (or ``seat``) of a waiting match."""
+    result = None
+    with transaction(write=True):
+        match = store.lock_match(match_id, tenant)
+        if _expired(match):  # kept: the refusal below must not roll this back
+            store.end_match(match, store.state_of(match), None, "aborted")
+            changes.publish(match)
+        open_seats = [s.seat for s in match.seats if s.open] if match.status == "waiting" else []
+        if seat is not None:
+            open_seats = [s for s in open_seats if s == seat]
+        if open_seats:
+            token, state = _sit(match, open_seats[0], name, player_id)
+            view = match_view(match, state, open_seats[0])
+            result = Seated(match.id, open_seats[0], token, view)
+    changes.saw(match)
+    if result is None:
+        raise NoOpenSeat(f"match {match_id!r} has no open seat"
+                         + (f" {seat}" if seat is not None else ""))
+    return result
+
+
+def leave_match(match_id: str, tenant: int, token: str | None) -> MatchView:
+    """The token's seat leaves a match that has not started: the seat is open again."""
+    with transaction(write=True):
+        match = store.lock_match(match_id, tenant)
+        seat = require_seat(seat_hashes(match.seats), token)
+        if match.status != "waiting":
+            raise WrongMatchStatus("only a match waiting for players can be left; resign instead")
+        state = store.state_of(match)
+        store.free_seat(match, seat, state)
+        changes.publish(match)
+        view = match_view(match, state, None)
+    changes.saw(match)
+    return view
+
+
+def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None, name: str,
+               player_id: str | None) -> Seated:
+    """Join the oldest waiting quick-play match of the tenant with the same effective
+    rules, or open one with the caller in seat 0. Concurrent callers are serialised, so
+    they pair up instead of opening half-empty tables side by side."""
+    rules = with_house_rules(load_variant(variant).rules, overrides)
+    since = utcnow() - timedelta(minutes=current_app.config["BASRA_WAITING_MINUTES"])
+    with transaction(write=True):
+        store.lock_quick_play(tenant, rules.content_hash)
+        match = store.oldest_quick_table(tenant, rules.content_hash, since)
+        if match is not None:
+            seat = next(s.seat for s in match.seats if s.open)
+            token, state = _sit(match, seat, name, player_id)
+            result = Seated(match.id, seat, token, match_view(match, state, seat))
+        else:
+            players = [PlayerSpec(name, player_id)] + [PlayerSpec(open=True)] * (rules.players - 1)
+            seats, tokens = _new_seats(players)
+            initial = new_match(rules, new_seed())
+            match = store.create_match(
+                str(uuid.uuid4()), tenant, variant, initial, seats, commitment(initial.seed),
+                False, waiting=True, quick=True,
+            )
+            changes.publish(match)
+            token = tokens[0].token
+            assert token is not None
+            result = Seated(match.id, 0, token, match_view(match, initial, 0))
+    changes.saw(match)
+    return result
+
+
+def rematch(match_id: str, tenant: int, token: str | None, name: str | None = None) -> Seated:
+    """The follow-up of a finished match: same rules, seats rotated one place (bots keep
+    their level). The first seat to ask creates it; the others join their rotated seat."""
+    with transaction(write=True):
+        match = store.lock_match(match_id, tenant)
+        seat = require_seat(seat_hashes(match.seats), token)
+        if match.status != "finished":
+            raise WrongMatchStatus("a rematch follows a finished match")
+        players = match.seats
+        moved = (seat + 1) % len(players)
+        mine = players[seat]
+        if match.rematch_id is None:
+            state = store.state_of(match)
+            specs = [
+                PlayerSpec(bot=players[(i - 1) % len(players)].bot)
+                if players[(i - 1) % len(players)].bot else PlayerSpec(open=True)
+                for i in range(len(players))
+            ]
+            specs[moved] = PlayerSpec(mine.name, mine.player_id)
+            seats, tokens = _new_seats(specs)
+            waiting = any(p.open for p in specs)
+            initial = new_match(state.rules, new_seed())
+            after, plays = initial, []
+            if not waiting:
+                after, plays = run_bots(initial, {i: p.bot for i, p in enumerate(specs) if p.bot})
+            follow = store.create_match(
+                str(uuid.uuid4()), tenant, match.variant, initial, seats,
+                commitment(initial.seed), False, waiting=waiting,
+            )
+            if plays:
+                store.append_plays(follow, plays, after)
+            store.set_rematch(match, follow.id)
+            changes.publish(follow)
+            token_out = tokens[moved].token
+            assert token_out is not None
+            result = Seated(follow.id, moved, token_out, match_view(follow, after, moved))
+        else:
+            follow = store.lock_match(match.rematch_id, tenant)
+            if follow.status != "waiting" or not follow.seats[moved].open:
+                raise NoOpenSeat("your seat in the rematch is taken")
+            token_out, after = _sit(follow, moved, name or mine.name or f"seat {moved}",
+                                    mine.player_id)
+            result = Seated(follow.id, moved, token_out, match_view(follow, after, moved))
+    changes.saw(follow)
+    return result
+
+
+def abort_match(match_id: str, tenant: int, token: str | None) -> MoveResult:
+    """The token's seat ends an active match in which it has not played yet: nobody wins
+    (``aborted``)."""
+    with transaction(write=True):
+        match = store.lock_match(match_id, tenant)
+        seat = require_seat(seat_hashes(match.seats), token)
+        if match.status != "active":
+            raise WrongMatchStatus("only an active match can be aborted")
+        if any(r.kind == "play" and r.seat == seat for r in store.move_log(match)):
+            raise WrongMatchStatus("a seat that has played can resign, not abort")
+        state = store.state_of(match)
+        store.end_match(match, state, seat, "aborted")
+        changes.publish(match)
+        view = match_view(match, state, seat)
+    changes.saw(match)
+    return MoveResult(None, (), view)
 
 
 # --- read --------------------------------------------------------------------
@@ -211,6 +458,8 @@ def read_match(
     version, turn, seats = changes.peek(match_id, tenant)
     seat = seat_of(seats, token)
     idle = turn == changes.NOBODY or (seat is not None and turn == seat)
+    if turn == changes.UNKNOWN:  # perhaps a table waiting for players: expire it if due
+        version = _expire_if_due(match_id, tenant, version)
     if seen.holds(version, seat) and wait > 0 and not idle:
         version = changes.wait_for_change(match_id, version, wait)
     if seen.holds(version, seat):
@@ -303,6 +552,7 @@ def play_move(
                         "this Idempotency-Key was used for a different request"
                     )
                 return _replayed(match, seat, earlier.first_seq, earlier.version)
+            _check_playing(match)
             _check_version(match, if_match)
             state = store.state_of(match)
         read = match.version
@@ -317,11 +567,11 @@ def play_move(
             store.append_plays(match, [mine, *replies], state)
             if idempotency_key:
                 store.save_idempotent(
-                    match, seat, idempotency_key, request_fingerprint, read + 1, state.ply
+                    match, seat, idempotency_key, request_fingerprint, read + 1, match.version
                 )
-            changes.publish(match_id, state.ply, state.turn)
+            changes.publish(match)
             result = MoveResult(mine, tuple(replies), match_view(match, state, seat))
-        changes.saw(match_id, state.ply, state.turn)
+        changes.saw(match)
         if idempotency_key:
             _purge_expired_keys()
         return result
@@ -335,7 +585,7 @@ def _replay(match: Match, records: Sequence[MoveRecord]) -> State:
     for record in records:
         if record.kind == "resign":
             state = resign(state, record.seat)
-        else:
+        elif record.kind == "play":
             assert record.card is not None
             state = apply_move(state, move_from_parts(record.seat, record.card, record.captured))
     return state
@@ -349,7 +599,8 @@ def _replayed(match: Match, seat: int, first_seq: int, version: int) -> MoveResu
         play_from_parts(r.round, r.seat, r.card or "", r.captured or [], r.basra)
         for r in records[first_seq - 1 :]
     ]
-    return MoveResult(plays[0], tuple(plays[1:]), match_view(match, state, seat))
+    view = match_view(match, state, seat, version=version)
+    return MoveResult(plays[0], tuple(plays[1:]), view)
 
 
 def resign_match(
@@ -359,14 +610,15 @@ def resign_match(
     with transaction(write=True):
         match = store.lock_match(match_id, tenant)
         seat = require_seat(seat_hashes(match.seats), token)
+        _check_playing(match)
         _check_version(match, if_match)
         state = store.state_of(match)
         rnd = state.round
         state = resign(state, seat)
         store.append_resign(match, seat, rnd, state)
-        changes.publish(match_id, state.ply, state.turn)
+        changes.publish(match)
         view = match_view(match, state, seat)
-    changes.saw(match_id, state.ply, state.turn)
+    changes.saw(match)
     return MoveResult(None, (), view)
 
 
@@ -375,6 +627,7 @@ def hint(match_id: str, tenant: int, token: str | None, level: str) -> Move:
     with transaction():
         match = store.get_match(match_id, tenant)
         seat = require_seat(seat_hashes(match.seats), token)
+        _check_playing(match)
         state = store.state_of(match)
     if state.finished:
         raise MatchFinished("the match is finished")
@@ -414,9 +667,11 @@ class HistoryPage:
 
 
 def history(query: store.HistoryQuery) -> HistoryPage:
-    """A page of the match history, newest first."""
+    """A page of the match history, newest first (waiting tables past their time left
+    out)."""
+    since = utcnow() - timedelta(minutes=current_app.config["BASRA_WAITING_MINUTES"])
     with transaction():
-        rows, nxt = store.history(query, current_app.config["SECRET_KEY"])
+        rows, nxt = store.history(query, current_app.config["SECRET_KEY"], since)
         return HistoryPage([
             MatchSummary(
                 m.id, m.variant, m.status, m.version, m.rules_hash, m.scores, m.winner, m.draw,

@@ -96,7 +96,11 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     rounds: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
     """Rounds played (the current one included)."""
     turn: Mapped[int | None] = mapped_column(Integer)
-    """The seat to play (null once finished)."""
+    """The seat to play (null once over, or while waiting for players)."""
+    quick: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    """A quick-play table: the next quick-play caller with the same rules joins it."""
+    rematch_id: Mapped[str | None] = mapped_column(String(36))
+    """The follow-up match, once a seat asked for one."""
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="match", order_by="Seat.seat", lazy="selectin"
@@ -105,6 +109,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
 
     __table_args__ = (
         Index("ix_matches_tenant_pk", "tenant_pk", "pk"),
+        Index("ix_matches_lobby", "tenant_pk", "status", "rules_hash", "pk"),
         Index("ix_matches_status_pk", "status", "pk"),
         Index("ix_matches_variant_pk", "variant", "pk"),
         Index("ix_matches_created_at", "created_at"),
@@ -120,10 +125,17 @@ class Seat(db.Model):  # type: ignore[name-defined,misc]
         ForeignKey("matches.pk", ondelete="CASCADE"), primary_key=True
     )
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(64), nullable=False)
+    name: Mapped[str | None] = mapped_column(String(64))
+    """Null while the seat is open."""
     player_id: Mapped[str | None] = mapped_column(String(128))
     bot: Mapped[str | None] = mapped_column(String(16))
-    token_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    token_hash: Mapped[str | None] = mapped_column(String(64))
+    """Null while the seat is open (and for a bot)."""
+
+    @property
+    def open(self) -> bool:
+        """Whether the seat waits for a player."""
+        return self.name is None
 
     match: Mapped[Match] = relationship(back_populates="seats")
 
@@ -142,7 +154,7 @@ class MoveRecord(db.Model):  # type: ignore[name-defined,misc]
         ForeignKey("matches.pk", ondelete="CASCADE"), primary_key=True
     )
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
-    kind: Mapped[str] = mapped_column(String(8), nullable=False)  # play | resign
+    kind: Mapped[str] = mapped_column(String(8), nullable=False)  # play|resign|join|leave
     round: Mapped[int] = mapped_column(Integer, nullable=False)
     seat: Mapped[int] = mapped_column(Integer, nullable=False)
     card: Mapped[str | None] = mapped_column(String(3))

@@ -48,5 +48,5 @@ def require_seat(seats: SeatHashes, token: str | None) -> int:
 
 
 def seat_hashes(rows: Sequence[Seat]) -> list[tuple[int, str]]:
-    """(seat, token hash) pairs of a match's stored seats."""
-    return [(s.seat, s.token_hash) for s in rows]
+    """(seat, token hash) pairs of a match's taken seats."""
+    return [(s.seat, s.token_hash) for s in rows if s.token_hash is not None]

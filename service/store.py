@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, exists, insert, or_, select, tuple_, update
+from sqlalchemy import delete, exists, func, insert, or_, select, tuple_, update
 from sqlalchemy.orm import defer, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -59,28 +59,34 @@ def state_of(match: Match) -> State:
     return state_from_dict(match.snapshot, rules_from_json(match.rules, match.rules_hash))
 
 
-def _state_columns(state: State, end_reason: str | None = None) -> dict[str, Any]:
+def _state_columns(
+    state: State, version: int, status: str | None = None, end_reason: str | None = None
+) -> dict[str, Any]:
     now = utcnow()
-    if state.finished and end_reason is None:
+    if status is None:
+        status = "finished" if state.finished else "active"
+    if status == "finished" and end_reason is None:
         end_reason = "target_score"
+    over = status in ("finished", "aborted")
     return {
         "snapshot": state_to_dict(state),
-        "version": state.ply,
+        "version": version,
         "rounds": state.round,
-        "turn": state.turn,
+        "turn": state.turn if status == "active" else None,
         "end_reason": end_reason,
         "scores": list(state.scores),
         "winner": state.winner,
         "draw": state.draw,
         "updated_at": now,
-        "status": "finished" if state.finished else "active",
-        "finished_at": now if state.finished else None,
+        "status": status,
+        "finished_at": now if over else None,
     }
 
 
-def _set_state(match: Match, state: State, end_reason: str | None = None) -> None:
+def _set_state(match: Match, state: State, version: int, status: str | None = None,
+               end_reason: str | None = None) -> None:
     """Save a new snapshot with one UPDATE (no unit-of-work bookkeeping on the hot path)."""
-    columns = _state_columns(state, end_reason)
+    columns = _state_columns(state, version, status, end_reason)
     db.session.execute(update(Match).where(Match.pk == match.pk).values(**columns))
     # keep the loaded object in step without marking it dirty
     for name in ("version", "status", "finished_at", "end_reason", "rounds", "turn"):
@@ -89,19 +95,21 @@ def _set_state(match: Match, state: State, end_reason: str | None = None) -> Non
 
 @dataclass(frozen=True)
 class NewSeat:
-    """A seat to create: who sits there and the hash of its token."""
+    """A seat to create: who sits there and the hash of its token (all None: an open
+    seat)."""
 
-    name: str
+    name: str | None
     player_id: str | None
     bot: str | None
-    token_hash: str
+    token_hash: str | None
 
 
 def create_match(
     match_id: str, tenant: int, variant: str, state: State, seats: Sequence[NewSeat],
-    commitment: str, explicit_decks: bool,
+    commitment: str, explicit_decks: bool, *, waiting: bool = False, quick: bool = False,
 ) -> Match:
-    """Insert a tenant's match, its seats and its starting snapshot."""
+    """Insert a tenant's match, its seats and its starting snapshot; ``waiting`` while a
+    seat is open."""
     match = Match(
         id=match_id,
         tenant_pk=tenant,
@@ -112,7 +120,8 @@ def create_match(
         commitment=commitment,
         explicit_decks=explicit_decks,
         created_at=utcnow(),
-        **_state_columns(state),
+        quick=quick,
+        **_state_columns(state, 0, "waiting" if waiting else None),
     )
     match.seats = [
         Seat(seat=i, name=s.name, player_id=s.player_id, bot=s.bot, token_hash=s.token_hash)
@@ -134,16 +143,71 @@ def append_plays(match: Match, plays: Sequence[Play], state: State) -> None:
     ]
     if rows:
         db.session.execute(insert(MoveRecord), rows)
-    _set_state(match, state)
+    _set_state(match, state, match.version + len(rows))
 
 
 def append_resign(match: Match, seat: int, round_number: int, state: State) -> None:
     """Append a resignation to the move log and save the final snapshot."""
+    _log_entry(match, "resign", seat, round_number)
+    _set_state(match, state, match.version + 1, end_reason="resigned")
+
+
+def _log_entry(match: Match, kind: str, seat: int, round_number: int) -> None:
     db.session.execute(insert(MoveRecord).values(
-        match_pk=match.pk, seq=match.version + 1, kind="resign", round=round_number, seat=seat,
+        match_pk=match.pk, seq=match.version + 1, kind=kind, round=round_number, seat=seat,
         created_at=utcnow(),
     ))
-    _set_state(match, state, "resigned")
+
+
+def take_seat(match: Match, seat: int, name: str, player_id: str | None, token_hash: str,
+              state: State) -> None:
+    """A player sits in an open seat: logged as a join; the match starts (``active``)
+    when no seat is left open."""
+    row = match.seats[seat]
+    row.name, row.player_id, row.token_hash = name, player_id, token_hash
+    _log_entry(match, "join", seat, state.round)
+    full = not any(s.open for s in match.seats)
+    _set_state(match, state, match.version + 1, None if full else "waiting")
+
+
+def free_seat(match: Match, seat: int, state: State) -> None:
+    """A player leaves the seat of a waiting match: it is open again (logged as a leave)."""
+    row = match.seats[seat]
+    row.name, row.player_id, row.token_hash = None, None, None
+    _log_entry(match, "leave", seat, state.round)
+    _set_state(match, state, match.version + 1, "waiting")
+
+
+def end_match(match: Match, state: State, seat: int | None, reason: str) -> None:
+    """End a match that nobody won (``aborted``), logged against ``seat`` if one asked."""
+    if seat is not None:
+        _log_entry(match, "abort", seat, state.round)
+    _set_state(match, state, match.version + 1, "aborted", reason)
+
+
+def set_rematch(match: Match, rematch_id: str) -> None:
+    """Point a finished match at its follow-up."""
+    match.rematch_id = rematch_id
+
+
+def oldest_quick_table(tenant: int, rules_hash: str, since: datetime) -> Match | None:
+    """The oldest waiting quick-play match of a tenant with these rules made after
+    ``since`` (older ones have expired), locked."""
+    stmt = (select(Match).where(
+        Match.tenant_pk == tenant, Match.status == "waiting", Match.quick.is_(True),
+        Match.rules_hash == rules_hash, Match.created_at >= since,
+    ).order_by(Match.pk).limit(1).options(joinedload(Match.seats, innerjoin=True))
+        .with_for_update(of=Match).execution_options(populate_existing=True))
+    return db.session.execute(stmt).unique().scalar_one_or_none()
+
+
+def lock_quick_play(tenant: int, rules_hash: str) -> None:
+    """Serialise quick-play callers of one tenant and rule set until the transaction ends
+    (a PostgreSQL advisory lock; SQLite's writer already holds the database)."""
+    if db.session.get_bind().dialect.name == "postgresql":
+        key = int.from_bytes(hashlib.sha256(f"{tenant}:{rules_hash}".encode()).digest()[:8],
+                             "big", signed=True)
+        db.session.execute(select(func.pg_advisory_xact_lock(key)))
 
 
 def move_log(match: Match, first: int = 1, last: int | None = None) -> list[MoveRecord]:
@@ -239,9 +303,11 @@ class HistoryQuery:
     limit: int = 20
 
 
-def history(query: HistoryQuery, cursor_key: bytes) -> tuple[list[Match], str | None]:
+def history(query: HistoryQuery, cursor_key: bytes,
+            waiting_since: datetime | None = None) -> tuple[list[Match], str | None]:
     """Matches newest first, filtered; keyset pagination on the primary key (no OFFSET),
-    with cursors signed by ``cursor_key``."""
+    with cursors signed by ``cursor_key``; waiting matches made before ``waiting_since``
+    (expired) are left out of a ``waiting`` listing."""
     # the listing needs neither the snapshot nor the rules: leave the big columns behind
     stmt = select(Match).options(defer(Match.snapshot), defer(Match.rules), defer(Match.seed))
     q = query
@@ -254,6 +320,8 @@ def history(query: HistoryQuery, cursor_key: bytes) -> tuple[list[Match], str | 
         stmt = stmt.where(Match.variant == q.variant)
     if q.status:
         stmt = stmt.where(Match.status == q.status)
+        if q.status == "waiting" and waiting_since is not None:
+            stmt = stmt.where(Match.created_at >= waiting_since)
     if q.since:
         stmt = stmt.where(Match.created_at >= q.since.astimezone(UTC))
     if q.until:

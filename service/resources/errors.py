@@ -28,12 +28,15 @@ from ..errors import (
     InvalidCursor,
     InvalidToken,
     MatchNotFound,
+    MatchNotStarted,
     MissingApiKey,
     MissingToken,
     NoHumanSeat,
+    NoOpenSeat,
     OriginNotAllowed,
     ServiceError,
     VersionMismatch,
+    WrongMatchStatus,
     WrongPlayerCount,
 )
 
@@ -108,6 +111,9 @@ def problem_response(
 # How each typed error maps onto HTTP (the first class that matches).
 _STATUS: list[tuple[type[BasraError], int]] = [
     (IllegalMove, 409),
+    (NoOpenSeat, 409),
+    (WrongMatchStatus, 409),
+    (MatchNotStarted, 409),
     (MatchNotFound, 404),
     (MissingToken, 401),
     (InvalidToken, 403),

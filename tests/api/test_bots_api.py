@@ -30,7 +30,7 @@ def test_a_match_against_each_bot_runs_to_the_end(client: FlaskClient, app: Flas
     finishes; the logged bot moves are exactly what the bot recomputes from the seed."""
     created = _create(client, level, rules={"target_score": 31})
     token = tokens(created)[0]
-    assert created["seats"][1] == {"seat": 1, "name": f"{level} bot", "token": None}
+    assert created["seats"][1] == {"seat": 1, "name": f"{level} bot", "token": None, "open": False}
     state = view(client, created["id"], token)
     while state["status"] == "active":
         assert state["turn"] == 0

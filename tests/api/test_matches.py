@@ -34,7 +34,8 @@ def test_create_match_returns_tokens_location_and_commitment(client: FlaskClient
     state = body["state"]
     assert state["status"] == "active" and state["version"] == 0 and state["turn"] == 0
     assert "hand" not in state and state["seed"] is None
-    assert state["seats"][0] == {"seat": 0, "team": 0, "name": "alice", "player_id": "u1", "bot": None}
+    assert state["seats"][0] == {"seat": 0, "team": 0, "name": "alice", "player_id": "u1", "bot": None,
+                                 "open": False}
 
 
 def test_seat_view_shows_only_its_own_hand(client: FlaskClient) -> None:

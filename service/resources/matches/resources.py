@@ -11,7 +11,15 @@ from flask.views import MethodView
 from ... import matches
 from ...errors import MatchNotFound
 from ...limits import budget
-from ...matches import CreatedMatch, HistoryPage, MatchView, MoveLog, MoveResult, Unchanged
+from ...matches import (
+    CreatedMatch,
+    HistoryPage,
+    MatchView,
+    MoveLog,
+    MoveResult,
+    Seated,
+    Unchanged,
+)
 from ...store import HistoryQuery
 from ..errors import Problem, problem_doc
 from ..headers import bearer_token, etag_for, if_match_version, seen, tenant
@@ -23,11 +31,14 @@ from .schemas import (
     HintSchema,
     HistoryPageSchema,
     HistoryQuerySchema,
+    JoinSchema,
     LogQuerySchema,
     MatchStateSchema,
     MoveLogSchema,
     MoveRequestSchema,
     MoveResponseSchema,
+    QuickPlaySchema,
+    SeatedSchema,
     WaitQuerySchema,
 )
 
@@ -187,3 +198,80 @@ class Hint(MethodView):
         """The move the chosen bot level would play for the token's seat now."""
         move = matches.hint(match_id, tenant(), bearer_token(), query["level"])
         return {"level": query["level"], "card": move.card, "capture": move.capture or ()}
+
+
+def _seated(result: Seated) -> tuple[Seated, int, Headers]:
+    return result, 201, {
+        "Location": url_for("matches.MatchById", match_id=result.id), **_etag(result.state)}
+
+
+@blp.route("/quick")
+class QuickPlay(MethodView):
+    """Find a table."""
+
+    @budget("creates")
+    @blp.arguments(QuickPlaySchema)
+    @blp.response(201, SeatedSchema)
+    def post(self, body: dict[str, Any]) -> tuple[Seated, int, Headers]:
+        """Join the oldest waiting quick-play match of this front end with the same
+        effective rules, or open one with the caller in seat 0."""
+        return _seated(matches.quick_play(
+            tenant(), body["variant"], body["rules"], body["name"], body.get("player_id")))
+
+
+@blp.route("/<string:match_id>/join")
+class Join(MethodView):
+    """Take an open seat."""
+
+    @budget("moves")
+    @blp.arguments(JoinSchema)
+    @blp.response(201, SeatedSchema)
+    @blp.alt_response(409, **problem_doc("no open seat"))
+    def post(self, body: dict[str, Any], match_id: str) -> tuple[Seated, int, Headers]:
+        """Take the first open seat of a waiting match; the token is in this response only.
+        The match deals when its last seat fills."""
+        return _seated(matches.join_match(match_id, tenant(), body["name"],
+                                          body.get("player_id")))
+
+
+@blp.route("/<string:match_id>/leave")
+class Leave(MethodView):
+    """Give a seat back."""
+
+    @budget("moves")
+    @blp.response(200, MatchStateSchema)
+    @blp.alt_response(409, **problem_doc("the match has started"))
+    @blp.doc(security=BEARER)
+    def post(self, match_id: str) -> tuple[MatchView, int, Headers]:
+        """The token's seat leaves a waiting match; the seat is open again."""
+        view = matches.leave_match(match_id, tenant(), bearer_token())
+        return view, 200, _etag(view)
+
+
+@blp.route("/<string:match_id>/rematch")
+class Rematch(MethodView):
+    """Play again."""
+
+    @budget("creates")
+    @blp.response(201, SeatedSchema)
+    @blp.alt_response(409, **problem_doc("the match is not finished, or the seat is taken"))
+    @blp.doc(security=BEARER)
+    def post(self, match_id: str) -> tuple[Seated, int, Headers]:
+        """Create or join the follow-up of a finished match: the same rules, seats rotated
+        one place; both matches' views show `rematch`."""
+        return _seated(matches.rematch(match_id, tenant(), bearer_token()))
+
+
+@blp.route("/<string:match_id>/abort")
+class Abort(MethodView):
+    """Call a match off."""
+
+    @budget("moves")
+    @blp.response(200, MoveResponseSchema)
+    @blp.alt_response(409, **problem_doc("not active, or the seat has played"))
+    @blp.doc(security=BEARER)
+    def post(self, match_id: str) -> tuple[MoveResult, int, Headers]:
+        """End an active match in which the token's seat has not played yet: nobody wins,
+        `status` and `end_reason` are `aborted`."""
+        result = matches.abort_match(match_id, tenant(), bearer_token())
+        return result, 200, _etag(result.state)

@@ -10,6 +10,7 @@ from marshmallow import validate
 from ...matches import BOT_LEVELS, MatchView
 from ..fields import CardField, UTCDateTime, card_list
 
+STATUSES = ["waiting", "active", "finished", "aborted"]
 END_REASON = ma.fields.String(
     required=True, allow_none=True,
     validate=validate.OneOf(["target_score", "resigned", "timeout", "aborted"]),
@@ -18,7 +19,8 @@ END_REASON = ma.fields.String(
 
 
 class PlayerSchema(ma.Schema):
-    """A seat to fill: a human (name, optional player_id) or a bot."""
+    """A seat to fill: a human (name, optional player_id), a bot, or an open seat that a
+    player joins later (`{"open": true}`)."""
 
     name = ma.fields.String(validate=validate.Length(min=1, max=64))
     player_id = ma.fields.String(
@@ -28,10 +30,16 @@ class PlayerSchema(ma.Schema):
     bot = ma.fields.String(
         validate=validate.OneOf(BOT_LEVELS), metadata={"description": "a computer opponent"}
     )
+    open = ma.fields.Boolean(
+        load_default=False, metadata={"description": "a seat left for a player to join"}
+    )
 
     @ma.validates_schema
     def _named(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if "name" not in data and "bot" not in data:
+        if data.get("open"):
+            if set(data) - {"open"}:
+                raise ma.ValidationError("an open seat names no player or bot", "open")
+        elif "name" not in data and "bot" not in data:
             raise ma.ValidationError("a human player needs a name", "name")
 
 
@@ -60,7 +68,9 @@ class SeatSchema(ma.Schema):
 
     seat = ma.fields.Integer(required=True)
     team = ma.fields.Integer(required=True)
-    name = ma.fields.String(required=True)
+    name = ma.fields.String(required=True, allow_none=True, metadata={
+        "description": "null while the seat is open"})
+    open = ma.fields.Boolean(required=True)
     player_id = ma.fields.String(allow_none=True)
     bot = ma.fields.String(allow_none=True)
 
@@ -69,10 +79,11 @@ class SeatTokenSchema(ma.Schema):
     """A seat and its bearer token (shown once, in the create response)."""
 
     seat = ma.fields.Integer(required=True)
-    name = ma.fields.String(required=True)
+    name = ma.fields.String(required=True, allow_none=True)
     token = ma.fields.String(
-        required=True, allow_none=True, metadata={"description": "null for a bot seat"}
+        required=True, allow_none=True, metadata={"description": "null for a bot or open seat"}
     )
+    open = ma.fields.Boolean(required=True)
 
 
 class LegalMoveSchema(ma.Schema):
@@ -115,8 +126,9 @@ class MatchStateSchema(ma.Schema):
     variant = ma.fields.String(required=True)
     rules = ma.fields.Dict(required=True, metadata={"description": "effective settings"})
     rules_hash = ma.fields.String(required=True)
-    status = ma.fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
-    version = ma.fields.Integer(required=True, metadata={"description": "moves applied"})
+    status = ma.fields.String(required=True, validate=validate.OneOf(STATUSES))
+    version = ma.fields.Integer(required=True, metadata={
+        "description": "entries in the match's log (moves, joins, leaves)"})
     seat = ma.fields.Integer(
         required=True, allow_none=True, metadata={"description": "the viewer's seat"}
     )
@@ -155,6 +167,8 @@ class MatchStateSchema(ma.Schema):
         required=True, allow_none=True, metadata={"description": "revealed when finished"}
     )
     end_reason = END_REASON
+    rematch = ma.fields.String(required=True, allow_none=True, metadata={
+        "description": "the follow-up match's id, once a seat asked for one"})
     created_at = UTCDateTime(required=True)
 
     @ma.pre_dump
@@ -189,6 +203,7 @@ class MatchStateSchema(ma.Schema):
             "explicit_decks": m.explicit_decks,
             "seed": m.seed,
             "end_reason": m.end_reason,
+            "rematch": m.rematch,
             "created_at": m.created_at,
         }
         if v.seat is not None:
@@ -229,7 +244,8 @@ class LoggedMoveSchema(ma.Schema):
     """One entry of the public move log."""
 
     seq = ma.fields.Integer(required=True)
-    kind = ma.fields.String(required=True, validate=validate.OneOf(["play", "resign"]))
+    kind = ma.fields.String(required=True,
+                            validate=validate.OneOf(["play", "resign", "join", "leave", "abort"]))
     round = ma.fields.Integer(required=True)
     seat = ma.fields.Integer(required=True)
     card = ma.fields.String(allow_none=True)
@@ -276,7 +292,7 @@ class HistoryQuerySchema(ma.Schema):
 
     player = ma.fields.String(validate=validate.Length(min=1, max=128))
     variant = ma.fields.String(validate=validate.Length(min=1, max=64))
-    status = ma.fields.String(validate=validate.OneOf(["active", "finished"]))
+    status = ma.fields.String(validate=validate.OneOf(STATUSES))
     since = UTCDateTime(metadata={"description": "created at or after (ISO 8601; UTC if no zone)"})
     until = UTCDateTime(metadata={"description": "created before"})
     limit = ma.fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
@@ -322,3 +338,26 @@ class HintSchema(ma.Schema):
     level = ma.fields.String(required=True)
     card = CardField(required=True)
     capture = card_list(required=True)
+
+
+class JoinSchema(ma.Schema):
+    """A player taking an open seat."""
+
+    name = ma.fields.String(required=True, validate=validate.Length(min=1, max=64))
+    player_id = ma.fields.String(validate=validate.Length(min=1, max=128))
+
+
+class QuickPlaySchema(JoinSchema):
+    """A player looking for a table: the variant and house rules to play."""
+
+    variant = ma.fields.String(load_default="egyptian-v2", validate=validate.Length(min=1, max=64))
+    rules = ma.fields.Dict(load_default=dict, metadata={"description": "house-rule overrides"})
+
+
+class SeatedSchema(ma.Schema):
+    """A seat taken: its token (shown only here) and the player's view."""
+
+    id = ma.fields.String(required=True)
+    seat = ma.fields.Integer(required=True)
+    token = ma.fields.String(required=True)
+    state = ma.fields.Nested(MatchStateSchema, required=True)
