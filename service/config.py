@@ -86,6 +86,8 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "REDIS_URL": os.environ.get("REDIS_URL", "").strip(),
         **{f"BASRA_LIMIT_{name.upper()}": os.environ.get(f"BASRA_LIMIT_{name.upper()}", value)
            for name, value in LIMIT_DEFAULTS.items()},
+        # an event stream sends a comment this often when nothing happens
+        "BASRA_HEARTBEAT_SECONDS": _float("BASRA_HEARTBEAT_SECONDS", 15.0),
         # a match waiting for players that does not fill within this is aborted
         "BASRA_WAITING_MINUTES": _float("BASRA_WAITING_MINUTES", 10.0),
         # a retried move's Idempotency-Key is honoured this long

@@ -13,7 +13,7 @@ import hmac
 import json
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -310,6 +310,39 @@ def _expire_if_due(match_id: str, tenant: int, version: int) -> int:
             changes.publish(match)
     changes.saw(match)
     return match.version
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event of a match's stream: its view after a change, or a heartbeat (None)."""
+
+    view: MatchView | None
+
+
+def follow_match(match_id: str, tenant: int, token: str | None, last_seen: int | None,
+                 heartbeat: float) -> Iterator[Event]:
+    """The events of a match for the token's seat (or a spectator): its view now (unless
+    ``last_seen`` is the current version), then one per change, a heartbeat (``Event(None)``)
+    when ``heartbeat`` seconds pass without one; it ends once the match is over."""
+    version, _turn, seats = changes.peek(match_id, tenant)
+    seat = seat_of(seats, token)
+    fresh = last_seen != version  # send the current view first
+    if not fresh:
+        yield Event(None)  # resumed and current: answer at once, then wait
+    while True:
+        if not fresh:
+            current = changes.wait_for_change(match_id, version, heartbeat)
+            if current == version:
+                yield Event(None)
+                continue
+        fresh = False
+        with transaction():
+            match = store.get_match(match_id, tenant)
+            view = match_view(match, store.state_of(match), seat)
+        version = view.version
+        yield Event(view)
+        if view.status in ("finished", "aborted"):
+            return
 
 
 def join_match(match_id: str, tenant: int, name: str, player_id: str | None,

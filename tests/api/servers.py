@@ -104,7 +104,11 @@ def gunicorn(database_url: str, workers: int = 3, **settings: str) -> Iterator[s
         yield base
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(15)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:  # a stream still open: do not wait for it
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(15)
 
 
 class Cluster:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterator
 from typing import Any
 
-from flask import Response, current_app, request, url_for
+from flask import Response, current_app, json, request, stream_with_context, url_for
 from flask.views import MethodView
 
 from ... import matches
@@ -275,3 +277,44 @@ class Abort(MethodView):
         `status` and `end_reason` are `aborted`."""
         result = matches.abort_match(match_id, tenant(), bearer_token())
         return result, 200, _etag(result.state)
+
+
+EVENT_SCHEMA = MatchStateSchema()
+
+
+@blp.route("/<string:match_id>/events")
+class Events(MethodView):
+    """Follow a match as it happens."""
+
+    @budget("reads")
+    @blp.response(200, description="text/event-stream: `state` events, one per change",
+                  content_type="text/event-stream")
+    @blp.doc(security=OPTIONAL_BEARER, parameters=[
+        {"in": "header", "name": "Last-Event-ID", "schema": {"type": "string"},
+         "description": "the id (version) of the last event received: resume after it"},
+    ])
+    def get(self, match_id: str) -> Response:
+        """Server-Sent Events of the caller's view: one `state` event on connect (unless
+        `Last-Event-ID` is current), then one per change, each with `id: <version>`; a
+        comment every 15 s when nothing happens; the stream ends after the match does."""
+        last = request.headers.get("Last-Event-ID", "")
+        events = matches.follow_match(
+            match_id, tenant(), bearer_token(),
+            int(last) if last.isascii() and last.isdigit() and len(last) < 19 else None,
+            current_app.config["BASRA_HEARTBEAT_SECONDS"],
+        )
+        first = next(events)  # errors (unknown match, bad token) answer as problems
+
+        def stream() -> Iterator[str]:
+            for event in itertools.chain([first], events):
+                if event.view is None:
+                    yield ": heartbeat\n\n"
+                else:
+                    data = json.dumps(EVENT_SCHEMA.dump(event.view), separators=(",", ":"))
+                    yield f"id: {event.view.version}\nevent: state\ndata: {data}\n\n"
+
+        response = current_app.response_class(
+            stream_with_context(stream()), mimetype="text/event-stream")
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["X-Accel-Buffering"] = "no"
+        return response
