@@ -16,8 +16,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# the API and the worker (turn clocks, expiries); stopping one stops both
 serve: $(STAMP)
 	$(BIN)/basra db upgrade
+	$(BIN)/basra worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/gunicorn --config service/gunicorn_conf.py --bind $(HOST):$(PORT) 'service:create_app()'
 
 test: $(STAMP)

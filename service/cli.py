@@ -57,6 +57,17 @@ def _db(args: argparse.Namespace) -> int:
     return run_db_command(args.db_command, args.revision)
 
 
+def _worker(args: argparse.Namespace) -> int:
+    import logging
+
+    from . import create_app
+    from .worker import run
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(message)s")
+    run(create_app(), args.interval, args.passes)
+    return 0
+
+
 def _keys(args: argparse.Namespace) -> int:
     from .db_cli import run_keys_command
 
@@ -92,6 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument("db_command", choices=["upgrade", "downgrade", "current"])
     db.add_argument("revision", nargs="?", default=None)
     db.set_defaults(func=_db)
+
+    worker = sub.add_parser("worker", help="apply turn deadlines and expiries (DATABASE_URL)")
+    worker.add_argument("--interval", type=float, default=0.2, help="seconds between passes")
+    worker.add_argument("--passes", type=int, default=None, help="stop after this many")
+    worker.set_defaults(func=_worker)
 
     keys = sub.add_parser("keys", help="front ends' API keys (DATABASE_URL)")
     keys.add_argument("keys_command", choices=["create", "list", "revoke"])

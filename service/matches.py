@@ -89,6 +89,10 @@ class MatchView:
     """target_score, resigned or aborted; None while the match goes on."""
     rematch: str | None
     """The follow-up match's id, once a seat asked for one."""
+    clock: dict[str, Any] | None
+    """``{"move_seconds", "timeout"}``, or None without a clock."""
+    deadline: datetime | None
+    """When the seat to play runs out of time (None without a clock or not running)."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +153,67 @@ def match_view(match: Match, state: State, seat: int | None, *,
         seed=state.seed.hex() if status in ("finished", "aborted") else None,
         end_reason=end_reason,
         rematch=rematch,
+        clock={"move_seconds": match.clock_seconds, "timeout": match.clock_timeout}
+        if match.clock_seconds else None,
+        deadline=match.deadline if version is None and status == "active" else None,
     )
+
+
+# --- turn clocks ----------------------------------------------------------------
+
+TIMEOUTS_TO_FORFEIT = 3
+"""Under ``autoplay``, the timeout in a row of one seat that forfeits instead."""
+
+
+def _time_out(match: Match) -> None:
+    """Apply every passed deadline of a locked, active match: the greedy bot plays for the
+    seat (``autoplay``; the third time in a row forfeits) or its team loses (``forfeit``),
+    then bot seats reply and the next seat's clock starts."""
+    state = store.state_of(match)
+    while _is_due(match) and state.turn is not None:
+        seat = state.turn
+        timeouts = list(match.timeouts or [0] * len(match.seats))
+        timeouts[seat] += 1
+        store.set_timeouts(match, timeouts)
+        if match.clock_timeout == "forfeit" or timeouts[seat] >= TIMEOUTS_TO_FORFEIT:
+            state = resign(state, seat)
+            store.forfeit(match, seat, state)
+        else:
+            state = apply_move(state, bot_move(state, seat, "greedy"))
+            assert state.last_play is not None
+            mine = state.last_play
+            state, replies = run_bots(state, _bots_of(match))
+            store.append_plays(match, [mine, *replies], state, timed_out=1)
+        changes.publish(match)
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def apply_due_timeouts(match_id: str) -> bool:
+    """Apply a match's passed deadlines, if another process is not already doing so;
+    whether anything was applied (the worker's step)."""
+    with transaction(write=True):
+        match = store.lock_due(match_id, utcnow())
+        if match is None:
+            return False
+        _time_out(match)
+    changes.saw(match)
+    return True
+
+
+def _is_due(match: Match) -> bool:
+    """Whether the seat to play has run out of time."""
+    return match.status == "active" and match.deadline is not None \
+        and _aware(match.deadline) <= utcnow()
+
+
+def _apply_if_due(match: Match) -> None:
+    """A read or a write of a match applies its passed deadline first (as the worker
+    does, within a second)."""
+    if _is_due(match):
+        apply_due_timeouts(match.id)
 
 
 def _check_playing(match: Match) -> None:
@@ -231,6 +295,7 @@ def create_match(
     decks: Sequence[Sequence[Card]] | None,
     *,
     quick: bool = False,
+    clock: tuple[int, str] | None = None,
 ) -> CreatedMatch:
     """Create a tenant's match; bot seats that lead play at once. With an open seat it
     waits (``waiting``) and deals when the last seat fills."""
@@ -251,7 +316,7 @@ def create_match(
     with transaction(write=True):
         match = store.create_match(
             str(uuid.uuid4()), tenant, variant, initial, seats, commitment(seed), bool(decks),
-            waiting=waiting, quick=quick,
+            waiting=waiting, quick=quick, clock=clock,
         )
         if plays:
             store.append_plays(match, plays, state)
@@ -438,9 +503,11 @@ def rematch(match_id: str, tenant: int, token: str | None, name: str | None = No
             after, plays = initial, []
             if not waiting:
                 after, plays = run_bots(initial, {i: p.bot for i, p in enumerate(specs) if p.bot})
+            clock = (match.clock_seconds, match.clock_timeout or "autoplay") \
+                if match.clock_seconds else None
             follow = store.create_match(
                 str(uuid.uuid4()), tenant, match.variant, initial, seats,
-                commitment(initial.seed), False, waiting=waiting,
+                commitment(initial.seed), False, waiting=waiting, clock=clock,
             )
             if plays:
                 store.append_plays(follow, plays, after)
@@ -501,6 +568,9 @@ def read_match(
         return Unchanged(version, seat)
     with transaction():
         match = store.get_match(match_id, tenant)
+    _apply_if_due(match)
+    with transaction():
+        match = store.get_match(match_id, tenant)
         view = match_view(match, store.state_of(match), seat)
     return view
 
@@ -544,6 +614,12 @@ def _purge_expired_keys() -> None:
     if now - _purged[0] < 3600:
         return
     _purged[0] = now
+    purge_expired()
+
+
+def purge_expired() -> None:
+    """Remove expired Idempotency-Key records (the worker's chore, and now and then a
+    move's)."""
     with transaction(write=True):
         store.purge_idempotency(_idempotency_since())
 
@@ -585,9 +661,14 @@ def play_move(
                         "this Idempotency-Key was used for a different request"
                     )
                 return _replayed(match, seat, earlier.first_seq, earlier.version)
-            _check_playing(match)
-            _check_version(match, if_match)
-            state = store.state_of(match)
+            due = _is_due(match)
+            if not due:
+                _check_playing(match)
+                _check_version(match, if_match)
+                state = store.state_of(match)
+        if due:  # the clock ran out first: apply that, then look again
+            apply_due_timeouts(match_id)
+            continue
         read = match.version
         state = apply_move(state, Move(seat, move.card, move.capture))
         assert state.last_play is not None
@@ -598,6 +679,9 @@ def play_move(
             if match.version != read:
                 continue  # somebody moved while this one was worked out: again
             store.append_plays(match, [mine, *replies], state)
+            if match.timeouts and match.timeouts[seat]:
+                store.set_timeouts(match, [0 if i == seat else n
+                                           for i, n in enumerate(match.timeouts)])
             if idempotency_key:
                 store.save_idempotent(
                     match, seat, idempotency_key, request_fingerprint, read + 1, match.version
@@ -616,7 +700,7 @@ def _replay(match: Match, records: Sequence[MoveRecord]) -> State:
     start = store.state_of(match)
     state = new_match(start.rules, start.seed, start.decks)
     for record in records:
-        if record.kind == "resign":
+        if record.kind in ("resign", "forfeit"):
             state = resign(state, record.seat)
         elif record.kind == "play":
             assert record.card is not None

@@ -101,6 +101,14 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     """A quick-play table: the next quick-play caller with the same rules joins it."""
     rematch_id: Mapped[str | None] = mapped_column(String(36))
     """The follow-up match, once a seat asked for one."""
+    clock_seconds: Mapped[int | None] = mapped_column(Integer)
+    """Seconds a seat has for each move (no clock when null)."""
+    clock_timeout: Mapped[str | None] = mapped_column(String(8))
+    """What a passed deadline does: autoplay or forfeit."""
+    deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """When the seat to play runs out of time (null without a clock or while not playing)."""
+    timeouts: Mapped[list[int]] = mapped_column(JSON, nullable=False, default=list)
+    """Timeouts in a row, per seat."""
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="match", order_by="Seat.seat", lazy="selectin"
@@ -110,6 +118,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     __table_args__ = (
         Index("ix_matches_tenant_pk", "tenant_pk", "pk"),
         Index("ix_matches_lobby", "tenant_pk", "status", "rules_hash", "pk"),
+        Index("ix_matches_deadline", "deadline"),
         Index("ix_matches_status_pk", "status", "pk"),
         Index("ix_matches_variant_pk", "variant", "pk"),
         Index("ix_matches_created_at", "created_at"),
@@ -154,12 +163,15 @@ class MoveRecord(db.Model):  # type: ignore[name-defined,misc]
         ForeignKey("matches.pk", ondelete="CASCADE"), primary_key=True
     )
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
-    kind: Mapped[str] = mapped_column(String(8), nullable=False)  # play|resign|join|leave
+    kind: Mapped[str] = mapped_column(String(8), nullable=False)
+    """play, resign, join, leave, abort or forfeit (a clock ran out)."""
     round: Mapped[int] = mapped_column(Integer, nullable=False)
     seat: Mapped[int] = mapped_column(Integer, nullable=False)
     card: Mapped[str | None] = mapped_column(String(3))
     captured: Mapped[list[str] | None] = mapped_column(JSON)
     basra: Mapped[str | None] = mapped_column(String(16))
+    timeout: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    """Played on the seat's behalf when its time ran out."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

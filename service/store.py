@@ -12,7 +12,7 @@ import hashlib
 import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, exists, func, insert, or_, select, tuple_, update
@@ -60,7 +60,8 @@ def state_of(match: Match) -> State:
 
 
 def _state_columns(
-    state: State, version: int, status: str | None = None, end_reason: str | None = None
+    state: State, version: int, status: str | None = None, end_reason: str | None = None,
+    clock_seconds: int | None = None,
 ) -> dict[str, Any]:
     now = utcnow()
     if status is None:
@@ -80,16 +81,20 @@ def _state_columns(
         "updated_at": now,
         "status": status,
         "finished_at": now if over else None,
+        # the seat to play has the clock's time from now on
+        "deadline": now + timedelta(seconds=clock_seconds)
+        if clock_seconds and status == "active" else None,
     }
 
 
 def _set_state(match: Match, state: State, version: int, status: str | None = None,
                end_reason: str | None = None) -> None:
     """Save a new snapshot with one UPDATE (no unit-of-work bookkeeping on the hot path)."""
-    columns = _state_columns(state, version, status, end_reason)
+    columns = _state_columns(state, version, status, end_reason, match.clock_seconds)
     db.session.execute(update(Match).where(Match.pk == match.pk).values(**columns))
     # keep the loaded object in step without marking it dirty
-    for name in ("version", "status", "finished_at", "end_reason", "rounds", "turn"):
+    for name in ("version", "status", "finished_at", "end_reason", "rounds", "turn",
+                 "deadline"):
         set_committed_value(match, name, columns[name])
 
 
@@ -107,6 +112,7 @@ class NewSeat:
 def create_match(
     match_id: str, tenant: int, variant: str, state: State, seats: Sequence[NewSeat],
     commitment: str, explicit_decks: bool, *, waiting: bool = False, quick: bool = False,
+    clock: tuple[int, str] | None = None,
 ) -> Match:
     """Insert a tenant's match, its seats and its starting snapshot; ``waiting`` while a
     seat is open."""
@@ -121,7 +127,11 @@ def create_match(
         explicit_decks=explicit_decks,
         created_at=utcnow(),
         quick=quick,
-        **_state_columns(state, 0, "waiting" if waiting else None),
+        clock_seconds=clock[0] if clock else None,
+        clock_timeout=clock[1] if clock else None,
+        timeouts=[0] * len(seats),
+        **_state_columns(state, 0, "waiting" if waiting else None,
+                         clock_seconds=clock[0] if clock else None),
     )
     match.seats = [
         Seat(seat=i, name=s.name, player_id=s.player_id, bot=s.bot, token_hash=s.token_hash)
@@ -132,13 +142,15 @@ def create_match(
     return match
 
 
-def append_plays(match: Match, plays: Sequence[Play], state: State) -> None:
-    """Append plays to the move log and save the new snapshot."""
+def append_plays(match: Match, plays: Sequence[Play], state: State,
+                 timed_out: int = 0) -> None:
+    """Append plays to the move log and save the new snapshot; the first ``timed_out``
+    plays were made on a seat's behalf when its time ran out."""
     now = utcnow()
     rows = [
         {"match_pk": match.pk, "seq": match.version + i, "kind": "play", "round": play.round,
          "seat": play.seat, "card": str(play.card), "captured": [str(c) for c in play.captured],
-         "basra": play.basra, "created_at": now}
+         "basra": play.basra, "timeout": i <= timed_out, "created_at": now}
         for i, play in enumerate(plays, start=1)
     ]
     if rows:
@@ -183,6 +195,34 @@ def end_match(match: Match, state: State, seat: int | None, reason: str) -> None
     if seat is not None:
         _log_entry(match, "abort", seat, state.round)
     _set_state(match, state, match.version + 1, "aborted", reason)
+
+
+def forfeit(match: Match, seat: int, state: State) -> None:
+    """The seat's clock ran out for good: its team loses (``end_reason`` timeout)."""
+    _log_entry(match, "forfeit", seat, state.round)
+    _set_state(match, state, match.version + 1, end_reason="timeout")
+
+
+def set_timeouts(match: Match, timeouts: list[int]) -> None:
+    """Each seat's timeouts in a row."""
+    match.timeouts = timeouts
+
+
+def due_matches(now: datetime, limit: int = 50) -> list[str]:
+    """Ids of active matches whose deadline has passed, the most overdue first."""
+    stmt = select(Match.id).where(Match.status == "active", Match.deadline <= now) \
+        .order_by(Match.deadline).limit(limit)
+    return list(db.session.execute(stmt).scalars())
+
+
+def lock_due(match_id: str, now: datetime) -> Match | None:
+    """The match, locked, if its deadline has passed; None if it has not, or if another
+    worker holds it (SKIP LOCKED on PostgreSQL: it is applying that timeout)."""
+    stmt = select(Match).where(
+        Match.id == match_id, Match.status == "active", Match.deadline <= now,
+    ).options(joinedload(Match.seats, innerjoin=True)).with_for_update(
+        of=Match, skip_locked=True).execution_options(populate_existing=True)
+    return db.session.execute(stmt).unique().scalar_one_or_none()
 
 
 def set_rematch(match: Match, rematch_id: str) -> None:

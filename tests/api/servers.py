@@ -77,8 +77,10 @@ class KeepAlive:
 
 
 @contextlib.contextmanager
-def gunicorn(database_url: str, workers: int = 3, **settings: str) -> Iterator[str]:
-    """gunicorn with gevent workers on a migrated database; yields its base URL."""
+def gunicorn(database_url: str, workers: int = 3, *, kill: bool = False,
+             **settings: str) -> Iterator[str]:
+    """gunicorn with gevent workers on a migrated database; yields its base URL. ``kill``
+    ends it with SIGKILL (a crash) rather than a graceful stop."""
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "WEB_CONCURRENCY": str(workers),
            "BASRA_ACCESS_LOG": "", "BASRA_RATE_LIMITS": "off", **settings}
@@ -103,7 +105,7 @@ def gunicorn(database_url: str, workers: int = 3, **settings: str) -> Iterator[s
             pytest.fail("gunicorn did not start")
         yield base
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
+        os.killpg(proc.pid, signal.SIGKILL if kill else signal.SIGTERM)
         try:
             proc.wait(15)
         except subprocess.TimeoutExpired:  # a stream still open: do not wait for it

@@ -86,6 +86,7 @@ def test_docker_compose_runs_postgres_migrations_and_gunicorn() -> None:
     assert api["environment"]["REDIS_URL"].startswith("redis://redis")
     assert services["redis"]["image"].startswith("redis")
     assert api["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert services["worker"]["command"] == ["basra", "worker"]
 
 
 def test_migrations_match_the_models(app: Flask) -> None:

@@ -77,8 +77,10 @@ class Matches(MethodView):
     def post(self, body: dict[str, Any]) -> tuple[CreatedMatch, int, Headers]:
         """Create a match; the seat tokens are in this response only."""
         players = [matches.PlayerSpec(**p) for p in body["players"]]
+        clock = body.get("clock")
         created = matches.create_match(
-            tenant(), body["variant"], body["rules"], players, body.get("decks")
+            tenant(), body["variant"], body["rules"], players, body.get("decks"),
+            clock=(clock["move_seconds"], clock["timeout"]) if clock else None,
         )
         location = url_for("matches.MatchById", match_id=created.id)
         return created, 201, {"Location": location, **_etag(created.state)}

@@ -43,8 +43,21 @@ class PlayerSchema(ma.Schema):
             raise ma.ValidationError("a human player needs a name", "name")
 
 
+class ClockSchema(ma.Schema):
+    """A turn clock."""
+
+    move_seconds = ma.fields.Integer(required=True, validate=validate.Range(min=5, max=86_400))
+    timeout = ma.fields.String(
+        load_default="autoplay", validate=validate.OneOf(["autoplay", "forfeit"]),
+        metadata={"description": "autoplay: the greedy bot plays for the seat (the third "
+                  "timeout in a row forfeits); forfeit: the seat's team loses"},
+    )
+
+
 class CreateMatchSchema(ma.Schema):
     """A new match."""
+
+    clock = ma.fields.Nested(ClockSchema, metadata={"description": "no clock when absent"})
 
     variant = ma.fields.String(
         load_default="egyptian-v2", validate=validate.Length(min=1, max=64),
@@ -169,6 +182,9 @@ class MatchStateSchema(ma.Schema):
     end_reason = END_REASON
     rematch = ma.fields.String(required=True, allow_none=True, metadata={
         "description": "the follow-up match's id, once a seat asked for one"})
+    clock = ma.fields.Nested(ClockSchema, required=True, allow_none=True)
+    deadline = UTCDateTime(required=True, allow_none=True, metadata={
+        "description": "when the seat to play runs out of time (null: no clock running)"})
     created_at = UTCDateTime(required=True)
 
     @ma.pre_dump
@@ -204,6 +220,8 @@ class MatchStateSchema(ma.Schema):
             "seed": m.seed,
             "end_reason": m.end_reason,
             "rematch": m.rematch,
+            "clock": m.clock,
+            "deadline": m.deadline,
             "created_at": m.created_at,
         }
         if v.seat is not None:
@@ -245,12 +263,15 @@ class LoggedMoveSchema(ma.Schema):
 
     seq = ma.fields.Integer(required=True)
     kind = ma.fields.String(required=True,
-                            validate=validate.OneOf(["play", "resign", "join", "leave", "abort"]))
+                            validate=validate.OneOf(
+                                ["play", "resign", "join", "leave", "abort", "forfeit"]))
     round = ma.fields.Integer(required=True)
     seat = ma.fields.Integer(required=True)
     card = ma.fields.String(allow_none=True)
     captured = ma.fields.List(ma.fields.String(), allow_none=True)
     basra = ma.fields.String(allow_none=True)
+    timeout = ma.fields.Boolean(required=True, metadata={
+        "description": "played on the seat's behalf when its time ran out"})
     created_at = UTCDateTime(required=True)
 
 

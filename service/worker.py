@@ -1,0 +1,50 @@
+"""``basra worker``: applies what time decides, with no request needed.
+
+Each pass applies passed turn deadlines (``matches.apply_due_timeouts``), aborts
+tables nobody filled in time and purges expired idempotency keys. Deadlines are
+rows of the matches table (indexed), so the worker is a short polling loop over
+that index: any number of workers may run, each match is locked while its
+timeout is applied (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, SQLite's single
+writer) and the deadline is checked again under the lock, so a timeout is applied
+exactly once. Nothing lives only in the worker: kill it at any moment and the
+next pass (or the next read of the match) applies what is due.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from flask import Flask
+
+from . import matches, store
+from .db import transaction
+from .errors import DatabaseUnavailable
+from .models import utcnow
+
+log = logging.getLogger(__name__)
+
+
+def run_once() -> int:
+    """One pass: every passed deadline applied; how many matches it timed out."""
+    with transaction():
+        due = store.due_matches(utcnow())
+    applied = sum(1 for match_id in due if matches.apply_due_timeouts(match_id))
+    matches.purge_expired()
+    return applied
+
+
+def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:
+    """Pass after pass every ``interval`` seconds (``passes`` of them, or for ever)."""
+    done = 0
+    with app.app_context():
+        while passes is None or done < passes:
+            started = time.monotonic()
+            try:
+                applied = run_once()
+                if applied:
+                    log.info("applied %d timeout(s)", applied)
+            except DatabaseUnavailable:
+                log.warning("database unavailable; retrying")
+            done += 1
+            time.sleep(max(0.0, interval - (time.monotonic() - started)))

@@ -1,0 +1,142 @@
+"""Turn clocks: deadlines in the database, applied by reads, writes and `basra worker`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import update
+
+from service import worker
+from service.db import db
+from service.models import Match, utcnow
+from tests.api.helpers import play, tokens, view
+from tests.api.servers import ROOT, call, gunicorn
+from tests.conftest import require_postgres
+
+PLAYERS = [{"name": "ann"}, {"name": "bob"}]
+
+
+def _clocked(client: FlaskClient, timeout: str = "autoplay") -> tuple[str, dict[int, str]]:
+    r = client.post("/v1/matches", json={"players": PLAYERS,
+                                         "clock": {"move_seconds": 5, "timeout": timeout}})
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()["id"], tokens(r.get_json())
+
+
+def _expire(app: Flask, match: str) -> None:
+    """Move the match's deadline into the past (as if its seconds had run out)."""
+    with app.app_context():
+        db.session.execute(update(Match).where(Match.id == match)
+                           .values(deadline=utcnow() - timedelta(seconds=1)))
+        db.session.commit()
+
+
+def _worker_pass(app: Flask) -> int:
+    with app.app_context():
+        return worker.run_once()
+
+
+def test_a_clocked_view_shows_the_clock_and_deadline(client: FlaskClient) -> None:
+    match, _ = _clocked(client)
+    state = view(client, match)
+    assert state["clock"] == {"move_seconds": 5, "timeout": "autoplay"}
+    assert state["deadline"] is not None
+    plain = client.post("/v1/matches", json={"players": PLAYERS}).get_json()["state"]
+    assert plain["clock"] is None and plain["deadline"] is None
+    for bad in ({"move_seconds": 4}, {"move_seconds": 86_401}, {"move_seconds": 10, "timeout": "x"}):
+        r = client.post("/v1/matches", json={"players": PLAYERS, "clock": bad})
+        assert r.status_code == 422
+
+
+def test_the_worker_autoplays_for_a_seat_out_of_time_exactly_once(app: Flask,
+                                                                  client: FlaskClient) -> None:
+    match, _ = _clocked(client)
+    before = view(client, match)
+    assert _worker_pass(app) == 0  # nothing due yet
+    _expire(app, match)
+    assert _worker_pass(app) == 1
+    assert _worker_pass(app) == 0  # the next seat's clock has just started
+    after = view(client, match)
+    assert after["version"] == before["version"] + 1 and after["turn"] == 1
+    log = client.get(f"/v1/matches/{match}/moves").get_json()["moves"]
+    assert log[-1]["timeout"] is True and log[-1]["seat"] == 0
+
+
+def test_a_read_applies_a_passed_deadline(app: Flask, client: FlaskClient) -> None:
+    match, _ = _clocked(client)
+    _expire(app, match)
+    assert view(client, match)["turn"] == 1  # no worker ran
+
+
+def test_forfeit_clock_ends_the_match_for_the_seats_team(app: Flask, client: FlaskClient) -> None:
+    match, _ = _clocked(client, "forfeit")
+    _expire(app, match)
+    assert _worker_pass(app) == 1
+    state = view(client, match)
+    assert state["status"] == "finished" and state["end_reason"] == "timeout"
+    assert state["winner"] == 1 and state["deadline"] is None
+
+
+def test_the_third_timeout_in_a_row_forfeits(app: Flask, client: FlaskClient) -> None:
+    match, toks = _clocked(client)
+    for _ in range(2):
+        _expire(app, match)
+        assert _worker_pass(app) == 1  # seat 0 autoplayed
+        move = view(client, match, toks[1])["legal_moves"][0]
+        assert play(client, match, toks[1], move["card"], move["capture"]).status_code == 201
+    _expire(app, match)
+    _worker_pass(app)
+    state = view(client, match)
+    assert state["status"] == "finished" and state["end_reason"] == "timeout"
+    assert state["winner"] == 1
+    assert client.get(f"/v1/matches/{match}/moves").get_json()["moves"][-1]["kind"] == "forfeit"
+
+
+def _start_worker(url: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "DATABASE_URL": url}
+    return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def _timeouts(base: str, match: str) -> list[int]:
+    _, log = call(base, "GET", f"/v1/matches/{match}/moves")
+    return [m["seq"] for m in log["moves"] if m["timeout"]]
+
+
+def test_a_5_second_clock_times_out_with_no_request_even_across_kill_9(tmp_path: Path) -> None:
+    """Through gunicorn on PostgreSQL with two `basra worker`s: a 5-second clock runs out
+    with no request at all, applied once; the API and both workers are killed with -9
+    and started again; the next deadline is applied again, once."""
+    url = require_postgres()
+    workers = [_start_worker(url), _start_worker(url)]
+    try:
+        with gunicorn(url, workers=1, kill=True) as base:
+            _, created = call(base, "POST", "/v1/matches", {
+                "players": PLAYERS, "clock": {"move_seconds": 5, "timeout": "autoplay"}})
+            match = created["id"]
+            time.sleep(6.2)
+            assert _timeouts(base, match) == [1]
+        for proc in workers:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        workers = [_start_worker(url), _start_worker(url)]
+        with gunicorn(url, workers=1) as base:
+            deadline = time.monotonic() + 15
+            while len(_timeouts(base, match)) < 2 and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert _timeouts(base, match) == [1, 2]
+            time.sleep(1.5)
+            assert _timeouts(base, match) == [1, 2]  # applied once, though two workers run
+    finally:
+        for proc in workers:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
