@@ -1,8 +1,9 @@
 """Match versions, end to end: NOTIFY on a move, the per-process LISTEN board, and
 peek and wait for pollers, with the database as the fallback.
 
-Every move's transaction sends ``NOTIFY basra_versions, '<match id>:<version>:<turn>'``
-(turn -1 once the match is over);
+Every move's transaction sends ``NOTIFY basra_versions,
+'<match id>:<version>:<turn>:<deadline ms>'`` (turn -1 once the match is over,
+deadline 0 with no clock running);
 PostgreSQL delivers it on commit to every listening process of every instance.
 Each process keeps one listening connection (started on first use) and a
 bounded map of the versions it has heard, so a poll whose ETag is current is
@@ -21,6 +22,8 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -52,7 +55,8 @@ class VersionBoard:
         predate a notification this listener never heard."""
         self._lock = threading.Lock()
         self._versions: OrderedDict[str, int] = OrderedDict()
-        self._turns: dict[str, int] = {}
+        self._turns: dict[str, tuple[int, int]] = {}
+        """match id -> (turn, deadline in epoch milliseconds, 0 for none)."""
         self._seats: OrderedDict[str, tuple[int, list[tuple[int, str]]]] = OrderedDict()
         self._waiters: dict[str, list[threading.Event]] = {}
         # settling: this process's pings, sent on a channel of its own and heard back
@@ -87,8 +91,10 @@ class VersionBoard:
                         if note.channel == self._ping_channel:
                             self._heard_ping(int(note.payload))
                             continue
-                        match_id, version, *turn = note.payload.split(":")
-                        self.saw(match_id, int(version), int(turn[0]) if turn else UNKNOWN)
+                        match_id, version, *facts = note.payload.split(":")
+                        turn = int(facts[0]) if facts else UNKNOWN
+                        deadline = int(facts[1]) if len(facts) > 1 else 0
+                        self.saw(match_id, int(version), turn, deadline)
             except Exception:  # lost the connection: fall back to the database, retry
                 log.warning("version listener disconnected; retrying", exc_info=True)
             self.live = False
@@ -97,14 +103,14 @@ class VersionBoard:
 
     # --- map ---------------------------------------------------------------
 
-    def saw(self, match_id: str, version: int, turn: int = UNKNOWN) -> None:
-        """Record that ``match_id`` is at ``version`` (or later), with ``turn`` to play;
-        wake its long polls."""
+    def saw(self, match_id: str, version: int, turn: int = UNKNOWN, deadline: int = 0) -> None:
+        """Record that ``match_id`` is at ``version`` (or later), with ``turn`` to play
+        until ``deadline`` (epoch ms, 0 for none); wake its long polls."""
         with self._lock:
             if self._versions.get(match_id, -1) < version:
                 self._versions[match_id] = version
                 self._versions.move_to_end(match_id)
-                self._turns[match_id] = turn
+                self._turns[match_id] = (turn, deadline)
                 if len(self._versions) > _MAX_MATCHES:
                     gone, _ = self._versions.popitem(last=False)
                     self._turns.pop(gone, None)
@@ -112,15 +118,16 @@ class VersionBoard:
         for event in waiters:
             event.set()
 
-    def saw_read(self, match_id: str, version: int, turn: int, epoch: int) -> None:
+    def saw_read(self, match_id: str, version: int, facts: tuple[int, int],
+                  epoch: int) -> None:
         """Record a version read from the database in a read that started in ``epoch``."""
         if self.live and epoch == self.epoch:
-            self.saw(match_id, version, turn)
+            self.saw(match_id, version, *facts)
 
-    def turn(self, match_id: str) -> int:
-        """The turn heard with the latest version (UNKNOWN if none)."""
+    def facts(self, match_id: str) -> tuple[int, int]:
+        """The (turn, deadline ms) heard with the latest version ((UNKNOWN, 0) if none)."""
         with self._lock:
-            return self._turns.get(match_id, UNKNOWN)
+            return self._turns.get(match_id, (UNKNOWN, 0))
 
     def version(self, match_id: str) -> int | None:
         """The latest version heard, if the listener is live and has heard of the match."""
@@ -251,19 +258,28 @@ def _board() -> VersionBoard | None:
     return board_for(dsn) if dsn else None
 
 
-def _turn(status: str, turn: int | None) -> int:
-    """The turn as the board keeps it: UNKNOWN while waiting for players (anything may
-    change), NOBODY once over."""
+def _facts(status: str, turn: int | None, deadline: datetime | None) -> tuple[int, int]:
+    """(turn, deadline ms) as the board keeps them: turn UNKNOWN while waiting for
+    players (anything may change), NOBODY once over; deadline 0 for none."""
     if status == "waiting":
-        return UNKNOWN
-    return NOBODY if turn is None else turn
+        return UNKNOWN, 0
+    ms = 0
+    if deadline is not None and status == "active":
+        ms = int((deadline if deadline.tzinfo else deadline.replace(tzinfo=UTC))
+                 .timestamp() * 1000)
+    return (NOBODY if turn is None else turn), ms
+
+
+def _match_facts(match: Match) -> tuple[int, int]:
+    return _facts(match.status, match.turn, match.deadline)
 
 
 def publish(match: Match) -> None:
-    """NOTIFY every instance of the match's new version (and the seat to play) when this
-    transaction commits."""
+    """NOTIFY every instance of the match's new version (the seat to play, its deadline)
+    when this transaction commits."""
     if backend() == "postgresql":
-        payload = f"{match.id}:{match.version}:{_turn(match.status, match.turn)}"
+        turn, deadline = _match_facts(match)
+        payload = f"{match.id}:{match.version}:{turn}:{deadline}"
         db.session.execute(select(func.pg_notify(CHANNEL, payload)))
 
 
@@ -271,37 +287,50 @@ def saw(match: Match) -> None:
     """Tell this process's board of a version just committed (NOTIFY tells the others)."""
     board = _board()
     if board is not None:
-        board.saw(match.id, match.version, _turn(match.status, match.turn))
+        board.saw(match.id, match.version, *_match_facts(match))
 
 
-def _read_version(match_id: str) -> tuple[int, int]:
+def _read_version(match_id: str) -> tuple[int, tuple[int, int]]:
     with transaction():
         row = db.session.execute(
-            select(Match.version, Match.status, Match.turn).where(Match.id == match_id)
+            select(Match.version, Match.status, Match.turn, Match.deadline)
+            .where(Match.id == match_id)
         ).first()
     if row is None:
         raise MatchNotFound(f"no match with id {match_id!r}")
-    return row[0], _turn(row[1], row[2])
+    return row[0], _facts(row[1], row[2], row[3])
 
 
-def _current(board: VersionBoard | None, match_id: str) -> tuple[int, int]:
-    """The version and turn from the board while it is live and knows the match, else
-    from the database (remembered on the board)."""
+def _current(board: VersionBoard | None, match_id: str) -> tuple[int, tuple[int, int]]:
+    """The version and (turn, deadline) from the board while it is live and knows the
+    match, else from the database (remembered on the board)."""
     if board is not None and board.live:
         known = board.version(match_id)
         if known is not None:
-            return known, board.turn(match_id)
+            return known, board.facts(match_id)
     epoch = board.epoch if board else 0
-    version, turn = _read_version(match_id)
+    version, facts = _read_version(match_id)
     if board is not None:
-        board.saw_read(match_id, version, turn, epoch)
-    return version, turn
+        board.saw_read(match_id, version, facts, epoch)
+    return version, facts
 
 
-def peek(match_id: str, tenant: int) -> tuple[int, int, list[tuple[int, str]]]:
-    """A tenant's match's version, turn (NOBODY once over, UNKNOWN if not known) and its
-    (seat, token hash) pairs without loading the match; another tenant's match is not
-    found.
+@dataclass(frozen=True)
+class Peek:
+    """What a poll needs of a match, without loading it."""
+
+    version: int
+    turn: int
+    """The seat to play: NOBODY once over, UNKNOWN if not known (or waiting)."""
+    deadline: int
+    """When that seat runs out of time, epoch milliseconds; 0 for no clock running."""
+    seats: list[tuple[int, str]]
+    """(seat, token hash) of the taken seats."""
+
+
+def peek(match_id: str, tenant: int) -> Peek:
+    """A tenant's match's version, turn, deadline and seats without loading the match;
+    another tenant's match is not found.
 
     On PostgreSQL both usually come from this process's board, with no query.
     """
@@ -310,24 +339,25 @@ def peek(match_id: str, tenant: int) -> tuple[int, int, list[tuple[int, str]]]:
     if known is not None:
         if known[0] != tenant:
             raise MatchNotFound(f"no match with id {match_id!r}")
-        return (*_current(board, match_id), known[1])
+        version, (turn, deadline) = _current(board, match_id)
+        return Peek(version, turn, deadline, known[1])
     epoch = board.epoch if board else 0
     with transaction():
         rows = db.session.execute(
-            select(Match.version, Match.status, Match.turn, Match.tenant_pk, Seat.seat,
-                   Seat.token_hash)
+            select(Match.version, Match.status, Match.turn, Match.deadline, Match.tenant_pk,
+                   Seat.seat, Seat.token_hash)
             .join(Seat, Seat.match_pk == Match.pk)
             .where(Match.id == match_id)
         ).all()
-    if not rows or rows[0][3] != tenant:
+    if not rows or rows[0][4] != tenant:
         raise MatchNotFound(f"no match with id {match_id!r}")
-    version, turn = rows[0][0], _turn(rows[0][1], rows[0][2])
-    seats = [(r[4], r[5]) for r in rows if r[5] is not None]
+    version, facts = rows[0][0], _facts(rows[0][1], rows[0][2], rows[0][3])
+    seats = [(r[5], r[6]) for r in rows if r[6] is not None]
     if board:
         if rows[0][1] != "waiting":  # seats change only while a match waits for players
             board.remember_seats(match_id, tenant, seats)
-        board.saw_read(match_id, version, turn, epoch)
-    return version, turn, seats
+        board.saw_read(match_id, version, facts, epoch)
+    return Peek(version, facts[0], facts[1], seats)
 
 
 def settled(match_id: str, version: int) -> int:
@@ -343,8 +373,8 @@ def settled(match_id: str, version: int) -> int:
         if known is not None:
             return known
     epoch = board.epoch
-    current, turn = _read_version(match_id)
-    board.saw_read(match_id, current, turn, epoch)
+    current, facts = _read_version(match_id)
+    board.saw_read(match_id, current, facts, epoch)
     return current
 
 

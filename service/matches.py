@@ -338,12 +338,14 @@ class Seated:
     state: MatchView
 
 
+def waiting_since() -> datetime:
+    """Tables made before this and still waiting for players have expired."""
+    return utcnow() - timedelta(minutes=current_app.config["BASRA_WAITING_MINUTES"])
+
+
 def _expired(match: Match) -> bool:
     """A waiting match that nobody filled within BASRA_WAITING_MINUTES."""
-    minutes = current_app.config["BASRA_WAITING_MINUTES"]
-    created = match.created_at if match.created_at.tzinfo else match.created_at.replace(
-        tzinfo=UTC)
-    return match.status == "waiting" and created < utcnow() - timedelta(minutes=minutes)
+    return match.status == "waiting" and _aware(match.created_at) < waiting_since()
 
 
 def _sit(match: Match, seat: int, name: str, player_id: str | None) -> tuple[str, State]:
@@ -360,9 +362,9 @@ def _sit(match: Match, seat: int, name: str, player_id: str | None) -> tuple[str
     return token, state
 
 
-def _expire_if_due(match_id: str, tenant: int, version: int) -> int:
-    """Abort a waiting match that nobody filled in time (a read applies the deadline as
-    well as a write); returns the match's version."""
+def expire_if_due(match_id: str, tenant: int, version: int) -> int:
+    """Abort a waiting match that nobody filled in time (reads, joins and the worker all
+    apply this deadline); returns the match's version (``version`` if not due)."""
     with transaction():
         match = store.get_match(match_id, tenant)
         due = _expired(match)
@@ -389,8 +391,8 @@ def follow_match(match_id: str, tenant: int, token: str | None, last_seen: int |
     """The events of a match for the token's seat (or a spectator): its view now (unless
     ``last_seen`` is the current version), then one per change, a heartbeat (``Event(None)``)
     when ``heartbeat`` seconds pass without one; it ends once the match is over."""
-    version, _turn, seats = changes.peek(match_id, tenant)
-    seat = seat_of(seats, token)
+    peeked = changes.peek(match_id, tenant)
+    version, seat = peeked.version, seat_of(peeked.seats, token)
     fresh = last_seen != version  # send the current view first
     if not fresh:
         yield Event(None)  # resumed and current: answer at once, then wait
@@ -454,7 +456,7 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None, n
     rules, or open one with the caller in seat 0. Concurrent callers are serialised, so
     they pair up instead of opening half-empty tables side by side."""
     rules = with_house_rules(load_variant(variant).rules, overrides)
-    since = utcnow() - timedelta(minutes=current_app.config["BASRA_WAITING_MINUTES"])
+    since = waiting_since()
     with transaction(write=True):
         store.lock_quick_play(tenant, rules.content_hash)
         match = store.oldest_quick_table(tenant, rules.content_hash, since)
@@ -555,11 +557,15 @@ def read_match(
     while the client's copy is current; with ``wait`` seconds, first wait that long
     for a change, unless nothing can change without the viewer (the match is over, or
     it is the viewer's turn). Answering "unchanged" usually needs no query at all."""
-    version, turn, seats = changes.peek(match_id, tenant)
-    seat = seat_of(seats, token)
+    peeked = changes.peek(match_id, tenant)
+    if peeked.deadline and peeked.deadline <= time.time() * 1000:
+        apply_due_timeouts(match_id)  # a read applies a passed turn deadline first
+        peeked = changes.peek(match_id, tenant)
+    version, turn = peeked.version, peeked.turn
+    seat = seat_of(peeked.seats, token)
     idle = turn == changes.NOBODY or (seat is not None and turn == seat)
     if turn == changes.UNKNOWN:  # perhaps a table waiting for players: expire it if due
-        version = _expire_if_due(match_id, tenant, version)
+        version = expire_if_due(match_id, tenant, version)
     if seen.holds(version, seat) and wait > 0 and not idle:
         version = changes.wait_for_change(match_id, version, wait)
     if seen.holds(version, seat):
@@ -786,9 +792,8 @@ class HistoryPage:
 def history(query: store.HistoryQuery) -> HistoryPage:
     """A page of the match history, newest first (waiting tables past their time left
     out)."""
-    since = utcnow() - timedelta(minutes=current_app.config["BASRA_WAITING_MINUTES"])
     with transaction():
-        rows, nxt = store.history(query, current_app.config["SECRET_KEY"], since)
+        rows, nxt = store.history(query, current_app.config["SECRET_KEY"], waiting_since())
         return HistoryPage([
             MatchSummary(
                 m.id, m.variant, m.status, m.version, m.rules_hash, m.scores, m.winner, m.draw,

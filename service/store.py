@@ -215,6 +215,13 @@ def due_matches(now: datetime, limit: int = 50) -> list[str]:
     return list(db.session.execute(stmt).scalars())
 
 
+def unfilled_tables(before: datetime, limit: int = 50) -> list[tuple[str, int]]:
+    """(id, tenant) of matches still waiting for players that were made before ``before``."""
+    stmt = select(Match.id, Match.tenant_pk).where(
+        Match.status == "waiting", Match.created_at < before).order_by(Match.pk).limit(limit)
+    return [(row[0], row[1]) for row in db.session.execute(stmt)]
+
+
 def lock_due(match_id: str, now: datetime) -> Match | None:
     """The match, locked, if its deadline has passed; None if it has not, or if another
     worker holds it (SKIP LOCKED on PostgreSQL: it is applying that timeout)."""

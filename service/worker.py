@@ -26,10 +26,14 @@ log = logging.getLogger(__name__)
 
 
 def run_once() -> int:
-    """One pass: every passed deadline applied; how many matches it timed out."""
+    """One pass: every passed deadline applied, unfilled tables aborted; how many
+    matches it timed out."""
     with transaction():
         due = store.due_matches(utcnow())
+        unfilled = store.unfilled_tables(matches.waiting_since())
     applied = sum(1 for match_id in due if matches.apply_due_timeouts(match_id))
+    for match_id, tenant in unfilled:
+        matches.expire_if_due(match_id, tenant, -1)
     matches.purge_expired()
     return applied
 

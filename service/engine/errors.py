@@ -29,14 +29,18 @@ class InvalidCard(BasraError, ValueError):
 
 
 class InvalidRules(BasraError, ValueError):
-    """A variant or house-rule set that fails validation; ``path`` names the key."""
+    """A variant or house-rule set that fails validation; ``path`` names the (first) bad
+    key and ``problems`` lists every bad key with what is wrong with it."""
 
     reason = "invalid_rules"
 
-    def __init__(self, path: str, problem: str) -> None:
+    def __init__(self, path: str, problem: str,
+                 problems: list[tuple[str, str]] | None = None) -> None:
         self.path = path
         self.problem = problem
-        super().__init__(f"{path}: {problem}" if path else problem)
+        self.problems = problems or [(path, problem)]
+        text = "; ".join(f"{p}: {q}" if p else q for p, q in self.problems)
+        super().__init__(text)
 
 
 class UnknownVariant(BasraError, LookupError):

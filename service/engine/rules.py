@@ -183,15 +183,18 @@ def _build(cls: type[Any], data: object, path: str) -> Any:
         raise InvalidRules(path, f"must be a mapping, not {type(data).__name__}")
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(str(k) for k in data if k not in fields)
-    if unknown:
-        allowed = ", ".join(fields)
-        raise InvalidRules(_join(path, unknown[0]), f"unknown setting (allowed here: {allowed})")
+    allowed = ", ".join(fields)
+    problems = [(_join(path, str(key)[:64]), f"unknown setting (allowed here: {allowed})")
+                for key in sorted(str(k) for k in data if k not in fields)]
     kwargs: dict[str, Any] = {}
     for name, f in fields.items():
-        sub = _join(path, name)
         if name in data:
-            kwargs[name] = _convert(hints[name], data[name], sub, f.metadata)
+            try:
+                kwargs[name] = _convert(hints[name], data[name], _join(path, name), f.metadata)
+            except InvalidRules as exc:  # every bad key is reported, not just the first
+                problems.extend(exc.problems)
+    if problems:
+        raise InvalidRules(*problems[0], problems=problems)
     return cls(**kwargs)
 
 

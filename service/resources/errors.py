@@ -145,8 +145,8 @@ def domain_problem(error: BasraError) -> Response:
     status = next((s for cls, s in _STATUS if isinstance(error, cls)), 400)
     errors = None
     if isinstance(error, InvalidRules):
-        errors = [{"field": f"rules.{error.path}" if error.path else "rules",
-                   "message": error.problem}]
+        errors = [{"field": f"rules.{path}" if path else "rules", "message": problem}
+                  for path, problem in error.problems]
     elif isinstance(error, ServiceError) and error.field:
         errors = [{"field": error.field, "message": error.problem}]
     return problem_response(status, error.reason, error.message, errors,

@@ -140,3 +140,14 @@ def test_a_5_second_clock_times_out_with_no_request_even_across_kill_9(tmp_path:
         for proc in workers:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
+
+
+def test_a_conditional_get_applies_a_passed_deadline(app: Flask, client: FlaskClient) -> None:
+    """A 304 poll is a read too: with the deadline passed it applies the timeout and
+    answers with the new view, no worker needed."""
+    match, _ = _clocked(client)
+    etag = client.get(f"/v1/matches/{match}").headers["ETag"]
+    assert client.get(f"/v1/matches/{match}", headers={"If-None-Match": etag}).status_code == 304
+    time.sleep(5.1)  # the 5-second clock runs out (this process's board knows the deadline)
+    r = client.get(f"/v1/matches/{match}", headers={"If-None-Match": etag})
+    assert r.status_code == 200 and r.get_json()["turn"] == 1

@@ -72,3 +72,11 @@ def test_a_body_that_is_not_json_is_415(client: FlaskClient) -> None:
     r = client.post("/v1/matches", data="players=a", content_type="application/x-www-form-urlencoded")
     assert r.status_code == 415 and r.get_json()["reason"] == "unsupported_media_type"
     assert r.content_type == "application/problem+json"
+
+
+def test_house_rule_errors_name_every_bad_key(client: FlaskClient) -> None:
+    r = client.post("/v1/matches", json={"players": [{"name": "a"}, {"name": "b"}],
+                                         "rules": {"hand_size": 0, "jack": {"sweep": True}}})
+    assert r.status_code == 422 and r.get_json()["reason"] == "invalid_rules"
+    assert sorted(e["field"] for e in r.get_json()["errors"]) == ["rules.hand_size",
+                                                                 "rules.jack.sweep"]

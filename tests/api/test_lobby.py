@@ -176,3 +176,15 @@ def test_a_table_nobody_fills_is_aborted(backend: str, tmp_path: Path) -> None:
     state = view(client, match)
     assert state["status"] == "aborted" and state["end_reason"] == "aborted"
     assert client.get("/v1/matches?status=waiting").get_json()["matches"] == []
+
+
+def test_the_worker_aborts_tables_nobody_fills(backend: str, tmp_path: Path) -> None:
+    from service import worker
+
+    app = make_app(backend, tmp_path, BASRA_WAITING_MINUTES=0.5 / 60)
+    client = app.test_client()
+    match, _ = _open_table(client)
+    time.sleep(0.7)
+    with app.app_context():
+        worker.run_once()
+    assert view(client, match)["status"] == "aborted"

@@ -168,3 +168,14 @@ def test_unknown_variant() -> None:
         load_variant("egyptian-v9")
     with pytest.raises(UnknownVariant):
         load_variant("../etc/passwd")
+
+
+def test_every_bad_key_is_reported_at_once() -> None:
+    """House-rule validation names every bad key, not only the first it meets."""
+    base = load_variant("egyptian-v2").rules
+    with pytest.raises(InvalidRules) as err:
+        with_house_rules(base, {"capture": {"mode": "greedy", "groups": "all"}, "colour": "red",
+                                "target_score": 0})
+    paths = [p for p, _ in err.value.problems]
+    assert sorted(paths) == ["capture.groups", "capture.mode", "colour", "target_score"]
+    assert err.value.path in paths and "colour: unknown setting" in str(err.value)
