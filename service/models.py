@@ -31,6 +31,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(moment: datetime) -> datetime:
+    """A stored time, zone-aware (SQLite hands them back without their zone: UTC)."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
 # BIGINT on PostgreSQL, INTEGER on SQLite (so it is the rowid and autoincrements)
 _PK = BigInteger().with_variant(Integer(), "sqlite")
 

@@ -1,6 +1,6 @@
 """``basra worker``: applies what time decides, with no request needed.
 
-Each pass applies passed turn deadlines (``matches.apply_due_timeouts``), aborts
+Each pass applies passed turn deadlines (``clocks.apply_due_timeouts``), aborts
 tables nobody filled in time and purges expired idempotency keys. Deadlines are
 rows of the matches table (indexed), so the worker is a short polling loop over
 that index: any number of workers may run, each match is locked while its
@@ -17,7 +17,7 @@ import time
 
 from flask import Flask
 
-from . import matches, store
+from . import clocks, lobby, matches, store
 from .db import transaction
 from .errors import DatabaseUnavailable
 from .models import utcnow
@@ -30,10 +30,10 @@ def run_once() -> int:
     matches it timed out."""
     with transaction():
         due = store.due_matches(utcnow())
-        unfilled = store.unfilled_tables(matches.waiting_since())
-    applied = sum(1 for match_id in due if matches.apply_due_timeouts(match_id))
+        unfilled = store.unfilled_tables(lobby.waiting_since())
+    applied = sum(1 for match_id in due if clocks.apply_due_timeouts(match_id))
     for match_id, tenant in unfilled:
-        matches.expire_if_due(match_id, tenant, -1)
+        lobby.expire_if_due(match_id, tenant, -1)
     matches.purge_expired()
     return applied
 

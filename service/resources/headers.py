@@ -8,8 +8,8 @@ import re
 from flask import current_app, g, request
 
 from ..errors import MissingToken, VersionMismatch
-from ..matches import Seen
 from ..tenants import caller_for
+from ..views import Seen
 
 _VIEW_TAG = re.compile(r'^(?:W/)?"([0-9]{1,18})-(?:s([0-9])|spectator)"$')
 

@@ -10,19 +10,14 @@ from typing import Any
 from flask import Response, current_app, json, request, stream_with_context, url_for
 from flask.views import MethodView
 
-from ... import matches
+from ... import lobby, matches
 from ...errors import MatchNotFound
 from ...limits import budget
-from ...matches import (
-    CreatedMatch,
-    HistoryPage,
-    MatchView,
-    MoveLog,
-    MoveResult,
-    Seated,
-    Unchanged,
-)
+from ...lobby import Seated
+from ...matches import CreatedMatch, HistoryPage, MoveLog
+from ...seats import PlayerSpec
 from ...store import HistoryQuery
+from ...views import MatchView, MoveResult, Unchanged
 from ..errors import Problem, problem_doc
 from ..headers import bearer_token, etag_for, if_match_version, seen, tenant
 from ..parser import Blueprint
@@ -76,7 +71,7 @@ class Matches(MethodView):
         "description": "URL of the match", "schema": {"type": "string"}}})
     def post(self, body: dict[str, Any]) -> tuple[CreatedMatch, int, Headers]:
         """Create a match; the seat tokens are in this response only."""
-        players = [matches.PlayerSpec(**p) for p in body["players"]]
+        players = [PlayerSpec(**p) for p in body["players"]]
         clock = body.get("clock")
         created = matches.create_match(
             tenant(), body["variant"], body["rules"], players, body.get("decks"),
@@ -219,7 +214,7 @@ class QuickPlay(MethodView):
     def post(self, body: dict[str, Any]) -> tuple[Seated, int, Headers]:
         """Join the oldest waiting quick-play match of this front end with the same
         effective rules, or open one with the caller in seat 0."""
-        return _seated(matches.quick_play(
+        return _seated(lobby.quick_play(
             tenant(), body["variant"], body["rules"], body["name"], body.get("player_id")))
 
 
@@ -234,7 +229,7 @@ class Join(MethodView):
     def post(self, body: dict[str, Any], match_id: str) -> tuple[Seated, int, Headers]:
         """Take the first open seat of a waiting match; the token is in this response only.
         The match deals when its last seat fills."""
-        return _seated(matches.join_match(match_id, tenant(), body["name"],
+        return _seated(lobby.join_match(match_id, tenant(), body["name"],
                                           body.get("player_id")))
 
 
@@ -248,7 +243,7 @@ class Leave(MethodView):
     @blp.doc(security=BEARER)
     def post(self, match_id: str) -> tuple[MatchView, int, Headers]:
         """The token's seat leaves a waiting match; the seat is open again."""
-        view = matches.leave_match(match_id, tenant(), bearer_token())
+        view = lobby.leave_match(match_id, tenant(), bearer_token())
         return view, 200, _etag(view)
 
 
@@ -263,7 +258,7 @@ class Rematch(MethodView):
     def post(self, match_id: str) -> tuple[Seated, int, Headers]:
         """Create or join the follow-up of a finished match: the same rules, seats rotated
         one place; both matches' views show `rematch`."""
-        return _seated(matches.rematch(match_id, tenant(), bearer_token()))
+        return _seated(lobby.rematch(match_id, tenant(), bearer_token()))
 
 
 @blp.route("/<string:match_id>/abort")
@@ -277,7 +272,7 @@ class Abort(MethodView):
     def post(self, match_id: str) -> tuple[MoveResult, int, Headers]:
         """End an active match in which the token's seat has not played yet: nobody wins,
         `status` and `end_reason` are `aborted`."""
-        result = matches.abort_match(match_id, tenant(), bearer_token())
+        result = lobby.abort_match(match_id, tenant(), bearer_token())
         return result, 200, _etag(result.state)
 
 

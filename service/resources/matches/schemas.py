@@ -7,7 +7,8 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import validate
 
-from ...matches import BOT_LEVELS, MatchView
+from ...matches import BOT_LEVELS
+from ...views import MatchView
 from ..fields import CardField, UTCDateTime, card_list
 
 STATUSES = ["waiting", "active", "finished", "aborted"]

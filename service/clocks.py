@@ -1,0 +1,61 @@
+"""Turn clocks: applying a passed deadline (autoplay or forfeit), once, wherever it is
+noticed first: a read, a write, or ``basra worker``."""
+
+from __future__ import annotations
+
+from . import changes, store
+from .db import transaction
+from .engine import apply_move, resign
+from .engine.bots import bot_move, run_bots
+from .models import Match, as_utc, utcnow
+from .seats import bot_levels
+
+TIMEOUTS_TO_FORFEIT = 3
+"""Under ``autoplay``, the timeout in a row of one seat that forfeits instead."""
+
+
+def _time_out(match: Match) -> None:
+    """Apply every passed deadline of a locked, active match: the greedy bot plays for the
+    seat (``autoplay``; the third time in a row forfeits) or its team loses (``forfeit``),
+    then bot seats reply and the next seat's clock starts."""
+    state = store.state_of(match)
+    while is_due(match) and state.turn is not None:
+        seat = state.turn
+        timeouts = list(match.timeouts or [0] * len(match.seats))
+        timeouts[seat] += 1
+        store.set_timeouts(match, timeouts)
+        if match.clock_timeout == "forfeit" or timeouts[seat] >= TIMEOUTS_TO_FORFEIT:
+            state = resign(state, seat)
+            store.forfeit(match, seat, state)
+        else:
+            state = apply_move(state, bot_move(state, seat, "greedy"))
+            assert state.last_play is not None
+            mine = state.last_play
+            state, replies = run_bots(state, bot_levels(match.seats))
+            store.append_plays(match, [mine, *replies], state, timed_out=1)
+        changes.publish(match)
+
+
+def apply_due_timeouts(match_id: str) -> bool:
+    """Apply a match's passed deadlines, if another process is not already doing so;
+    whether anything was applied (the worker's step)."""
+    with transaction(write=True):
+        match = store.lock_due(match_id, utcnow())
+        if match is None:
+            return False
+        _time_out(match)
+    changes.saw(match)
+    return True
+
+
+def is_due(match: Match) -> bool:
+    """Whether the seat to play has run out of time."""
+    return match.status == "active" and match.deadline is not None \
+        and as_utc(match.deadline) <= utcnow()
+
+
+def apply_if_due(match: Match) -> None:
+    """A read or a write of a match applies its passed deadline first (as the worker
+    does, within a second)."""
+    if is_due(match):
+        apply_due_timeouts(match.id)
