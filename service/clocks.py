@@ -1,7 +1,13 @@
-"""Turn clocks: applying a passed deadline (autoplay or forfeit), once, wherever it is
-noticed first: a read, a write, or ``basra worker``."""
+"""What time decides: a seat's passed turn deadline (autoplay or forfeit) and a table
+nobody filled in time (aborted), applied once, wherever it is noticed first: a read,
+a write, or ``basra worker``."""
 
 from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta
+
+from flask import current_app
 
 from . import changes, store
 from .db import transaction
@@ -59,3 +65,43 @@ def apply_if_due(match: Match) -> None:
     does, within a second)."""
     if is_due(match):
         apply_due_timeouts(match.id)
+
+
+def waiting_since() -> datetime:
+    """Tables made before this and still waiting for players have expired."""
+    return utcnow() - timedelta(minutes=current_app.config["BASRA_WAITING_MINUTES"])
+
+
+def expired(match: Match) -> bool:
+    """A waiting match that nobody filled within BASRA_WAITING_MINUTES."""
+    return match.status == "waiting" and as_utc(match.created_at) < waiting_since()
+
+
+def expire_if_due(match_id: str, tenant: int, version: int) -> int:
+    """Abort a waiting match that nobody filled in time (reads, joins and the worker all
+    apply this deadline); returns the match's version (``version`` if not due)."""
+    with transaction():
+        match = store.get_match(match_id, tenant)
+        due = expired(match)
+    if not due:
+        return version
+    with transaction(write=True):
+        match = store.lock_match(match_id, tenant)
+        if expired(match):
+            store.end_match(match, store.state_of(match), None, "aborted")
+            changes.publish(match)
+    changes.saw(match)
+    return match.version
+
+
+def peek(match_id: str, tenant: int) -> changes.Peek:
+    """The match as a poll sees it (:func:`changes.peek`), once whatever time has decided
+    is applied: a passed turn deadline, a table nobody filled. Costs nothing more while
+    nothing is due."""
+    peeked = changes.peek(match_id, tenant)
+    if peeked.deadline and peeked.deadline <= time.time() * 1000:
+        apply_due_timeouts(match_id)
+        peeked = changes.peek(match_id, tenant)
+    elif peeked.turn == changes.UNKNOWN and expire_if_due(match_id, tenant, -1) >= 0:
+        peeked = changes.peek(match_id, tenant)
+    return peeked

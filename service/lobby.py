@@ -6,17 +6,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any
 
-from flask import current_app
-
-from . import changes, store
+from . import changes, clocks, store
 from .db import transaction
 from .engine import State, commitment, load_variant, new_match, new_seed, with_house_rules
 from .engine.bots import run_bots
 from .errors import NoOpenSeat, WrongMatchStatus
-from .models import Match, as_utc, utcnow
+from .models import Match
 from .seats import PlayerSpec, bot_levels, mint_token, new_seats, require_seat, seat_hashes
 from .views import MatchView, MoveResult, match_view
 
@@ -29,16 +26,6 @@ class Seated:
     seat: int
     token: str
     state: MatchView
-
-
-def waiting_since() -> datetime:
-    """Tables made before this and still waiting for players have expired."""
-    return utcnow() - timedelta(minutes=current_app.config["BASRA_WAITING_MINUTES"])
-
-
-def _expired(match: Match) -> bool:
-    """A waiting match that nobody filled within BASRA_WAITING_MINUTES."""
-    return match.status == "waiting" and as_utc(match.created_at) < waiting_since()
 
 
 def _sit(match: Match, seat: int, name: str, player_id: str | None) -> tuple[str, State]:
@@ -55,30 +42,13 @@ def _sit(match: Match, seat: int, name: str, player_id: str | None) -> tuple[str
     return token, state
 
 
-def expire_if_due(match_id: str, tenant: int, version: int) -> int:
-    """Abort a waiting match that nobody filled in time (reads, joins and the worker all
-    apply this deadline); returns the match's version (``version`` if not due)."""
-    with transaction():
-        match = store.get_match(match_id, tenant)
-        due = _expired(match)
-    if not due:
-        return version
-    with transaction(write=True):
-        match = store.lock_match(match_id, tenant)
-        if _expired(match):
-            store.end_match(match, store.state_of(match), None, "aborted")
-            changes.publish(match)
-    changes.saw(match)
-    return match.version
-
-
 def join_match(match_id: str, tenant: int, name: str, player_id: str | None,
                seat: int | None = None) -> Seated:
     """Take the first open seat (or ``seat``) of a waiting match."""
     result = None
     with transaction(write=True):
         match = store.lock_match(match_id, tenant)
-        if _expired(match):  # kept: the refusal below must not roll this back
+        if clocks.expired(match):  # kept: the refusal below must not roll this back
             store.end_match(match, store.state_of(match), None, "aborted")
             changes.publish(match)
         open_seats = [s.seat for s in match.seats if s.open] if match.status == "waiting" else []
@@ -116,7 +86,7 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None, n
     rules, or open one with the caller in seat 0. Concurrent callers are serialised, so
     they pair up instead of opening half-empty tables side by side."""
     rules = with_house_rules(load_variant(variant).rules, overrides)
-    since = waiting_since()
+    since = clocks.waiting_since()
     with transaction(write=True):
         store.lock_quick_play(tenant, rules.content_hash)
         match = store.oldest_quick_table(tenant, rules.content_hash, since)

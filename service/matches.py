@@ -19,7 +19,7 @@ from typing import Any
 
 from flask import current_app
 
-from . import changes, clocks, lobby, store
+from . import changes, clocks, store
 from .db import transaction
 from .engine import (
     Card,
@@ -150,7 +150,7 @@ def follow_match(match_id: str, tenant: int, token: str | None, last_seen: int |
     """The events of a match for the token's seat (or a spectator): its view now (unless
     ``last_seen`` is the current version), then one per change, a heartbeat (``Event(None)``)
     when ``heartbeat`` seconds pass without one; it ends once the match is over."""
-    peeked = changes.peek(match_id, tenant)
+    peeked = clocks.peek(match_id, tenant)
     version, seat = peeked.version, seat_of(peeked.seats, token)
     fresh = last_seen != version  # send the current view first
     if not fresh:
@@ -181,24 +181,16 @@ def read_match(
     while the client's copy is current; with ``wait`` seconds, first wait that long
     for a change, unless nothing can change without the viewer (the match is over, or
     it is the viewer's turn). Answering "unchanged" usually needs no query at all."""
-    peeked = changes.peek(match_id, tenant)
-    if peeked.deadline and peeked.deadline <= time.time() * 1000:
-        clocks.apply_due_timeouts(match_id)  # a read applies a passed turn deadline first
-        peeked = changes.peek(match_id, tenant)
-    version, turn = peeked.version, peeked.turn
+    peeked = clocks.peek(match_id, tenant)  # a read applies what time decided first
     seat = seat_of(peeked.seats, token)
+    version, turn = peeked.version, peeked.turn
     idle = turn == changes.NOBODY or (seat is not None and turn == seat)
-    if turn == changes.UNKNOWN:  # perhaps a table waiting for players: expire it if due
-        version = lobby.expire_if_due(match_id, tenant, version)
     if seen.holds(version, seat) and wait > 0 and not idle:
         version = changes.wait_for_change(match_id, version, wait)
     if seen.holds(version, seat):
         version = changes.settled(match_id, version)  # never hide a committed move
     if seen.holds(version, seat):
         return Unchanged(version, seat)
-    with transaction():
-        match = store.get_match(match_id, tenant)
-    clocks.apply_if_due(match)
     with transaction():
         match = store.get_match(match_id, tenant)
         view = match_view(match, store.state_of(match), seat)
@@ -407,7 +399,7 @@ def history(query: store.HistoryQuery) -> HistoryPage:
     """A page of the match history, newest first (waiting tables past their time left
     out)."""
     with transaction():
-        rows, nxt = store.history(query, current_app.config["SECRET_KEY"], lobby.waiting_since())
+        rows, nxt = store.history(query, current_app.config["SECRET_KEY"], clocks.waiting_since())
         return HistoryPage([
             MatchSummary(
                 m.id, m.variant, m.status, m.version, m.rules_hash, m.scores, m.winner, m.draw,

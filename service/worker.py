@@ -17,7 +17,7 @@ import time
 
 from flask import Flask
 
-from . import clocks, lobby, matches, store
+from . import clocks, matches, store
 from .db import transaction
 from .errors import DatabaseUnavailable
 from .models import utcnow
@@ -30,10 +30,10 @@ def run_once() -> int:
     matches it timed out."""
     with transaction():
         due = store.due_matches(utcnow())
-        unfilled = store.unfilled_tables(lobby.waiting_since())
+        unfilled = store.unfilled_tables(clocks.waiting_since())
     applied = sum(1 for match_id in due if clocks.apply_due_timeouts(match_id))
     for match_id, tenant in unfilled:
-        lobby.expire_if_due(match_id, tenant, -1)
+        clocks.expire_if_due(match_id, tenant, -1)
     matches.purge_expired()
     return applied
 
