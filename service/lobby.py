@@ -143,7 +143,8 @@ def rematch(match_id: str, tenant: int, token: str | None, name: str | None = No
             )
             if plays:
                 store.append_plays(follow, plays, after)
-            store.set_rematch(match, follow.id)
+            store.note_rematch(match, seat, follow.id, state.round)
+            changes.publish(match)
             changes.publish(follow)
             token_out = tokens[moved].token
             assert token_out is not None
@@ -155,6 +156,7 @@ def rematch(match_id: str, tenant: int, token: str | None, name: str | None = No
             token_out, after = _sit(follow, moved, name or mine.name or f"seat {moved}",
                                     mine.player_id)
             result = Seated(follow.id, moved, token_out, match_view(follow, after, moved))
+    changes.saw(match)
     changes.saw(follow)
     return result
 

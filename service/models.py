@@ -169,7 +169,7 @@ class MoveRecord(db.Model):  # type: ignore[name-defined,misc]
     )
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(8), nullable=False)
-    """play, resign, join, leave, abort or forfeit (a clock ran out)."""
+    """play, resign, join, leave, abort, forfeit (a clock ran out) or rematch."""
     round: Mapped[int] = mapped_column(Integer, nullable=False)
     seat: Mapped[int] = mapped_column(Integer, nullable=False)
     card: Mapped[str | None] = mapped_column(String(3))

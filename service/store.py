@@ -232,9 +232,14 @@ def lock_due(match_id: str, now: datetime) -> Match | None:
     return db.session.execute(stmt).unique().scalar_one_or_none()
 
 
-def set_rematch(match: Match, rematch_id: str) -> None:
-    """Point a finished match at its follow-up."""
-    match.rematch_id = rematch_id
+def note_rematch(match: Match, seat: int, rematch_id: str, round_number: int) -> None:
+    """Point a finished match at its follow-up (a log entry, so its watchers see it)."""
+    _log_entry(match, "rematch", seat, round_number)
+    version = match.version + 1
+    db.session.execute(update(Match).where(Match.pk == match.pk).values(
+        version=version, rematch_id=rematch_id, updated_at=utcnow()))
+    set_committed_value(match, "version", version)
+    set_committed_value(match, "rematch_id", rematch_id)
 
 
 def oldest_quick_table(tenant: int, rules_hash: str, since: datetime) -> Match | None:

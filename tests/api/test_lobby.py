@@ -131,11 +131,16 @@ def test_rematch_rotates_the_seats_and_both_views_point_at_it(client: FlaskClien
     r = client.post(f"/v1/matches/{match}/rematch", headers=auth(alice))
     assert r.status_code == 409  # not finished yet
     client.post(f"/v1/matches/{match}/resign", headers=auth(bob))
+    finished = client.get(f"/v1/matches/{match}")
     first = client.post(f"/v1/matches/{match}/rematch", headers=auth(alice))
     assert first.status_code == 201, first.get_json()
     follow = first.get_json()
     assert follow["seat"] == 1 and follow["state"]["status"] == "waiting"
     assert view(client, match)["rematch"] == follow["id"]
+    # a watcher of the finished match holding its last ETag learns of the rematch
+    r = client.get(f"/v1/matches/{match}", headers={"If-None-Match": finished.headers["ETag"]})
+    assert r.status_code == 200 and r.get_json()["rematch"] == follow["id"]
+    assert r.get_json()["end_reason"] == "resigned"
     second = client.post(f"/v1/matches/{match}/rematch", headers=auth(bob)).get_json()
     assert second["id"] == follow["id"] and second["seat"] == 0
     state = view(client, follow["id"], second["token"])

@@ -265,7 +265,8 @@ class LoggedMoveSchema(ma.Schema):
     seq = ma.fields.Integer(required=True)
     kind = ma.fields.String(required=True,
                             validate=validate.OneOf(
-                                ["play", "resign", "join", "leave", "abort", "forfeit"]))
+                                ["play", "resign", "join", "leave", "abort", "forfeit",
+                                 "rematch"]))
     round = ma.fields.Integer(required=True)
     seat = ma.fields.Integer(required=True)
     card = ma.fields.String(allow_none=True)
