@@ -1,10 +1,12 @@
 """``make bench``: engine throughput, bot move time, HTTP throughput, history at scale.
 
-``python -m bench engine|bots|http|history`` runs one part.
+``python -m bench engine|bots|http|history`` runs one part. The last line printed is
+one JSON object with every figure measured (rounded medians).
 """
 
 from __future__ import annotations
 
+import json
 import statistics
 import sys
 
@@ -14,17 +16,21 @@ from service.engine.simulate import simulate
 ROUNDS = 3000
 
 
-def engine_bench() -> None:
+def engine_bench() -> dict[str, float]:
     """Random-play rounds per second for v1 and v2, median of three runs."""
     print(f"engine: basra simulate, random play, {ROUNDS} rounds a run, 3 runs")
+    figures: dict[str, float] = {}
     for name in ("egyptian-v1", "egyptian-v2"):
         rules = load_variant(name).rules
         rates = [simulate(rules, f"bench-{i}", rounds=ROUNDS).rounds_per_second for i in range(3)]
         runs = ", ".join(f"{r:,.0f}" for r in rates)
         print(f"  {name}: median {statistics.median(rates):,.0f} rounds/s  (runs: {runs})")
+        figures[f"engine_{name.split('-')[1]}_rounds_per_s"] = round(statistics.median(rates))
+    figures["engine_rounds_per_s"] = figures["engine_v2_rounds_per_s"]
+    return figures
 
 
-def bot_bench(positions: int = 200) -> None:
+def bot_bench(positions: int = 200) -> dict[str, float]:
     """Time per expert move over positions of random v2 matches: p50 and p95, 3 runs."""
     import random
     import time
@@ -54,23 +60,27 @@ def bot_bench(positions: int = 200) -> None:
         p95s.append(times[int(len(times) * 0.95)] * 1000)
     print(f"  expert: median p50 {statistics.median(p50s):.1f} ms, median p95 "
           f"{statistics.median(p95s):.1f} ms (target p95 <= 200 ms)")
+    return {"expert_p50_ms": round(statistics.median(p50s), 1),
+            "expert_p95_ms": round(statistics.median(p95s), 1)}
 
 
 def main(argv: list[str]) -> int:
     """Run the benchmarks named in ``argv`` (default: all)."""
     wanted = set(argv) or {"engine", "bots", "http", "history"}
+    figures: dict[str, float] = {}
     if "engine" in wanted:
-        engine_bench()
+        figures.update(engine_bench())
     if "bots" in wanted:
-        bot_bench()
+        figures.update(bot_bench())
     if "http" in wanted:
         from bench import http
 
-        http.main()
+        figures.update(http.run())
     if "history" in wanted:
         from bench import history
 
-        history.main()
+        figures.update(history.run())
+    print(json.dumps(figures, sort_keys=True))
     return 0
 
 

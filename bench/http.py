@@ -161,8 +161,9 @@ def run_phase(phase: str, seconds: float = SECONDS) -> tuple[float, float, float
     return total / elapsed, p50, p99
 
 
-def main() -> int:
-    """Start gunicorn on PostgreSQL, run the phases three times, print medians."""
+def run() -> dict[str, float]:
+    """Start gunicorn on PostgreSQL, run the phases three times, print the medians and
+    return them."""
     url = os.environ.get("BASRA_BENCH_DATABASE_URL", DEFAULT_URL)
     _ensure_database(url)
     env = {**os.environ, "DATABASE_URL": url, "BASRA_ACCESS_LOG": "", "BASRA_RATE_LIMITS": "off"}
@@ -189,6 +190,7 @@ def main() -> int:
         print(f"http: gunicorn gevent x{workers} on PostgreSQL, {PROCESSES * THREADS} clients, "
               f"{SECONDS:.0f} s a phase, median of 3 runs")
         ceiling = statistics.median(r[0] for r in runs["healthz"])
+        figures: dict[str, float] = {}
         for phase, label in (("healthz", "GET /healthz (ceiling)"), ("moves", "POST moves"),
                              ("polls", "GET 304 polls")):
             rps = statistics.median(r[0] for r in runs[phase])
@@ -196,9 +198,19 @@ def main() -> int:
             p99 = statistics.median(r[2] for r in runs[phase])
             print(f"  {label:<24} {rps:8,.0f} req/s  {rps / ceiling:6.1%} of ceiling  "
                   f"p50 {p50:6.2f} ms  p99 {p99:7.2f} ms")
+            figures.update({f"{phase}_rps": round(rps), f"{phase}_p50_ms": round(p50, 2),
+                            f"{phase}_p99_ms": round(p99, 2)})
+            if phase != "healthz":
+                figures[f"{phase}_share"] = round(rps / ceiling, 3)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(10)
+    return figures
+
+
+def main() -> int:
+    """Run the HTTP benchmark on its own."""
+    run()
     return 0
 
 
