@@ -57,13 +57,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         "description": "the front end's (tenant's) key; required unless the deployment "
         "runs with BASRA_API_KEYS=optional",
     })
-    from .resources import register
+    from .resources import docs, register
     from .resources.headers import resolve_tenant
 
     # the tenant first: the rate limits that follow spend from its budget
     app.before_request(resolve_tenant)
     init_limits(app)
     register(api)
+    app.register_blueprint(docs.blp)
 
     @app.teardown_appcontext
     def _end_session(_exc: BaseException | None) -> None:

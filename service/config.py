@@ -99,6 +99,7 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "OPENAPI_URL_PREFIX": "/",
         "OPENAPI_JSON_PATH": "openapi.json",
         "OPENAPI_SWAGGER_UI_PATH": "/docs",
-        "OPENAPI_SWAGGER_UI_URL": "https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
+        # served by the service itself from the pinned swagger-ui-bundle (resources/docs.py)
+        "OPENAPI_SWAGGER_UI_URL": "/docs/assets/",
         "JSON_SORT_KEYS": False,
     }

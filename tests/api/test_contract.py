@@ -94,3 +94,15 @@ def test_migrations_match_the_models(app: Flask) -> None:
     with app.app_context(), db.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), db.metadata)
     assert diff == []
+
+
+def test_the_docs_ui_is_served_by_the_service_itself(client) -> None:  # noqa: ANN001
+    """/docs loads Swagger UI from the pinned swagger-ui-bundle package through the service,
+    never from a CDN: it works with no network but the service's own."""
+    page = client.get("/docs").get_data(as_text=True)
+    assert "/docs/assets/swagger-ui-bundle.js" in page and "http" not in page.split("<script>")[0]
+    for name, kind in (("swagger-ui-bundle.js", "javascript"), ("swagger-ui.css", "css"),
+                       ("swagger-ui-standalone-preset.js", "javascript")):
+        r = client.get(f"/docs/assets/{name}")
+        assert r.status_code == 200 and kind in r.content_type and len(r.data) > 1000
+    assert client.get("/docs/assets/../../__init__.py").status_code == 404
