@@ -3,18 +3,17 @@ and tables nobody filled in time."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import changes, clocks, store
+from . import changes, clocks, matches, store
 from .db import transaction
-from .engine import State, commitment, load_variant, new_match, new_seed, with_house_rules
+from .engine import State, load_variant, with_house_rules
 from .engine.bots import run_bots
 from .errors import NoOpenSeat, WrongMatchStatus
 from .models import Match
-from .seats import PlayerSpec, bot_levels, mint_token, new_seats, require_seat, seat_hashes
+from .seats import PlayerSpec, bot_levels, mint_token, require_seat, seat_hashes
 from .views import MatchView, MoveResult, match_view
 
 
@@ -96,16 +95,11 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None, n
             result = Seated(match.id, seat, token, match_view(match, state, seat))
         else:
             players = [PlayerSpec(name, player_id)] + [PlayerSpec(open=True)] * (rules.players - 1)
-            seats, tokens = new_seats(players)
-            initial = new_match(rules, new_seed())
-            match = store.create_match(
-                str(uuid.uuid4()), tenant, variant, initial, seats, commitment(initial.seed),
-                False, waiting=True, quick=True,
-            )
-            changes.publish(match)
-            token = tokens[0].token
+            new = matches.deal_match(variant, rules, players)
+            match = matches.insert_match(new, tenant, quick=True)
+            token = new.tokens[0].token
             assert token is not None
-            result = Seated(match.id, 0, token, match_view(match, initial, 0))
+            result = Seated(match.id, 0, token, match_view(match, new.state, 0))
     changes.saw(match)
     return result
 
@@ -129,26 +123,15 @@ def rematch(match_id: str, tenant: int, token: str | None, name: str | None = No
                 for i in range(len(players))
             ]
             specs[moved] = PlayerSpec(mine.name, mine.player_id)
-            seats, tokens = new_seats(specs)
-            waiting = any(p.open for p in specs)
-            initial = new_match(state.rules, new_seed())
-            after, plays = initial, []
-            if not waiting:
-                after, plays = run_bots(initial, {i: p.bot for i, p in enumerate(specs) if p.bot})
+            new = matches.deal_match(match.variant, state.rules, specs)
             clock = (match.clock_seconds, match.clock_timeout or "autoplay") \
                 if match.clock_seconds else None
-            follow = store.create_match(
-                str(uuid.uuid4()), tenant, match.variant, initial, seats,
-                commitment(initial.seed), False, waiting=waiting, clock=clock,
-            )
-            if plays:
-                store.append_plays(follow, plays, after)
+            follow = matches.insert_match(new, tenant, clock=clock)
             store.note_rematch(match, seat, follow.id, state.round)
             changes.publish(match)
-            changes.publish(follow)
-            token_out = tokens[moved].token
+            token_out = new.tokens[moved].token
             assert token_out is not None
-            result = Seated(follow.id, moved, token_out, match_view(follow, after, moved))
+            result = Seated(follow.id, moved, token_out, match_view(follow, new.state, moved))
         else:
             follow = store.lock_match(match.rematch_id, tenant)
             if follow.status != "waiting" or not follow.seats[moved].open:

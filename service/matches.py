@@ -100,6 +100,48 @@ def _rules_for(variant: str, overrides: Mapping[str, Any] | None, players: int) 
     return rules
 
 
+@dataclass(frozen=True)
+class NewMatch:
+    """A match worked out before it is stored: seeded, dealt, and (unless a seat is open)
+    with the moves of bots that lead already played."""
+
+    variant: str
+    initial: State
+    state: State
+    plays: list[Play]
+    seats: list[store.NewSeat]
+    tokens: list[SeatToken]
+    waiting: bool
+    explicit_decks: bool
+
+
+def deal_match(variant: str, rules: Rules, players: Sequence[PlayerSpec],
+               decks: Sequence[Sequence[Card]] | None = None) -> NewMatch:
+    """Work out a new match for these players; pure but for the seed and the tokens, so
+    it runs before any lock is taken."""
+    initial = new_match(rules, new_seed(), decks or ())
+    seats, tokens = new_seats(players)
+    waiting = any(p.open for p in players)
+    state, plays = initial, []
+    if not waiting:
+        state, plays = run_bots(initial, {i: p.bot for i, p in enumerate(players) if p.bot})
+    return NewMatch(variant, initial, state, plays, seats, tokens, waiting, bool(decks))
+
+
+def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
+                 clock: tuple[int, str] | None = None) -> Match:
+    """Store a worked-out match in the caller's write transaction (NOTIFYed on commit)."""
+    match = store.create_match(
+        str(uuid.uuid4()), tenant, new.variant, new.initial, new.seats,
+        commitment(new.initial.seed), new.explicit_decks, waiting=new.waiting, quick=quick,
+        clock=clock,
+    )
+    if new.plays:
+        store.append_plays(match, new.plays, new.state)
+    changes.publish(match)
+    return match
+
+
 def create_match(
     tenant: int,
     variant: str,
@@ -107,7 +149,6 @@ def create_match(
     players: Sequence[PlayerSpec],
     decks: Sequence[Sequence[Card]] | None,
     *,
-    quick: bool = False,
     clock: tuple[int, str] | None = None,
 ) -> CreatedMatch:
     """Create a tenant's match; bot seats that lead play at once. With an open seat it
@@ -118,24 +159,11 @@ def create_match(
             "a match needs at least one human seat",
             field="players", problem="at least one player must not be a bot",
         )
-    seed = new_seed()
-    initial = new_match(rules, seed, decks or ())
-    seats, tokens = new_seats(players)
-    waiting = any(p.open for p in players)
-    plays: list[Play] = []
-    state = initial
-    if not waiting:
-        state, plays = run_bots(initial, {i: p.bot for i, p in enumerate(players) if p.bot})
+    new = deal_match(variant, rules, players, decks)
     with transaction(write=True):
-        match = store.create_match(
-            str(uuid.uuid4()), tenant, variant, initial, seats, commitment(seed), bool(decks),
-            waiting=waiting, quick=quick, clock=clock,
-        )
-        if plays:
-            store.append_plays(match, plays, state)
-        changes.publish(match)
-        view = match_view(match, state, None)
-    return CreatedMatch(match.id, tuple(tokens), view.commitment, view)
+        match = insert_match(new, tenant, clock=clock)
+        view = match_view(match, new.state, None)
+    return CreatedMatch(match.id, tuple(new.tokens), view.commitment, view)
 
 
 @dataclass(frozen=True)
