@@ -23,7 +23,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -33,7 +33,7 @@ from sqlalchemy.engine import make_url
 
 from .db import backend, db, transaction
 from .errors import MatchNotFound
-from .models import Match, Seat
+from .models import Match, Seat, as_utc
 
 CHANNEL = "basra_versions"
 NOBODY = -1
@@ -265,8 +265,7 @@ def _facts(status: str, turn: int | None, deadline: datetime | None) -> tuple[in
         return UNKNOWN, 0
     ms = 0
     if deadline is not None and status == "active":
-        ms = int((deadline if deadline.tzinfo else deadline.replace(tzinfo=UTC))
-                 .timestamp() * 1000)
+        ms = int(as_utc(deadline).timestamp() * 1000)
     return (NOBODY if turn is None else turn), ms
 
 

@@ -23,7 +23,7 @@ from .db import db
 from .engine import Play, State
 from .engine.codec import rules_from_json, state_from_dict, state_to_dict
 from .errors import InvalidCursor, MatchNotFound
-from .models import IdempotencyKey, Match, MoveRecord, Seat, utcnow
+from .models import IdempotencyKey, Match, MoveRecord, Seat, as_utc, utcnow
 
 
 def _by_id(match_id: str, tenant: int) -> Any:
@@ -276,7 +276,7 @@ def find_idempotent(
     """The record of this seat's Idempotency-Key if it was used at or after ``since``
     (older keys have expired)."""
     found = db.session.get(IdempotencyKey, (match.pk, seat, key))
-    if found is None or _aware(found.created_at) < since:
+    if found is None or as_utc(found.created_at) < since:
         return None
     return found
 
@@ -302,11 +302,6 @@ def purge_idempotency(before: datetime, limit: int = 10_000) -> int:
     old = select(*columns).where(IdempotencyKey.created_at < before).limit(limit)
     result = db.session.execute(delete(IdempotencyKey).where(tuple_(*columns).in_(old)))
     return int(result.rowcount or 0)  # type: ignore[attr-defined]
-
-
-def _aware(moment: datetime) -> datetime:
-    """SQLite hands timestamps back without their zone: they are UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 # --- history -----------------------------------------------------------
