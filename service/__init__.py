@@ -57,7 +57,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         "description": "the front end's (tenant's) key; required unless the deployment "
         "runs with BASRA_API_KEYS=optional",
     })
-    from .resources import docs, register
+    from .resources import docs, play, register
     from .resources.headers import resolve_tenant
 
     # the tenant first: the rate limits that follow spend from its budget
@@ -65,6 +65,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     init_limits(app)
     register(api)
     app.register_blueprint(docs.blp)
+    app.register_blueprint(play.blp)
 
     @app.teardown_appcontext
     def _end_session(_exc: BaseException | None) -> None:

@@ -1,12 +1,15 @@
-"""The API docs UI's files (Swagger UI), served from the pinned ``swagger-ui-bundle``
-package: ``/docs`` works with no network but the service's own."""
+"""The API docs UI's files: Swagger UI 5 (it renders OpenAPI 3.1), from the static folder
+of the pinned ``swagger-ui-py`` package, so ``/docs`` works with no network but the
+service's own."""
 
 from __future__ import annotations
 
+from importlib.resources import files
+
 from flask import Blueprint, Response, send_from_directory
-from swagger_ui_bundle import swagger_ui_path
 
 ASSETS = "/docs/assets/"
+FILES = str(files("swagger_ui") / "static")
 
 blp = Blueprint("docs_assets", __name__)
 
@@ -14,4 +17,4 @@ blp = Blueprint("docs_assets", __name__)
 @blp.route(ASSETS + "<path:name>")
 def asset(name: str) -> Response:
     """One file of Swagger UI (404 for anything outside its folder)."""
-    return send_from_directory(str(swagger_ui_path), name, max_age=86_400)
+    return send_from_directory(FILES, name, max_age=86_400)

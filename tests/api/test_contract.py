@@ -97,7 +97,7 @@ def test_migrations_match_the_models(app: Flask) -> None:
 
 
 def test_the_docs_ui_is_served_by_the_service_itself(client) -> None:  # noqa: ANN001
-    """/docs loads Swagger UI from the pinned swagger-ui-bundle package through the service,
+    """/docs loads Swagger UI from the pinned swagger-ui-py package through the service,
     never from a CDN: it works with no network but the service's own."""
     page = client.get("/docs").get_data(as_text=True)
     assert "/docs/assets/swagger-ui-bundle.js" in page and "http" not in page.split("<script>")[0]

@@ -1,0 +1,146 @@
+// The Basra API as a front end calls it: only public, documented endpoints.
+
+/** A refused request: the problem+json body (RFC 9457) with its `reason`. */
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.status = status;
+    this.reason = problem.reason || "http_error";
+    this.problem = problem;
+  }
+}
+
+export class Api {
+  /** `key` is the front end's API key (empty where the service does not ask for one). */
+  constructor(key = "") {
+    this.key = key;
+  }
+
+  headers(token, extra = {}) {
+    const headers = { Accept: "application/json", ...extra };
+    if (this.key) headers["X-API-Key"] = this.key;
+    if (token) headers.Authorization = `Bearer ${token}`;
+    return headers;
+  }
+
+  /** One call: the parsed body, or an ApiError for any 4xx/5xx. */
+  async call(method, path, { body, token, headers = {} } = {}) {
+    const init = { method, headers: this.headers(token, headers) };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      init.headers["Content-Type"] = "application/json";
+    }
+    const response = await fetch(path, init);
+    if (response.status === 304) return null;
+    const data = response.status === 204 ? null : await response.json().catch(() => ({}));
+    if (!response.ok) throw new ApiError(response.status, data || {});
+    return data;
+  }
+
+  variants() { return this.call("GET", "/v1/variants"); }
+  createMatch(spec) { return this.call("POST", "/v1/matches", { body: spec }); }
+  quickPlay(spec) { return this.call("POST", "/v1/matches/quick", { body: spec }); }
+  view(id, token) { return this.call("GET", `/v1/matches/${id}`, { token }); }
+  join(id, name) { return this.call("POST", `/v1/matches/${id}/join`, { body: { name } }); }
+  resign(id, token) { return this.call("POST", `/v1/matches/${id}/resign`, { token }); }
+  rematch(id, token) { return this.call("POST", `/v1/matches/${id}/rematch`, { token }); }
+  moveLog(id) { return this.call("GET", `/v1/matches/${id}/moves`); }
+
+  /** Play a move on the position the player saw (`If-Match`), safe to retry
+   * (`Idempotency-Key`): a 412 means the view was stale. */
+  play(id, token, move, version) {
+    return this.call("POST", `/v1/matches/${id}/moves`, {
+      token,
+      body: move,
+      headers: { "If-Match": `"${version}"`, "Idempotency-Key": crypto.randomUUID() },
+    });
+  }
+
+  /**
+   * Follow a match: `onState(view)` for each change until the match ends or
+   * `signal` aborts. The events stream first (read with fetch, since
+   * EventSource cannot send the seat's Authorization header); when a stream
+   * breaks, long polls take over (`?wait=` with `If-None-Match`).
+   */
+  async follow(id, token, onState, signal) {
+    let lastId = null;
+    const finished = (view) => view.status === "finished" || view.status === "aborted";
+    try {
+      const headers = this.headers(token, { Accept: "text/event-stream" });
+      const response = await fetch(`/v1/matches/${id}/events`, { headers, signal });
+      if (!response.ok || !response.body) throw new Error(`events: HTTP ${response.status}`);
+      for await (const event of readEvents(response.body)) {
+        if (event.type !== "state") continue;
+        lastId = event.id;
+        const view = JSON.parse(event.data);
+        onState(view);
+        if (finished(view)) return;
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      console.warn("events stream failed, long polling instead", error);
+    }
+    await this.longPoll(id, token, onState, signal, lastId);
+  }
+
+  async longPoll(id, token, onState, signal, version) {
+    let etag = null;
+    while (!signal.aborted) {
+      const headers = this.headers(token);
+      if (etag) headers["If-None-Match"] = etag;
+      try {
+        const response = await fetch(`/v1/matches/${id}?wait=25`, { headers, signal });
+        if (response.status === 200) {
+          etag = response.headers.get("ETag");
+          const view = await response.json();
+          if (view.version !== Number(version)) onState(view);
+          version = view.version;
+          if (view.status === "finished" || view.status === "aborted") return;
+          // on the viewer's own turn a long poll answers at once: wait for a move
+          if (view.turn === view.seat && view.status === "active") {
+            await sleep(1000, signal);
+          }
+        } else if (response.status !== 304) {
+          await sleep(2000, signal);  // 429, 503: back off, then try again
+        }
+      } catch (error) {
+        if (signal.aborted) return;
+        await sleep(2000, signal);
+      }
+    }
+  }
+}
+
+/** Server-Sent Events from a byte stream: {type, id, data} for each event. */
+export async function* readEvents(body) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value.replace(/\r\n?/g, "\n");
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const event = { type: "message", id: null, data: "" };
+      for (const line of block.split("\n")) {
+        if (line.startsWith(":")) continue;  // a heartbeat comment
+        const colon = line.indexOf(":");
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const text = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+        if (field === "event") event.type = text;
+        else if (field === "id") event.id = text;
+        else if (field === "data") event.data += (event.data ? "\n" : "") + text;
+      }
+      if (event.data) yield event;
+    }
+  }
+}
+
+function sleep(ms, signal) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
+  });
+}
