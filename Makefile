@@ -5,6 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
+WORKER_METRICS_PORT ?= 9101
 
 .PHONY: install serve test lint typecheck check bench openapi clean
 
@@ -16,10 +17,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# the API and the worker (turn clocks, expiries); stopping one stops both
+# the API and the worker (turn clocks, expiries, webhooks); stopping one stops both
 serve: $(STAMP)
 	$(BIN)/basra db upgrade
-	$(BIN)/basra worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+	$(BIN)/basra worker --metrics-port $(WORKER_METRICS_PORT) & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/gunicorn --config service/gunicorn_conf.py --bind $(HOST):$(PORT) 'service:create_app()'
 
 test: $(STAMP)

@@ -18,6 +18,7 @@ from .api import BasraApi
 from .config import settings_from_env
 from .db import db, init_db
 from .limits import init_limits
+from .observability import init_observability
 
 MIGRATIONS = str(Path(__file__).resolve().parent / "migrations")
 migrate = Migrate()
@@ -57,15 +58,17 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         "description": "the front end's (tenant's) key; required unless the deployment "
         "runs with BASRA_API_KEYS=optional",
     })
-    from .resources import docs, play, register
+    from .resources import docs, metrics, play, register
     from .resources.headers import resolve_tenant
 
     # the tenant first: the rate limits that follow spend from its budget
+    init_observability(app)  # first: the request id is in every log line after
     app.before_request(resolve_tenant)
     init_limits(app)
     register(api)
     app.register_blueprint(docs.blp)
     app.register_blueprint(play.blp)
+    app.register_blueprint(metrics.blp)
 
     @app.teardown_appcontext
     def _end_session(_exc: BaseException | None) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -58,13 +59,15 @@ def _db(args: argparse.Namespace) -> int:
 
 
 def _worker(args: argparse.Namespace) -> int:
-    import logging
-
     from . import create_app
-    from .worker import run
+    from .observability import json_logging
+    from .worker import run, serve_metrics
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(message)s")
-    run(create_app(), args.interval, args.passes)
+    json_logging()
+    app = create_app()
+    if args.metrics_port:
+        serve_metrics(app, args.metrics_port)
+    run(app, args.interval, args.passes)
     return 0
 
 
@@ -107,6 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     worker = sub.add_parser("worker", help="apply turn deadlines and expiries (DATABASE_URL)")
     worker.add_argument("--interval", type=float, default=0.2, help="seconds between passes")
     worker.add_argument("--passes", type=int, default=None, help="stop after this many")
+    worker.add_argument("--metrics-port", type=int,
+                        default=int(os.environ.get("BASRA_WORKER_METRICS_PORT", "0") or 0),
+                        help="serve the worker's Prometheus metrics on this port "
+                        "(BASRA_WORKER_METRICS_PORT; 0: none)")
     worker.set_defaults(func=_worker)
 
     keys = sub.add_parser("keys", help="front ends' API keys (DATABASE_URL)")

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 
 from flask import current_app
 
-from . import changes, store
+from . import changes, metrics, store
 from .db import transaction
 from .engine import apply_move, resign
 from .engine.bots import bot_move, run_bots
@@ -27,6 +27,7 @@ def _time_out(match: Match) -> None:
     state = store.state_of(match)
     while is_due(match) and state.turn is not None:
         seat = state.turn
+        metrics.TIMEOUT_LAG.observe((utcnow() - as_utc(match.deadline)).total_seconds())
         timeouts = list(match.timeouts or [0] * len(match.seats))
         timeouts[seat] += 1
         store.set_timeouts(match, timeouts)

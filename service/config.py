@@ -92,6 +92,15 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "BASRA_WAITING_MINUTES": _float("BASRA_WAITING_MINUTES", 10.0),
         # a retried move's Idempotency-Key is honoured this long
         "BASRA_IDEMPOTENCY_HOURS": _float("BASRA_IDEMPOTENCY_HOURS", 24.0),
+        # webhooks: private addresses refused unless allowed (tests, private deployments);
+        # a try waits this long; retries start after BASRA_WEBHOOK_RETRY_SECONDS and grow
+        # fourfold (capped at 6 h, with jitter) for BASRA_WEBHOOK_ATTEMPTS tries (~26 h);
+        # an endpoint is disabled after BASRA_WEBHOOK_DISABLE_AFTER messages in a row fail
+        "BASRA_WEBHOOKS_ALLOW_PRIVATE": os.environ.get("BASRA_WEBHOOKS_ALLOW_PRIVATE", "0") == "1",
+        "BASRA_WEBHOOK_TIMEOUT_SECONDS": _float("BASRA_WEBHOOK_TIMEOUT_SECONDS", 5.0),
+        "BASRA_WEBHOOK_RETRY_SECONDS": _float("BASRA_WEBHOOK_RETRY_SECONDS", 5.0),
+        "BASRA_WEBHOOK_ATTEMPTS": int(_float("BASRA_WEBHOOK_ATTEMPTS", 11)),
+        "BASRA_WEBHOOK_DISABLE_AFTER": int(_float("BASRA_WEBHOOK_DISABLE_AFTER", 5)),
         "MAX_CONTENT_LENGTH": 256 * 1024,  # a request with 64 explicit decks is ~15 KB
         "API_TITLE": "Basra match service",
         "API_VERSION": "1.0.0",

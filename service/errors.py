@@ -114,3 +114,16 @@ class MatchNotStarted(ServiceError):
     """A move in a match still waiting for players."""
 
     reason = "match_not_started"
+
+
+class WebhookNotFound(ServiceError, LookupError):
+    """No webhook with that id (for this front end)."""
+
+    reason = "webhook_not_found"
+
+
+class WebhookUrlNotAllowed(ServiceError):
+    """A webhook URL the service will not call: not http(s), or an address that is
+    loopback, private, link-local or otherwise not public."""
+
+    reason = "webhook_url_not_allowed"

@@ -8,8 +8,19 @@ Override anything with ``GUNICORN_CMD_ARGS`` or the variables below.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from gunicorn import glogging
+
+# metrics: every worker process writes its samples here and /metrics adds them up
+if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="basra-metrics-")
 
 worker_class = os.environ.get("BASRA_WORKER_CLASS", "gevent")
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
@@ -21,3 +32,38 @@ keepalive = 5
 accesslog = os.environ.get("BASRA_ACCESS_LOG", "-") or None
 errorlog = "-"
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+
+class AccessLog(glogging.Logger):
+    """Gunicorn's access log as JSON lines, with the response's request id. (Defined here:
+    importing the service in the master, before gevent patches the workers, would leave
+    them with unpatched locks.)"""
+
+    def access(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> None:
+        if not (self.cfg.accesslog or self.cfg.logconfig or self.cfg.syslog):
+            return
+        headers = {name.lower(): value for name, value in resp.headers}
+        self.access_log.info(json.dumps({
+            "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "level": "info", "logger": "access", "request_id": headers.get("x-request-id"),
+            "method": environ.get("REQUEST_METHOD"), "path": environ.get("PATH_INFO"),
+            "status": resp.status_code, "bytes": getattr(resp, "sent", None),
+            "duration_ms": round(request_time.total_seconds() * 1000, 2),
+            "remote": environ.get("REMOTE_ADDR"), "user_agent": environ.get("HTTP_USER_AGENT"),
+        }))
+
+
+logger_class = AccessLog
+
+
+def on_starting(server: Any) -> None:
+    """Start the metrics from zero: drop samples a previous run left behind."""
+    for stale in Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).glob("*.db"):
+        stale.unlink()
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A worker process ended: its live gauges (open waiters) stop counting."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)

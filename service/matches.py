@@ -19,7 +19,7 @@ from typing import Any
 
 from flask import current_app
 
-from . import changes, clocks, store
+from . import changes, clocks, metrics, store
 from .db import transaction
 from .engine import (
     Card,
@@ -180,7 +180,12 @@ def follow_match(match_id: str, tenant: int, token: str | None, last_seen: int |
     when ``heartbeat`` seconds pass without one; it ends once the match is over."""
     peeked = clocks.peek(match_id, tenant)
     version, seat = peeked.version, seat_of(peeked.seats, token)
-    fresh = last_seen != version  # send the current view first
+    with metrics.WAITERS.labels("stream").track_inprogress():
+        yield from _events(match_id, tenant, seat, version, last_seen != version, heartbeat)
+
+
+def _events(match_id: str, tenant: int, seat: int | None, version: int, fresh: bool,
+            heartbeat: float) -> Iterator[Event]:
     if not fresh:
         yield Event(None)  # resumed and current: answer at once, then wait
     while True:
@@ -214,7 +219,8 @@ def read_match(
     version, turn = peeked.version, peeked.turn
     idle = turn == changes.NOBODY or (seat is not None and turn == seat)
     if seen.holds(version, seat) and wait > 0 and not idle:
-        version = changes.wait_for_change(match_id, version, wait)
+        with metrics.WAITERS.labels("poll").track_inprogress():
+            version = changes.wait_for_change(match_id, version, wait)
     if seen.holds(version, seat):
         version = changes.settled(match_id, version)  # never hide a committed move
     if seen.holds(version, seat):

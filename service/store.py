@@ -19,6 +19,7 @@ from sqlalchemy import delete, exists, func, insert, or_, select, tuple_, update
 from sqlalchemy.orm import defer, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
+from . import metrics, webhooks
 from .db import db
 from .engine import Play, State
 from .engine.codec import rules_from_json, state_from_dict, state_to_dict
@@ -91,11 +92,13 @@ def _set_state(match: Match, state: State, version: int, status: str | None = No
                end_reason: str | None = None) -> None:
     """Save a new snapshot with one UPDATE (no unit-of-work bookkeeping on the hot path)."""
     columns = _state_columns(state, version, status, end_reason, match.clock_seconds)
+    old_status, old_version = match.status, match.version
     db.session.execute(update(Match).where(Match.pk == match.pk).values(**columns))
     # keep the loaded object in step without marking it dirty
     for name in ("version", "status", "finished_at", "end_reason", "rounds", "turn",
-                 "deadline"):
+                 "deadline", "scores", "winner", "draw"):
         set_committed_value(match, name, columns[name])
+    webhooks.record(match, old_status, old_version)
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,7 @@ def create_match(
     ]
     db.session.add(match)
     db.session.flush()
+    webhooks.record(match, None, 0)
     return match
 
 
@@ -155,6 +159,7 @@ def append_plays(match: Match, plays: Sequence[Play], state: State,
     ]
     if rows:
         db.session.execute(insert(MoveRecord), rows)
+        metrics.MOVES.inc(len(rows))
     _set_state(match, state, match.version + len(rows))
 
 

@@ -8,21 +8,30 @@ timeout is applied (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, SQLite's single
 writer) and the deadline is checked again under the lock, so a timeout is applied
 exactly once. Nothing lives only in the worker: kill it at any moment and the
 next pass (or the next read of the match) applies what is due.
+
+Each pass also hands due webhook messages to :class:`deliveries.Dispatcher` (its
+own threads, so a slow receiver never delays a deadline) and purges webhook
+messages and attempts older than ``WEBHOOK_DAYS``.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from datetime import timedelta
 
 from flask import Flask
+from prometheus_client import start_http_server
 
-from . import clocks, matches, store
+from . import clocks, deliveries, matches, metrics, store
 from .db import transaction
 from .errors import DatabaseUnavailable
 from .models import utcnow
 
 log = logging.getLogger(__name__)
+
+WEBHOOK_DAYS = 7
+"""Delivered and failed webhook messages, and attempts, are kept this long."""
 
 
 def run_once() -> int:
@@ -35,20 +44,30 @@ def run_once() -> int:
     for match_id, tenant in unfilled:
         clocks.expire_if_due(match_id, tenant, -1)
     matches.purge_expired()
+    deliveries.purge(utcnow() - timedelta(days=WEBHOOK_DAYS))
     return applied
 
 
 def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:
     """Pass after pass every ``interval`` seconds (``passes`` of them, or for ever)."""
     done = 0
+    dispatcher = deliveries.Dispatcher(app)
     with app.app_context():
         while passes is None or done < passes:
             started = time.monotonic()
             try:
                 applied = run_once()
                 if applied:
-                    log.info("applied %d timeout(s)", applied)
+                    log.info("applied timeouts", extra={"timeouts": applied})
+                dispatcher.pass_once()
             except DatabaseUnavailable:
                 log.warning("database unavailable; retrying")
             done += 1
             time.sleep(max(0.0, interval - (time.monotonic() - started)))
+    dispatcher.wait()
+
+
+def serve_metrics(app: Flask, port: int) -> None:
+    """Serve the worker's metrics (timeout lag, webhook tries, the database's gauges) at
+    ``http://0.0.0.0:port/metrics`` (prometheus_client's server, in a daemon thread)."""
+    start_http_server(port, registry=metrics.registry_for(app))

@@ -24,7 +24,8 @@ from service.db import db
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 REQUIRE_PG = os.environ.get("BASRA_REQUIRE_POSTGRES") == "1"
-TABLES = "api_keys, idempotency_keys, moves, seats, matches"
+TABLES = ("webhook_attempts, webhook_messages, webhooks, api_keys, idempotency_keys, moves, "
+          "seats, matches")
 
 _migrated: set[str] = set()
 

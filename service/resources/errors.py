@@ -36,6 +36,8 @@ from ..errors import (
     OriginNotAllowed,
     ServiceError,
     VersionMismatch,
+    WebhookNotFound,
+    WebhookUrlNotAllowed,
     WrongMatchStatus,
     WrongPlayerCount,
 )
@@ -115,6 +117,8 @@ _STATUS: list[tuple[type[BasraError], int]] = [
     (WrongMatchStatus, 409),
     (MatchNotStarted, 409),
     (MatchNotFound, 404),
+    (WebhookNotFound, 404),
+    (WebhookUrlNotAllowed, 422),
     (MissingToken, 401),
     (InvalidToken, 403),
     (MissingApiKey, 401),

@@ -7,7 +7,8 @@ import re
 
 from flask import current_app, g, request
 
-from ..errors import MissingToken, VersionMismatch
+from ..errors import MissingApiKey, MissingToken, VersionMismatch
+from ..models import LOCAL_TENANT
 from ..tenants import caller_for
 from ..views import Seen
 
@@ -77,4 +78,12 @@ def resolve_tenant() -> None:
 
 def tenant() -> int:
     """The tenant the current request speaks for."""
+    return int(g.caller.tenant)
+
+
+def keyed_tenant() -> int:
+    """The tenant of the request's API key: a key is needed even where keys are optional
+    (for what belongs to a front end, such as its webhooks)."""
+    if g.caller.tenant == LOCAL_TENANT:
+        raise MissingApiKey("this needs your front end's API key: 'X-API-Key: <key>'")
     return int(g.caller.tenant)

@@ -86,7 +86,14 @@ def test_docker_compose_runs_postgres_migrations_and_gunicorn() -> None:
     assert api["environment"]["REDIS_URL"].startswith("redis://redis")
     assert services["redis"]["image"].startswith("redis")
     assert api["depends_on"]["redis"]["condition"] == "service_healthy"
-    assert services["worker"]["command"] == ["basra", "worker"]
+    assert services["worker"]["command"] == ["basra", "worker", "--metrics-port", "9101"]
+    # Prometheus scrapes the API and the worker
+    scrape = yaml.safe_load((ROOT / "ops" / "prometheus.yml").read_text())
+    targets = {t for job in scrape["scrape_configs"] for c in job["static_configs"]
+               for t in c["targets"]}
+    assert targets == {"api:8000", "worker:9101"}
+    assert "./ops/prometheus.yml:/etc/prometheus/prometheus.yml:ro" in \
+        services["prometheus"]["volumes"]
 
 
 def test_migrations_match_the_models(app: Flask) -> None:

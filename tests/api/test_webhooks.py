@@ -1,0 +1,429 @@
+"""Webhooks (Standard Webhooks): endpoints per front end, events written with the change
+that caused them, signed deliveries with retries, no calls to private addresses."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import func, select
+from standardwebhooks.webhooks import Webhook as Verifier
+
+from service import changes, deliveries, tenants
+from service.db import db
+from service.models import WebhookMessage
+from service.webhooks import EVENTS
+from tests.api.helpers import create, play_to_end
+from tests.api.servers import ROOT
+from tests.conftest import make_app
+
+
+@dataclass
+class Received:
+    headers: dict[str, str]
+    body: bytes
+    at: float
+
+
+@dataclass
+class Receiver:
+    """A local webhook receiver: records each request; ``answer(n)`` gives the status of
+    the n-th request (0-based), or None to hang without answering."""
+
+    answer: Callable[[int], int | None] = lambda n: 200
+    got: list[Received] = field(default_factory=list)
+    url: str = ""
+
+    def __post_init__(self) -> None:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                n = len(receiver.got)
+                receiver.got.append(Received(dict(self.headers), body, time.monotonic()))
+                status = receiver.answer(n)
+                if status is None:
+                    time.sleep(30)  # a receiver that hangs
+                    return
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks?tenant=t1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def payloads(self) -> list[dict[str, Any]]:
+        return [json.loads(r.body) for r in self.got]
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    r = Receiver()
+    yield r
+    r.server.shutdown()
+
+
+def hooked(backend: str, tmp_path: Path, **config: object) -> Flask:
+    return make_app(backend, tmp_path, BASRA_WEBHOOKS_ALLOW_PRIVATE=True,
+                    BASRA_KEY_CACHE_SECONDS=0, **config)
+
+
+def key_of(app: Flask, name: str = "acme") -> dict[str, str]:
+    with app.app_context():
+        return {"X-API-Key": tenants.create_key(name, [])}
+
+
+def subscribe(client: FlaskClient, key: dict[str, str], url: str,
+              events: list[str] | None = None) -> dict[str, Any]:
+    r = client.post("/v1/webhooks", json={"url": url, "events": events or list(EVENTS)},
+                    headers=key)
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()  # type: ignore[no-any-return]
+
+
+def deliver_all(app: Flask, until: Callable[[], bool], seconds: float = 20) -> None:
+    """Run the worker's delivery passes until ``until()`` holds."""
+    dispatcher = deliveries.Dispatcher(app)
+    deadline = time.monotonic() + seconds
+    with app.app_context():
+        while not until():
+            assert time.monotonic() < deadline, "deliveries did not finish"
+            dispatcher.pass_once()
+            time.sleep(0.05)
+    dispatcher.wait()
+
+
+def pending(app: Flask) -> int:
+    with app.app_context():
+        return int(db.session.scalar(select(func.count()).select_from(WebhookMessage)
+                                     .where(WebhookMessage.status == "pending")))
+
+
+def test_a_front_end_manages_its_webhooks(backend: str, tmp_path: Path) -> None:
+    """Create (the secret shown only then), list, look at deliveries, delete; only with a
+    key, and only the key's own webhooks."""
+    app = hooked(backend, tmp_path)
+    client = app.test_client()
+    acme, other = key_of(app, "acme"), key_of(app, "other")
+    made = subscribe(client, acme, "http://127.0.0.1:9/hooks", ["match.finished"])
+    assert made["secret"].startswith("whsec_") and made["events"] == ["match.finished"]
+    assert made["disabled_at"] is None
+    listed = client.get("/v1/webhooks", headers=acme).get_json()["webhooks"]
+    assert [w["id"] for w in listed] == [made["id"]] and "secret" not in listed[0]
+    assert client.get("/v1/webhooks", headers=other).get_json()["webhooks"] == []
+    r = client.get(f"/v1/webhooks/{made['id']}/deliveries", headers=acme)
+    assert r.status_code == 200 and r.get_json() == {"deliveries": []}
+    assert client.delete(f"/v1/webhooks/{made['id']}", headers=other).status_code == 404
+    r = client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/", "events": ["x"]},
+                    headers=acme)
+    assert r.status_code == 422 and r.get_json()["errors"][0]["field"] == "events[0]"
+    r = client.get("/v1/webhooks")
+    assert r.status_code == 401 and r.get_json()["reason"] == "missing_api_key"
+    assert client.delete(f"/v1/webhooks/{made['id']}", headers=acme).status_code == 204
+    r = client.get(f"/v1/webhooks/{made['id']}/deliveries", headers=acme)
+    assert r.status_code == 404 and r.get_json()["reason"] == "webhook_not_found"
+
+
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1:8080/hooks", "http://localhost/hooks", "http://10.1.2.3/",
+    "http://192.168.0.10/", "http://169.254.169.254/latest/meta-data/", "http://[::1]/",
+    "http://[::ffff:127.0.0.1]/", "http://100.64.0.1/", "ftp://example.com/hooks",
+    "http://user:pw@example.com/", "not a url at all",
+])
+def test_private_and_odd_addresses_are_refused(url: str, tmp_path: Path) -> None:
+    """Without BASRA_WEBHOOKS_ALLOW_PRIVATE, loopback, private, link-local (metadata),
+    shared and non-http URLs are 422, and nothing is stored."""
+    app = make_app("sqlite", tmp_path, BASRA_KEY_CACHE_SECONDS=0)
+    client = app.test_client()
+    key = key_of(app)
+    r = client.post("/v1/webhooks", json={"url": url, "events": ["match.move"]}, headers=key)
+    assert r.status_code == 422, r.get_json()
+    assert r.get_json()["reason"] in ("webhook_url_not_allowed", "validation_error")
+    assert r.get_json()["errors"][0]["field"] == "url"
+    assert client.get("/v1/webhooks", headers=key).get_json()["webhooks"] == []
+
+
+def test_every_event_arrives_signed_and_shows_no_hidden_card(
+    backend: str, tmp_path: Path, receiver: Receiver,
+) -> None:
+    """A whole clocked match against a bot: the receiver gets match.started, match.turn
+    (with the deadline), one match.move per play and match.finished, each verified with
+    the standardwebhooks library; no payload holds a hand, the stock or the seed before
+    the end."""
+    app = hooked(backend, tmp_path)
+    client = app.test_client()
+    key = key_of(app)
+    hook = subscribe(client, key, receiver.url)
+    created = client.post("/v1/matches", headers=key, json={
+        "players": [{"name": "alice"}, {"bot": "greedy"}],
+        "clock": {"move_seconds": 600, "timeout": "autoplay"}}).get_json()
+    match_id, token = created["id"], created["seats"][0]["token"]
+    state = created["state"]
+    while state["status"] == "active":
+        mine = client.get(f"/v1/matches/{match_id}", headers={**key, **{
+            "Authorization": f"Bearer {token}"}}).get_json()
+        move = mine["legal_moves"][0]
+        r = client.post(f"/v1/matches/{match_id}/moves", json=move,
+                        headers={**key, "Authorization": f"Bearer {token}"})
+        state = r.get_json()["state"]
+    log = client.get(f"/v1/matches/{match_id}/moves", headers=key).get_json()
+    plays = [m for m in log["moves"] if m["kind"] == "play"]
+
+    deliver_all(app, lambda: pending(app) == 0)
+    verifier = Verifier(hook["secret"])
+    payloads = [verifier.verify(r.body, r.headers) for r in receiver.got]
+    assert len({r.headers["webhook-id"] for r in receiver.got}) == len(receiver.got)
+    kinds = [p["type"] for p in payloads]
+    assert set(kinds) == set(EVENTS)
+    assert kinds.count("match.started") == kinds.count("match.finished") == 1
+    # deliveries may overtake each other: `version` orders them
+    last = max(payloads, key=lambda p: (p["data"]["version"], EVENTS.index(p["type"])))
+    assert last["type"] == "match.finished"
+    for p in payloads:
+        assert set(p) == {"type", "timestamp", "data"} and p["data"]["match_id"] == match_id
+    moves = sorted((p["data"] for p in payloads if p["type"] == "match.move"),
+                   key=lambda d: d["version"])
+    assert [(m["seat"], m["card"], m["captured"]) for m in moves] == \
+        [(m["seat"], m["card"], m["captured"]) for m in plays]
+    turns = [p["data"] for p in payloads if p["type"] == "match.turn"]
+    assert turns and all(t["seat"] == 0 and t["deadline"] for t in turns)  # the bot's: none
+    finished = next(p["data"] for p in payloads if p["type"] == "match.finished")
+    assert finished["end_reason"] == "target_score" and finished["scores"] == state["scores"]
+    assert finished["seed"] == log["seed"]
+    for p in payloads:
+        text = json.dumps(p)
+        assert '"hand' not in text and '"stock' not in text
+        if p["type"] != "match.finished":
+            assert log["seed"] not in text
+    # a bad signature is refused by the same library
+    tampered = dict(receiver.got[0].headers, **{"webhook-id": "msg_forged"})
+    with pytest.raises(Exception, match="signature"):
+        verifier.verify(receiver.got[0].body, tampered)
+
+
+def test_a_rolled_back_move_sends_nothing(backend: str, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The events are written in the move's transaction: when it fails after they were
+    written, they go with it."""
+    app = hooked(backend, tmp_path)
+    client = app.test_client()
+    key = key_of(app)
+    subscribe(client, key, "http://127.0.0.1:9/hooks")
+    created = client.post("/v1/matches", headers=key,
+                          json={"players": [{"name": "a"}, {"name": "b"}]}).get_json()
+    queued = pending(app)
+    assert queued == 2  # started, and seat 0's turn
+
+    def fail(_match: object) -> None:
+        raise RuntimeError("the database connection broke here")
+
+    monkeypatch.setattr(changes, "publish", fail)
+    seat0 = created["seats"][0]["token"]
+    mine = client.get(f"/v1/matches/{created['id']}",
+                      headers={**key, "Authorization": f"Bearer {seat0}"}).get_json()
+    r = client.post(f"/v1/matches/{created['id']}/moves", json=mine["legal_moves"][0],
+                    headers={**key, "Authorization": f"Bearer {seat0}"})
+    assert r.status_code == 500
+    assert pending(app) == queued
+    monkeypatch.undo()
+    r = client.post(f"/v1/matches/{created['id']}/moves", json=mine["legal_moves"][0],
+                    headers={**key, "Authorization": f"Bearer {seat0}"})
+    assert r.status_code == 201
+    assert pending(app) == queued + 2  # the move, and seat 1's turn
+
+
+def test_a_failing_receiver_gets_retries_with_growing_delays(
+    backend: str, tmp_path: Path, receiver: Receiver,
+) -> None:
+    """A receiver answering 500: the same message (same webhook-id) again and again, each
+    wait longer than the last, then failed; the endpoint is disabled at the threshold,
+    and its deliveries list every attempt."""
+    receiver.answer = lambda n: 500
+    app = hooked(backend, tmp_path, BASRA_WEBHOOK_RETRY_SECONDS=0.3, BASRA_WEBHOOK_ATTEMPTS=4,
+                 BASRA_WEBHOOK_DISABLE_AFTER=1)
+    client = app.test_client()
+    key = key_of(app)
+    hook = subscribe(client, key, receiver.url, ["match.started"])
+    client.post("/v1/matches", headers=key, json={"players": [{"name": "a"}, {"name": "b"}]})
+    deliver_all(app, lambda: pending(app) == 0, seconds=30)
+    assert len(receiver.got) == 4
+    assert len({r.headers["webhook-id"] for r in receiver.got}) == 1
+    gaps = [b.at - a.at for a, b in zip(receiver.got, receiver.got[1:], strict=False)]
+    assert gaps[0] < gaps[1] < gaps[2], gaps
+    assert gaps[0] >= 0.3 * 0.8 - 0.05
+    attempts = client.get(f"/v1/webhooks/{hook['id']}/deliveries",
+                          headers=key).get_json()["deliveries"]
+    assert [a["status_code"] for a in attempts] == [500] * 4
+    assert all(a["message_status"] == "failed" and a["error"] == "HTTP 500" for a in attempts)
+    listed = client.get("/v1/webhooks", headers=key).get_json()["webhooks"]
+    assert listed[0]["disabled_at"] is not None
+    # a disabled endpoint gets nothing more
+    client.post("/v1/matches", headers=key, json={"players": [{"name": "a"}, {"name": "b"}]})
+    assert pending(app) == 0
+
+
+def _worker(database_url: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "DATABASE_URL": database_url, "BASRA_WEBHOOKS_ALLOW_PRIVATE": "1",
+           "BASRA_WEBHOOK_TIMEOUT_SECONDS": "1", "BASRA_LISTEN": "0"}
+    return subprocess.Popen([sys.executable, "-m", "service.cli", "worker", "--interval", "0.1"],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def test_a_worker_killed_mid_delivery_means_a_retry_with_the_same_id(
+    backend: str, tmp_path: Path, receiver: Receiver,
+) -> None:
+    """kill -9 of `basra worker` while the receiver holds its request: another worker
+    sends the message again when the lease ends, with the same webhook-id."""
+    receiver.answer = lambda n: None if n == 0 else 204
+    app = hooked(backend, tmp_path)
+    client = app.test_client()
+    key = key_of(app)
+    subscribe(client, key, receiver.url, ["match.started"])
+    client.post("/v1/matches", headers=key, json={"players": [{"name": "a"}, {"name": "b"}]})
+    url = app.config["SQLALCHEMY_DATABASE_URI"]
+    first = _worker(url)
+    try:
+        deadline = time.monotonic() + 20
+        while not receiver.got:
+            assert time.monotonic() < deadline, "the first worker never called"
+            time.sleep(0.05)
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait(10)
+        second = _worker(url)
+        try:
+            deadline = time.monotonic() + 20
+            while pending(app):
+                assert time.monotonic() < deadline, "the message was never retried"
+                time.sleep(0.1)
+        finally:
+            os.killpg(second.pid, signal.SIGKILL)
+            second.wait(10)
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+    ids = [r.headers["webhook-id"] for r in receiver.got]
+    assert len(ids) == 2 and ids[0] == ids[1]
+    assert receiver.got[0].body == receiver.got[1].body
+
+
+def test_two_workers_never_send_a_message_twice_at_once(
+    backend: str, tmp_path: Path, receiver: Receiver,
+) -> None:
+    """Claims are leased: two dispatchers passing together deliver each message once."""
+    app = hooked(backend, tmp_path)
+    client = app.test_client()
+    key = key_of(app)
+    subscribe(client, key, receiver.url, ["match.started"])
+    for _ in range(12):
+        client.post("/v1/matches", headers=key, json={"players": [{"name": "a"}, {"name": "b"}]})
+    one, two = deliveries.Dispatcher(app), deliveries.Dispatcher(app)
+    with app.app_context():
+        for _ in range(200):
+            if not pending(app):
+                break
+            one.pass_once()
+            two.pass_once()
+            time.sleep(0.02)
+    one.wait()
+    two.wait()
+    ids = [r.headers["webhook-id"] for r in receiver.got]
+    assert len(ids) == 12 and len(set(ids)) == 12
+
+
+def test_metrics_move_after_a_played_match(client: FlaskClient,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """/metrics (Prometheus text): moves, requests by route and status, matches by status."""
+    from service import metrics
+
+    monkeypatch.setattr(metrics._Database, "DB_SECONDS", 0.0)
+
+    def sample(text: str, name: str) -> float:
+        for line in text.splitlines():
+            if line.startswith(name + " ") or line.startswith(name + "{") and \
+                    line.split(" ")[0] == name:
+                return float(line.rsplit(" ", 1)[1])
+        return 0.0
+
+    before = client.get("/metrics")
+    assert before.status_code == 200 and before.content_type.startswith("text/plain")
+    text = before.get_data(as_text=True)
+    moves_before = sample(text, "basra_moves_total")
+    route = 'basra_http_requests_total{method="POST",route="/v1/matches/<string:match_id>/moves",status="201"}'
+    posted_before = sample(text, route)
+    created = create(client)
+    end = play_to_end(client, created)
+    after = client.get("/metrics").get_data(as_text=True)
+    log = client.get(f"/v1/matches/{created['id']}/moves").get_json()
+    plays = sum(1 for m in log["moves"] if m["kind"] == "play")
+    assert end["status"] == "finished"
+    assert sample(after, "basra_moves_total") - moves_before == plays
+    assert sample(after, route) - posted_before == plays
+    assert sample(after, 'basra_matches{status="finished"}') >= 1
+    assert 'basra_http_request_duration_seconds_bucket{' in after
+    assert "basra_webhook_messages" in after and "basra_open_waiters" in after
+
+
+def test_requests_carry_a_request_id(client: FlaskClient, app: Flask) -> None:
+    """X-Request-ID is kept when sane, made up otherwise, returned always, and in the
+    JSON log lines of the request."""
+    import logging
+
+    from service.observability import JsonFormatter
+
+    r = client.get("/healthz", headers={"X-Request-ID": "lb-1234.abc"})
+    assert r.headers["X-Request-ID"] == "lb-1234.abc"
+    for hostile in ("a b", "x" * 200, "<script>"):
+        r = client.get("/healthz", headers={"X-Request-ID": hostile})
+        assert len(r.headers["X-Request-ID"]) == 32 and r.headers["X-Request-ID"] != hostile
+    r = client.get("/v1/matches/nope")
+    assert r.status_code == 404 and len(r.headers["X-Request-ID"]) == 32
+    with app.test_request_context("/v1/matches", headers={"X-Request-ID": "req-42"}):
+        app.preprocess_request()
+        record = logging.LogRecord("service", logging.WARNING, __file__, 1, "slow %s", ("x",),
+                                   None)
+        record.match_id = "m-1"
+        line = json.loads(JsonFormatter().format(record))
+    assert line["request_id"] == "req-42" and line["message"] == "slow x"
+    assert line["level"] == "warning" and line["match_id"] == "m-1"
+
+
+def test_gunicorn_workers_add_up_their_metrics(tmp_path: Path) -> None:
+    """Under gunicorn (3 worker processes) /metrics counts every process's requests."""
+    from tests.api.servers import call, gunicorn
+
+    with gunicorn(f"sqlite:///{tmp_path / 'basra.sqlite3'}", workers=3) as base:
+        for _ in range(30):
+            call(base, "GET", "/healthz")
+        _, created = call(base, "POST", "/v1/matches",
+                          {"players": [{"name": "a"}, {"bot": "random"}]})
+        token = created["seats"][0]["token"]
+        _, mine = call(base, "GET", f"/v1/matches/{created['id']}", token=token)
+        call(base, "POST", f"/v1/matches/{created['id']}/moves", mine["legal_moves"][0], token)
+        import urllib.request
+
+        text = urllib.request.urlopen(base + "/metrics", timeout=10).read().decode()
+    line = next(x for x in text.splitlines()
+                if x.startswith('basra_http_requests_total{method="GET",route="/healthz"'))
+    assert float(line.rsplit(" ", 1)[1]) >= 30  # the readiness probe's may add a few
+    moves = next(x for x in text.splitlines() if x.startswith("basra_moves_total"))
+    assert float(moves.rsplit(" ", 1)[1]) == 2  # alice's play and the bot's reply
