@@ -66,7 +66,7 @@ def bot_bench(positions: int = 200) -> dict[str, float]:
 
 def main(argv: list[str]) -> int:
     """Run the benchmarks named in ``argv`` (default: all)."""
-    wanted = set(argv) or {"engine", "bots", "http", "history"}
+    wanted = set(argv) or {"engine", "bots", "http", "waiters", "history"}
     figures: dict[str, float] = {}
     if "engine" in wanted:
         figures.update(engine_bench())
@@ -76,6 +76,10 @@ def main(argv: list[str]) -> int:
         from bench import http
 
         figures.update(http.run())
+    if "waiters" in wanted:
+        from bench import waiters
+
+        figures.update(waiters.run())
     if "history" in wanted:
         from bench import history
 

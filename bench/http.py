@@ -7,6 +7,7 @@ framework's ceiling on this machine), POST move throughput and latency, and
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import multiprocessing as mp
@@ -16,6 +17,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -161,12 +163,13 @@ def run_phase(phase: str, seconds: float = SECONDS) -> tuple[float, float, float
     return total / elapsed, p50, p99
 
 
-def run() -> dict[str, float]:
-    """Start gunicorn on PostgreSQL, run the phases three times, print the medians and
-    return them."""
+@contextlib.contextmanager
+def serve(**settings: str) -> Iterator[subprocess.Popen[bytes]]:
+    """gunicorn with the default settings on the bench's PostgreSQL database, at PORT."""
     url = os.environ.get("BASRA_BENCH_DATABASE_URL", DEFAULT_URL)
     _ensure_database(url)
-    env = {**os.environ, "DATABASE_URL": url, "BASRA_ACCESS_LOG": "", "BASRA_RATE_LIMITS": "off"}
+    env = {**os.environ, "DATABASE_URL": url, "BASRA_ACCESS_LOG": "", "BASRA_RATE_LIMITS": "off",
+           **settings}
     subprocess.run([sys.executable, "-m", "service.cli", "db", "upgrade"], env=env, check=True,
                    cwd=ROOT, capture_output=True)
     server = subprocess.Popen(
@@ -182,6 +185,16 @@ def run() -> dict[str, float]:
                 break
             except OSError:
                 time.sleep(0.1)
+        yield server
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(10)
+
+
+def run() -> dict[str, float]:
+    """Start gunicorn on PostgreSQL, run the phases three times, print the medians and
+    return them."""
+    with serve():
         runs: dict[str, list[tuple[float, float, float]]] = {p: [] for p in PHASES}
         for _ in range(3):
             for phase in PHASES:
@@ -202,9 +215,6 @@ def run() -> dict[str, float]:
                             f"{phase}_p99_ms": round(p99, 2)})
             if phase != "healthz":
                 figures[f"{phase}_share"] = round(rps / ceiling, 3)
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(10)
     return figures
 
 

@@ -101,6 +101,9 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "BASRA_WEBHOOK_RETRY_SECONDS": _float("BASRA_WEBHOOK_RETRY_SECONDS", 5.0),
         "BASRA_WEBHOOK_ATTEMPTS": int(_float("BASRA_WEBHOOK_ATTEMPTS", 11)),
         "BASRA_WEBHOOK_DISABLE_AFTER": int(_float("BASRA_WEBHOOK_DISABLE_AFTER", 5)),
+        # parked requests (long polls, event streams) per process, and per client
+        "BASRA_MAX_WAITERS": int(_float("BASRA_MAX_WAITERS", 3000)),
+        "BASRA_MAX_WAITERS_PER_CLIENT": int(_float("BASRA_MAX_WAITERS_PER_CLIENT", 500)),
         "MAX_CONTENT_LENGTH": 256 * 1024,  # a request with 64 explicit decks is ~15 KB
         "API_TITLE": "Basra match service",
         "API_VERSION": "1.0.0",

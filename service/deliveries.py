@@ -162,6 +162,7 @@ def settle(message: Claimed, result: Outcome, max_attempts: int, retry_base: flo
                                    .returning(Webhook.failed_in_a_row))
         if failed is not None and failed >= disable_after:
             db.session.execute(hook.values(disabled_at=now))
+            webhooks.forget_subscriptions()
             log.warning("webhook disabled after %d failed messages in a row", failed)
         return "failed"
 

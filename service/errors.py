@@ -127,3 +127,10 @@ class WebhookUrlNotAllowed(ServiceError):
     loopback, private, link-local or otherwise not public."""
 
     reason = "webhook_url_not_allowed"
+
+
+class TooManyWaiters(ServiceError):
+    """No parking place left for a long poll or an event stream (this process's or this
+    client's share is taken)."""
+
+    reason = "too_many_waiters"

@@ -24,7 +24,9 @@ if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
 
 worker_class = os.environ.get("BASRA_WORKER_CLASS", "gevent")
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
-worker_connections = int(os.environ.get("BASRA_WORKER_CONNECTIONS", "1000"))
+# at most BASRA_MAX_WAITERS (3,000) of them parked (service/waiters.py): the rest stay
+# free for moves and reads however many long polls wait
+worker_connections = int(os.environ.get("BASRA_WORKER_CONNECTIONS", "4000"))
 # a request may wait up to BASRA_MAX_WAIT seconds in a long poll
 timeout = int(float(os.environ.get("BASRA_MAX_WAIT", "30"))) + 30
 graceful_timeout = 30

@@ -19,7 +19,7 @@ from typing import Any
 
 from flask import current_app
 
-from . import changes, clocks, metrics, store
+from . import changes, clocks, metrics, store, waiters
 from .db import transaction
 from .engine import (
     Card,
@@ -174,13 +174,14 @@ class Event:
 
 
 def follow_match(match_id: str, tenant: int, token: str | None, last_seen: int | None,
-                 heartbeat: float) -> Iterator[Event]:
+                 heartbeat: float, client: str) -> Iterator[Event]:
     """The events of a match for the token's seat (or a spectator): its view now (unless
     ``last_seen`` is the current version), then one per change, a heartbeat (``Event(None)``)
-    when ``heartbeat`` seconds pass without one; it ends once the match is over."""
+    when ``heartbeat`` seconds pass without one; it ends once the match is over. The stream
+    holds one of ``client``'s parking places (:mod:`service.waiters`)."""
     peeked = clocks.peek(match_id, tenant)
     version, seat = peeked.version, seat_of(peeked.seats, token)
-    with metrics.WAITERS.labels("stream").track_inprogress():
+    with waiters.parked(client), metrics.WAITERS.labels("stream").track_inprogress():
         yield from _events(match_id, tenant, seat, version, last_seen != version, heartbeat)
 
 
@@ -208,18 +209,20 @@ def _events(match_id: str, tenant: int, seat: int | None, version: int, fresh: b
 
 
 def read_match(
-    match_id: str, tenant: int, token: str | None, seen: Seen, wait: float
+    match_id: str, tenant: int, token: str | None, seen: Seen, wait: float,
+    client: str = "",
 ) -> MatchView | Unchanged:
     """The token's seat view (a spectator's without a token), or :class:`Unchanged`
     while the client's copy is current; with ``wait`` seconds, first wait that long
     for a change, unless nothing can change without the viewer (the match is over, or
-    it is the viewer's turn). Answering "unchanged" usually needs no query at all."""
+    it is the viewer's turn). Answering "unchanged" usually needs no query at all. A wait
+    holds one of ``client``'s parking places (:mod:`service.waiters`)."""
     peeked = clocks.peek(match_id, tenant)  # a read applies what time decided first
     seat = seat_of(peeked.seats, token)
     version, turn = peeked.version, peeked.turn
     idle = turn == changes.NOBODY or (seat is not None and turn == seat)
     if seen.holds(version, seat) and wait > 0 and not idle:
-        with metrics.WAITERS.labels("poll").track_inprogress():
+        with waiters.parked(client), metrics.WAITERS.labels("poll").track_inprogress():
             version = changes.wait_for_change(match_id, version, wait)
     if seen.holds(version, seat):
         version = changes.settled(match_id, version)  # never hide a committed move

@@ -93,7 +93,10 @@ def _set_state(match: Match, state: State, version: int, status: str | None = No
     """Save a new snapshot with one UPDATE (no unit-of-work bookkeeping on the hot path)."""
     columns = _state_columns(state, version, status, end_reason, match.clock_seconds)
     old_status, old_version = match.status, match.version
-    db.session.execute(update(Match).where(Match.pk == match.pk).values(**columns))
+    # a Core UPDATE: the ORM's bulk-update bookkeeping (matching session objects
+    # against the criteria, coercing through the mapper) cost more than the write
+    table = Match.__table__
+    db.session.execute(table.update().where(table.c.pk == match.pk).values(**columns))
     # keep the loaded object in step without marking it dirty
     for name in ("version", "status", "finished_at", "end_reason", "rounds", "turn",
                  "deadline", "scores", "winner", "draw"):

@@ -14,6 +14,7 @@ import ipaddress
 import json
 import secrets
 import socket
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -122,7 +123,9 @@ def create_webhook(tenant: int, url: str, events: list[str],
                       created_at=utcnow(), failed_in_a_row=0)
         db.session.add(row)
         db.session.flush()
-        return _info(row, secret)
+        made = _info(row, secret)
+    forget_subscriptions(tenant)
+    return made
 
 
 def list_webhooks(tenant: int) -> list[WebhookInfo]:
@@ -148,6 +151,7 @@ def delete_webhook(tenant: int, webhook_id: str) -> None:
         db.session.execute(delete(WebhookAttempt).where(WebhookAttempt.webhook_pk == row.pk))
         db.session.execute(delete(WebhookMessage).where(WebhookMessage.webhook_pk == row.pk))
         db.session.execute(delete(Webhook).where(Webhook.pk == row.pk))
+    forget_subscriptions(tenant)
 
 
 def webhook_attempts(tenant: int, webhook_id: str, limit: int = 100) -> list[AttemptInfo]:
@@ -212,13 +216,41 @@ def _events(match: Match, old_status: str | None, old_version: int) -> list[tupl
     return events
 
 
+SUBSCRIPTIONS_SECONDS = 1.0
+"""How long a process trusts what it read of a tenant's webhooks: a webhook made (or
+deleted) through another process applies to changes from at most this much later."""
+_subscriptions: dict[int, tuple[float, list[tuple[int, list[str]]]]] = {}
+
+
+def _subscribed(tenant: int) -> list[tuple[int, list[str]]]:
+    """(webhook pk, events) of the tenant's enabled webhooks, read at most once a
+    SUBSCRIPTIONS_SECONDS per process (a move need not pay a query for them)."""
+    now = time.monotonic()
+    cached = _subscriptions.get(tenant)
+    if cached is not None and now - cached[0] < SUBSCRIPTIONS_SECONDS:
+        return cached[1]
+    rows = [(pk, list(events)) for pk, events in db.session.execute(
+        select(Webhook.pk, Webhook.events)
+        .where(Webhook.tenant_pk == tenant, Webhook.disabled_at.is_(None)))]
+    if len(_subscriptions) > 10_000:
+        _subscriptions.clear()
+    _subscriptions[tenant] = (now, rows)
+    return rows
+
+
+def forget_subscriptions(tenant: int | None = None) -> None:
+    """This process changed webhooks of ``tenant`` (None: of some tenant): read them
+    again next time."""
+    if tenant is None:
+        _subscriptions.clear()
+    else:
+        _subscriptions.pop(tenant, None)
+
+
 def record(match: Match, old_status: str | None, old_version: int) -> None:
     """Queue the change's events for every enabled webhook of the match's tenant that
     asked for them, in the caller's transaction."""
-    subscribed = db.session.execute(
-        select(Webhook.pk, Webhook.events)
-        .where(Webhook.tenant_pk == match.tenant_pk, Webhook.disabled_at.is_(None))
-    ).all()
+    subscribed = _subscribed(match.tenant_pk)
     if not subscribed:
         return
     now = utcnow()

@@ -35,6 +35,7 @@ from ..errors import (
     NoOpenSeat,
     OriginNotAllowed,
     ServiceError,
+    TooManyWaiters,
     VersionMismatch,
     WebhookNotFound,
     WebhookUrlNotAllowed,
@@ -134,6 +135,7 @@ _STATUS: list[tuple[type[BasraError], int]] = [
     (IdempotencyKeyReused, 422),
     (InvalidCursor, 422),
     (DatabaseUnavailable, 503),
+    (TooManyWaiters, 429),
 ]
 RETRY_AFTER_SECONDS = 2
 _HEADERS: dict[type[BasraError], dict[str, str]] = {
@@ -141,6 +143,7 @@ _HEADERS: dict[type[BasraError], dict[str, str]] = {
     MissingApiKey: {"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
     InvalidApiKey: {"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
     DatabaseUnavailable: {"Retry-After": str(RETRY_AFTER_SECONDS)},
+    TooManyWaiters: {"Retry-After": str(RETRY_AFTER_SECONDS)},
 }
 
 

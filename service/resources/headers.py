@@ -81,6 +81,11 @@ def tenant() -> int:
     return int(g.caller.tenant)
 
 
+def waiter() -> str:
+    """Who a parked request counts against: its front end and its address."""
+    return f"{g.caller.tenant}:{request.remote_addr}"
+
+
 def keyed_tenant() -> int:
     """The tenant of the request's API key: a key is needed even where keys are optional
     (for what belongs to a front end, such as its webhooks)."""

@@ -19,7 +19,7 @@ from ...seats import PlayerSpec
 from ...store import HistoryQuery
 from ...views import MatchView, MoveResult, Unchanged
 from ..errors import Problem, problem_doc
-from ..headers import bearer_token, etag_for, if_match_version, seen, tenant
+from ..headers import bearer_token, etag_for, if_match_version, seen, tenant, waiter
 from ..parser import Blueprint
 from .schemas import (
     CreatedMatchSchema,
@@ -112,7 +112,8 @@ class MatchById(MethodView):
         self, query: dict[str, Any], match_id: str
     ) -> Response | tuple[MatchView, int, Headers]:
         """The match; `If-None-Match` gives 304, and `?wait=S` long-polls for a change."""
-        result = matches.read_match(match_id, tenant(), bearer_token(), seen(), query["wait"])
+        result = matches.read_match(match_id, tenant(), bearer_token(), seen(), query["wait"],
+                                    waiter())
         if isinstance(result, Unchanged):
             response = current_app.response_class(status=304)
             response.headers["ETag"] = etag_for(result.version, result.seat)
@@ -298,7 +299,7 @@ class Events(MethodView):
         events = matches.follow_match(
             match_id, tenant(), bearer_token(),
             int(last) if last.isascii() and last.isdigit() and len(last) < 19 else None,
-            current_app.config["BASRA_HEARTBEAT_SECONDS"],
+            current_app.config["BASRA_HEARTBEAT_SECONDS"], waiter(),
         )
         first = next(events)  # errors (unknown match, bad token) answer as problems
 
