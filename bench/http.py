@@ -188,7 +188,11 @@ def serve(**settings: str) -> Iterator[subprocess.Popen[bytes]]:
         yield server
     finally:
         os.killpg(server.pid, signal.SIGTERM)
-        server.wait(10)
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:  # streams or polls still open
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(10)
 
 
 def run() -> dict[str, float]:

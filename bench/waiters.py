@@ -20,7 +20,7 @@ from typing import Any
 
 from bench.http import PORT, ROOT, serve
 
-FRONT_ENDS = 10
+FRONT_ENDS = int(os.environ.get("BASRA_BENCH_FRONT_ENDS", "10"))
 MATCHES_PER_FRONT_END = 50
 WAITERS_PER_MATCH = 10
 MOVES_PER_SECOND = 50
@@ -51,6 +51,17 @@ class Conn:
         got = {k.lower(): v.strip() for k, _, v in (x.partition(":") for x in rest if x)}
         raw = await self.reader.readexactly(int(got.get("content-length", "0")))
         return int(status_line.split()[1]), got, json.loads(raw) if raw else None
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU time of a process and its children so far."""
+    pids = [str(pid), *subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
+                                      text=True).stdout.split()]
+    ticks = 0
+    for p in pids:
+        fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _rss_mb(pid: int) -> float:
@@ -123,6 +134,8 @@ async def _moves(matches: list[dict[str, Any]], count: int, rate: float,
             token = match["tokens"][public["turn"]]
             auth = {**headers, "Authorization": f"Bearer {token}"}
             _, _, mine = await conn.call("GET", f"/v1/matches/{match['id']}", None, auth)
+            if not mine["legal_moves"]:
+                return  # another move of this match came first
             started = time.monotonic()
             status, _, body = await conn.call("POST", f"/v1/matches/{match['id']}/moves",
                                               mine["legal_moves"][0], auth)
@@ -170,7 +183,11 @@ async def _run(server_pid: int) -> dict[str, float]:
     acked: dict[tuple[str, int], float] = {}
     busy: list[float] = []
     wakes.clear()
+    cpu, client_cpu, wall = _cpu_seconds(server_pid), time.process_time(), time.monotonic()
     await _moves(matches, count, MOVES_PER_SECOND, acked, busy)
+    wall = time.monotonic() - wall
+    cpu = (_cpu_seconds(server_pid) - cpu) / wall
+    client_cpu = (time.process_time() - client_cpu) / wall
     await asyncio.sleep(1.0)
     stop.set()
     lags = [max(0.0, at - acked[(mid, v)]) for mid, v, at in wakes if (mid, v) in acked]
@@ -183,6 +200,7 @@ async def _run(server_pid: int) -> dict[str, float]:
           f"p99 {_pct(lags, 0.99):.1f} ms (target p99 <= 100 ms)")
     print(f"  moves alone p50 {_pct(alone, 0.5):.1f} ms p99 {_pct(alone, 0.99):.1f} ms; "
           f"with the waiters p50 {_pct(busy, 0.5):.1f} ms p99 {_pct(busy, 0.99):.1f} ms")
+    print(f"  CPU while moving: server {cpu:.2f} cores, this client {client_cpu:.2f}")
     per_waiter = (parked_mb - idle_mb) * 1024 / max(held, 1)
     print(f"  server memory {idle_mb:.0f} MB idle, {parked_mb:.0f} MB with the waiters: "
           f"{per_waiter:.1f} KB per waiter")

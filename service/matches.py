@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -195,10 +197,9 @@ def _events(match_id: str, tenant: int, seat: int | None, version: int, fresh: b
             if current == version:
                 yield Event(None)
                 continue
+            version = current
         fresh = False
-        with transaction():
-            match = store.get_match(match_id, tenant)
-            view = match_view(match, store.state_of(match), seat)
+        view = _view_at(match_id, tenant, seat, version)
         version = view.version
         yield Event(view)
         if view.status in ("finished", "aborted"):
@@ -228,9 +229,30 @@ def read_match(
         version = changes.settled(match_id, version)  # never hide a committed move
     if seen.holds(version, seat):
         return Unchanged(version, seat)
+    return _view_at(match_id, tenant, seat, version)
+
+
+_VIEWS_KEPT = 4096
+_views: OrderedDict[tuple[int, str, int, int | None], MatchView] = OrderedDict()
+_views_lock = threading.Lock()
+
+
+def _view_at(match_id: str, tenant: int, seat: int | None, version: int) -> MatchView:
+    """The seat's view of the match at ``version`` or later. A view never changes once
+    made (every change is a new version), so the views a process made lately are kept:
+    the waiters of one match that a move wakes together read the database once."""
+    key = (tenant, match_id, version, seat)
+    with _views_lock:
+        view = _views.get(key)
+    if view is not None:
+        return view
     with transaction():
         match = store.get_match(match_id, tenant)
         view = match_view(match, store.state_of(match), seat)
+    with _views_lock:
+        _views[(tenant, match_id, view.version, seat)] = view
+        if len(_views) > _VIEWS_KEPT:
+            _views.popitem(last=False)
     return view
 
 
