@@ -346,8 +346,7 @@ def play_move(
         mine = state.last_play
         state, replies = run_bots(state, bot_levels(match.seats))
         with transaction(write=True):
-            match = store.lock_match(match_id, tenant)
-            if match.version != read:
+            if store.lock_version(match) != read:
                 continue  # somebody moved while this one was worked out: again
             store.append_plays(match, [mine, *replies], state)
             if match.timeouts and match.timeouts[seat]:

@@ -20,7 +20,7 @@ from sqlalchemy.orm import defer, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from . import metrics, webhooks
-from .db import db
+from .db import backend, db
 from .engine import Play, State
 from .engine.codec import rules_from_json, state_from_dict, state_to_dict
 from .errors import InvalidCursor, MatchNotFound
@@ -53,6 +53,17 @@ def lock_match(match_id: str, tenant: int) -> Match:
     SQLite's writer already holds the database)."""
     stmt = _by_id(match_id, tenant).with_for_update(of=Match)
     return _found(db.session.execute(stmt).unique().scalar_one_or_none(), match_id)
+
+
+def lock_version(match: Match) -> int:
+    """Lock a match read earlier (FOR UPDATE on PostgreSQL; SQLite's writer already holds
+    the database) and return its version now: only the version, since a match whose
+    version has not moved is the match already read."""
+    table = Match.__table__
+    query = select(table.c.version).where(table.c.pk == match.pk)
+    if backend() == "postgresql":
+        query = query.with_for_update()
+    return int(db.session.execute(query).scalar_one())
 
 
 def state_of(match: Match) -> State:

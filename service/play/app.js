@@ -40,7 +40,12 @@ function init() {
   });
   const key = $("#api-key");
   key.value = api.key;
-  key.addEventListener("change", () => { api.key = key.value.trim(); storage.set("basra.key", api.key); });
+  key.addEventListener("change", () => {
+    api.key = key.value.trim();
+    storage.set("basra.key", api.key);
+    clearError();
+    route();  // try again with the key
+  });
   $("#new-match").addEventListener("submit", onNewMatch);
   $("#join-form").addEventListener("submit", onJoin);
   $("#watch").addEventListener("click", () => showTable());

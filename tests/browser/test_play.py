@@ -4,16 +4,19 @@ reload, share, verify and read the table in Arabic, with no network but the serv
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from service.engine.cards import DECK
 from service.engine.shuffle import deck_for_round
-from tests.api.servers import call
-from tests.browser.conftest import DESKTOP
+from tests.api.servers import ROOT, call, gunicorn
+from tests.browser.conftest import DESKTOP, PHONE
 
 Shots = Callable[[Page, str], Path]
 NewContext = Callable[..., BrowserContext]
@@ -263,3 +266,33 @@ def test_the_api_docs_render_offline(new_context: NewContext, server: str,
     expect(page.locator(".opblock")).to_have_count(operations)
     expect(page.locator(".opblock-summary-path").first).to_be_visible()
     shots(page, "docs")
+
+
+def test_a_service_that_asks_for_a_key_gets_one_from_settings(
+    browser: Browser, tmp_path: Path, shots: Shots,
+) -> None:
+    """With BASRA_API_KEYS=required the lobby says what is missing; the key typed into
+    Settings is sent from then on (and kept for the next visit)."""
+    database = f"sqlite:///{tmp_path / 'keyed.sqlite3'}"
+    with gunicorn(database, workers=1, BASRA_API_KEYS="required") as base:
+        made = subprocess.run([sys.executable, "-m", "service.cli", "keys", "create", "web"],
+                              env={**os.environ, "DATABASE_URL": database}, cwd=ROOT,
+                              check=True, capture_output=True, text=True).stdout
+        key = next(word for word in made.split() if word.startswith("bk_"))
+        context = browser.new_context(base_url=base, viewport=PHONE)
+        try:
+            page = context.new_page()
+            page.goto("/play")
+            expect(page.locator("#error")).to_contain_text("missing_api_key")
+            page.click(".settings summary")
+            page.fill("#api-key", key)
+            page.locator("#api-key").dispatch_event("change")
+            expect(page.locator("#error")).to_be_hidden()
+            expect(page.locator("#new-match select[name=variant] option")).to_have_count(4)
+            match_id = start_against_bot(page)
+            shots(page, "keyed")
+            page.reload()
+            expect(page.locator(ENABLED_CARD).first).to_be_visible()
+        finally:
+            context.close()
+    assert match_id
