@@ -25,6 +25,7 @@ from . import changes, clocks, metrics, store, waiters
 from .db import transaction
 from .engine import (
     Card,
+    IllegalMove,
     MatchFinished,
     Move,
     NotYourTurn,
@@ -319,29 +320,27 @@ def play_move(
     same body gets the first result again, rebuilt from the move log.
     """
     move = Move(0, card, None if capture is None else tuple(capture))
-    for _ in range(MOVE_ATTEMPTS):
-        with transaction():
-            match = store.get_match(match_id, tenant)
+    for attempt in range(MOVE_ATTEMPTS):
+        recalled = _recalled(tenant, match_id) if attempt == 0 and not idempotency_key else None
+        if recalled is not None and (if_match is None or if_match == recalled[0]):
+            # the match as this process last wrote it: if another moved since, the
+            # version check under the lock below sends this move round again
+            read, match, state = recalled
             seat = require_seat(seat_hashes(match.seats), token)
-            earlier = store.find_idempotent(
-                match, seat, idempotency_key, _idempotency_since()
-            ) if idempotency_key else None
-            if earlier is not None:
-                if not hmac.compare_digest(earlier.fingerprint, request_fingerprint):
-                    raise IdempotencyKeyReused(
-                        "this Idempotency-Key was used for a different request"
-                    )
-                return _replayed(match, seat, earlier.first_seq, earlier.version)
-            due = clocks.is_due(match)
-            if not due:
-                _check_playing(match)
-                _check_version(match, if_match)
-                state = store.state_of(match)
-        if due:  # the clock ran out first: apply that, then look again
-            clocks.apply_due_timeouts(match_id)
-            continue
-        read = match.version
-        state = apply_move(state, Move(seat, move.card, move.capture))
+        else:
+            read, state, seat, match, replayed = _read_for_move(
+                match_id, tenant, token, if_match, idempotency_key, request_fingerprint)
+            if replayed is not None:
+                return replayed
+            if state is None:  # the clock ran out first: apply that, then look again
+                clocks.apply_due_timeouts(match_id)
+                continue
+        try:
+            state = apply_move(state, Move(seat, move.card, move.capture))
+        except IllegalMove:
+            if recalled is None:
+                raise
+            continue  # refused on the remembered match: ask the database before saying so
         assert state.last_play is not None
         mine = state.last_play
         state, replies = run_bots(state, bot_levels(match.seats))
@@ -359,10 +358,65 @@ def play_move(
             changes.publish(match)
             result = MoveResult(mine, tuple(replies), match_view(match, state, seat))
         changes.saw(match)
+        _remember(tenant, match, state)
         if idempotency_key:
             _purge_expired_keys()
         return result
     raise VersionMismatch("the match kept changing while this move was worked out; retry")
+
+
+def _read_for_move(
+    match_id: str, tenant: int, token: str | None, if_match: int | None,
+    idempotency_key: str | None, request_fingerprint: str,
+) -> tuple[int, State | None, int, Match, MoveResult | None]:
+    """(version, state, seat, match, None) of a match about to take the token's move;
+    state None when its clock ran out first; a retried Idempotency-Key's first result
+    as the last item."""
+    with transaction():
+        match = store.get_match(match_id, tenant)
+        seat = require_seat(seat_hashes(match.seats), token)
+        earlier = store.find_idempotent(
+            match, seat, idempotency_key, _idempotency_since()
+        ) if idempotency_key else None
+        if earlier is not None:
+            if not hmac.compare_digest(earlier.fingerprint, request_fingerprint):
+                raise IdempotencyKeyReused(
+                    "this Idempotency-Key was used for a different request"
+                )
+            return match.version, None, seat, match, _replayed(
+                match, seat, earlier.first_seq, earlier.version)
+        if clocks.is_due(match):
+            return match.version, None, seat, match, None
+        _check_playing(match)
+        _check_version(match, if_match)
+        return match.version, store.state_of(match), seat, match, None
+
+
+_RECENT_KEPT = 2048
+_recent: OrderedDict[tuple[int, str], tuple[int, Match, State]] = OrderedDict()
+
+
+def _remember(tenant: int, match: Match, state: State) -> None:
+    """Keep a match this process just wrote, with its state, for the next move on it (a
+    keep-alive client comes back to the same process): that move needs no read."""
+    key = (tenant, match.id)
+    with _views_lock:
+        if match.status == "active" and not state.finished:
+            _recent[key] = (match.version, match, state)
+            _recent.move_to_end(key)
+            if len(_recent) > _RECENT_KEPT:
+                _recent.popitem(last=False)
+        else:
+            _recent.pop(key, None)
+
+
+def _recalled(tenant: int, match_id: str) -> tuple[int, Match, State] | None:
+    """The match as this process last wrote it, unless its clock has run out since."""
+    with _views_lock:
+        found = _recent.get((tenant, match_id))
+    if found is None or clocks.is_due(found[1]):
+        return None
+    return found
 
 
 def _replay(match: Match, records: Sequence[MoveRecord]) -> State:

@@ -223,8 +223,11 @@ def forfeit(match: Match, seat: int, state: State) -> None:
 
 
 def set_timeouts(match: Match, timeouts: list[int]) -> None:
-    """Each seat's timeouts in a row."""
-    match.timeouts = timeouts
+    """Each seat's timeouts in a row (a Core UPDATE: ``match`` may be a row this process
+    read in an earlier request)."""
+    table = Match.__table__
+    db.session.execute(table.update().where(table.c.pk == match.pk).values(timeouts=timeouts))
+    set_committed_value(match, "timeouts", timeouts)
 
 
 def due_matches(now: datetime, limit: int = 50) -> list[str]:
