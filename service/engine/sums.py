@@ -309,8 +309,10 @@ class SumSearch:
         ranges = [range(n if m else 0, -1, -1) for n, m in zip(counts, member, strict=True)]
         out = []
         for chosen in itertools.islice(itertools.product(*ranges), _WALK_LIMIT):
-            if any(chosen) and all(_in_some_group(chosen, value)[i] for i, n in
-                                   enumerate(chosen) if n):
+            if not any(chosen):
+                continue
+            grouped = _in_some_group(chosen, value)  # once per union, not once per value
+            if all(grouped[i] for i, n in enumerate(chosen) if n):
                 out.append(pack(chosen))
                 if len(out) >= MAX_LISTED:
                     break
