@@ -149,6 +149,8 @@ class Capturer:
             return (self._face(card, floor),)
         whole = len(floor)
         packed = self._packed(value, floor)
+        if self._sums.takes_nothing(value, packed):
+            return _NOTHING  # the common play: no need to sort the floor by value
         return tuple(
             Outcome(taken, "basra" if len(taken) == whole else None)
             for taken in self._sums.captures(value, packed, self._by_value(value, floor))

@@ -201,23 +201,39 @@ def legal_moves(state: State) -> tuple[Move, ...]:
     )
 
 
-def random_move(state: State, rng: Random) -> Move:
-    """A uniformly random legal move: the same distribution as picking from
-    :func:`legal_moves`, without building the whole list (only the chosen card's
-    captures are worked out)."""
+def _random_choice(state: State, rng: Random) -> tuple[int, Outcome]:
+    """(hand index, outcome) of a uniformly random legal move: the same distribution as
+    picking from :func:`legal_moves`, without building the whole list (only the chosen
+    card's captures are worked out)."""
     if state.finished or state.turn is None:
         raise MatchFinished("the match is finished")
-    seat = state.turn
     capturer = capturer_for(state.rules)
     floor = state.floor
-    hand = state.hands[seat]
+    hand = state.hands[state.turn]
     counts = capturer.counts(hand, floor)
     k = rng.randrange(sum(counts))
-    for card, n in zip(hand, counts, strict=True):
+    for at, n in enumerate(counts):
         if k < n:
-            return Move(seat, card, capturer.outcomes(card, floor)[k].capture)
+            return at, capturer.outcomes(hand[at], floor)[k]
         k -= n
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def random_move(state: State, rng: Random) -> Move:
+    """A uniformly random legal move (see :func:`play_random` to also play it)."""
+    at, outcome = _random_choice(state, rng)
+    seat = state.turn
+    assert seat is not None
+    return Move(seat, state.hands[seat][at], outcome.capture)
+
+
+def play_random(state: State, rng: Random) -> State:
+    """The state after a uniformly random legal move: :func:`random_move` then
+    :func:`apply_move` without checking again what was just chosen among the legal
+    moves (random self-play, ``basra simulate``)."""
+    at, outcome = _random_choice(state, rng)
+    assert state.turn is not None
+    return _advance(state, state.turn, at, outcome)
 
 
 def _choose_outcome(state: State, move: Move) -> Outcome:
@@ -249,8 +265,13 @@ def apply_move(state: State, move: Move) -> State:
         at = hand.index(card)
     except ValueError:
         raise CardNotInHand(f"seat {seat} does not hold {card}") from None
-    outcome = _choose_outcome(state, move)
+    return _advance(state, seat, at, _choose_outcome(state, move))
 
+
+def _advance(state: State, seat: int, at: int, outcome: Outcome) -> State:
+    """The state after the seat plays its ``at``-th card with a legal ``outcome``."""
+    hand = state.hands[seat]
+    card = hand[at]
     rules = state.rules
     players = rules.players
     team = team_of(seat)

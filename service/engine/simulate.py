@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .bots import Policy, policy_named
-from .game import State, apply_move, new_match, random_move
+from .game import State, apply_move, new_match, play_random
 from .rules import Rules, team_of
 from .view import observe
 
@@ -117,13 +117,12 @@ def simulate(
         while not state.finished and (rounds is None or report.rounds < rounds):
             seat = state.turn
             assert seat is not None
+            before = state.round
             if fast_random:  # uniform like random_policy, without building a view
-                move = random_move(state, rng)
+                state = play_random(state, rng)
             else:
                 slot = (team_of(seat) + m) % 2
-                move = chosen[slot](observe(state, seat), rng)
-            before = state.round
-            state = apply_move(state, move)
+                state = apply_move(state, chosen[slot](observe(state, seat), rng))
             report.plies += 1
             if state.round != before or state.finished:
                 _count_round(report, state)

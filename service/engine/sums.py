@@ -320,6 +320,10 @@ class SumSearch:
 
     # --- cards ---------------------------------------------------------------------
 
+    def takes_nothing(self, value: int, packed: int) -> bool:
+        """Whether a number card of ``value`` can take nothing from these counts."""
+        return not self._entry(value, packed)[0]
+
     def count(self, value: int, packed: int) -> int:
         """How many captures :meth:`captures` lists for a floor of these packed counts,
         without building any."""
