@@ -236,6 +236,7 @@ def read_match(
 _VIEWS_KEPT = 4096
 _views: OrderedDict[tuple[int, str, int, int | None], MatchView] = OrderedDict()
 _views_lock = threading.Lock()
+_loading: dict[tuple[int, str, int, int | None], threading.Event] = {}
 
 
 def _view_at(match_id: str, tenant: int, seat: int | None, version: int) -> MatchView:
@@ -245,15 +246,36 @@ def _view_at(match_id: str, tenant: int, seat: int | None, version: int) -> Matc
     key = (tenant, match_id, version, seat)
     with _views_lock:
         view = _views.get(key)
+        loading = _loading.get(key)
+        if view is None and loading is None:
+            loading = _loading[key] = threading.Event()
+            mine = True
+        else:
+            mine = False
     if view is not None:
         return view
-    with transaction():
-        match = store.get_match(match_id, tenant)
-        view = match_view(match, store.state_of(match), seat)
-    with _views_lock:
-        _views[(tenant, match_id, view.version, seat)] = view
-        if len(_views) > _VIEWS_KEPT:
-            _views.popitem(last=False)
+    if not mine:  # another request of this process is reading it: one read for all
+        assert loading is not None
+        loading.wait(5.0)
+        with _views_lock:
+            view = _views.get(key)
+        if view is not None:
+            return view
+    try:
+        with transaction():
+            match = store.get_match(match_id, tenant)
+            view = match_view(match, store.state_of(match), seat)
+        with _views_lock:
+            # "at version or later": the view read serves both keys
+            _views[key] = _views[(tenant, match_id, view.version, seat)] = view
+            while len(_views) > _VIEWS_KEPT:
+                _views.popitem(last=False)
+    finally:
+        if mine:
+            with _views_lock:
+                _loading.pop(key, None)
+            assert loading is not None
+            loading.set()
     return view
 
 
