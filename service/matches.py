@@ -16,7 +16,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from flask import current_app
@@ -343,8 +343,11 @@ def play_move(
     """
     move = Move(0, card, None if capture is None else tuple(capture))
     for attempt in range(MOVE_ATTEMPTS):
-        recalled = _recalled(tenant, match_id) if attempt == 0 and not idempotency_key else None
-        if recalled is not None and (if_match is None or if_match == recalled[0]):
+        recalled = _recalled(tenant, match_id) if attempt == 0 else None
+        if recalled is not None and (if_match is not None and if_match != recalled[0]
+                                     or _key_was_used(recalled[1], token, idempotency_key)):
+            recalled = None  # the database says which version, or what the key answered
+        if recalled is not None:
             # the match as this process last wrote it: if another moved since, the
             # version check under the lock below sends this move round again
             read, match, state = recalled
@@ -414,6 +417,17 @@ def _read_for_move(
         return match.version, store.state_of(match), seat, match, None
 
 
+def _key_was_used(match: Match, token: str | None, idempotency_key: str | None) -> bool:
+    """Whether the token's seat already used this Idempotency-Key (any age: the read
+    path decides whether it has expired); one small query, no match loaded."""
+    if not idempotency_key:
+        return False
+    seat = require_seat(seat_hashes(match.seats), token)
+    with transaction():
+        return store.find_idempotent(match, seat, idempotency_key, _EPOCH) is not None
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _RECENT_KEPT = 2048
 _recent: OrderedDict[tuple[int, str], tuple[int, Match, State]] = OrderedDict()
 
