@@ -15,7 +15,14 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Playwright,
+    expect,
+    sync_playwright,
+)
 
 from tests.api.servers import ROOT, gunicorn
 
@@ -24,6 +31,9 @@ CHROMIUM = os.environ.get("BASRA_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PHONE = {"width": 412, "height": 915}
+# a shared two-core machine running the server, Chromium and the tests at once: an
+# update that is live arrives well within this, one that is not never does
+expect.set_options(timeout=15_000)
 DESKTOP = {"width": 1280, "height": 860}
 
 
