@@ -199,8 +199,8 @@ def _events(match_id: str, tenant: int, seat: int | None, version: int, fresh: b
                 yield Event(None)
                 continue
             version = current
+        view = _view_at(match_id, tenant, seat, version, shared=not fresh)
         fresh = False
-        view = _view_at(match_id, tenant, seat, version)
         version = view.version
         yield Event(view)
         if view.status in ("finished", "aborted"):
@@ -223,14 +223,16 @@ def read_match(
     seat = seat_of(peeked.seats, token)
     version, turn = peeked.version, peeked.turn
     idle = turn == changes.NOBODY or (seat is not None and turn == seat)
+    woken = False
     if seen.holds(version, seat) and wait > 0 and not idle:
         with waiters.parked(client), metrics.WAITERS.labels("poll").track_inprogress():
             version = changes.wait_for_change(match_id, version, wait)
+        woken = not seen.holds(version, seat)
     if seen.holds(version, seat):
         version = changes.settled(match_id, version)  # never hide a committed move
     if seen.holds(version, seat):
         return Unchanged(version, seat)
-    return _view_at(match_id, tenant, seat, version)
+    return _view_at(match_id, tenant, seat, version, shared=woken)
 
 
 _VIEWS_KEPT = 4096
@@ -239,11 +241,18 @@ _views_lock = threading.Lock()
 _loading: dict[tuple[int, str, int, int | None], threading.Event] = {}
 
 
-def _view_at(match_id: str, tenant: int, seat: int | None, version: int) -> MatchView:
-    """The seat's view of the match at ``version`` or later. A view never changes once
-    made (every change is a new version), so the views a process made lately are kept:
-    the waiters of one match that a move wakes together read the database once."""
+def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
+             shared: bool) -> MatchView:
+    """The seat's view of the match at ``version`` or later, read from the database.
+
+    ``shared`` (requests woken by the notification of ``version``): a view never
+    changes once made (every change is a new version), so a process keeps the views
+    it read lately, and the waiters of one match that a move wakes together read the
+    database once. Other reads always read the database: a version heard here may lag
+    one that the client saw acknowledged elsewhere."""
     key = (tenant, match_id, version, seat)
+    if not shared:
+        return _read_view(match_id, tenant, seat)
     with _views_lock:
         view = _views.get(key)
         loading = _loading.get(key)
@@ -262,20 +271,25 @@ def _view_at(match_id: str, tenant: int, seat: int | None, version: int) -> Matc
         if view is not None:
             return view
     try:
-        with transaction():
-            match = store.get_match(match_id, tenant)
-            view = match_view(match, store.state_of(match), seat)
-        with _views_lock:
-            # "at version or later": the view read serves both keys
-            _views[key] = _views[(tenant, match_id, view.version, seat)] = view
-            while len(_views) > _VIEWS_KEPT:
-                _views.popitem(last=False)
+        view = _read_view(match_id, tenant, seat)
     finally:
         if mine:
             with _views_lock:
                 _loading.pop(key, None)
             assert loading is not None
             loading.set()
+    return view
+
+
+def _read_view(match_id: str, tenant: int, seat: int | None) -> MatchView:
+    """The seat's view from the database, kept for the waiters woken by its version."""
+    with transaction():
+        match = store.get_match(match_id, tenant)
+        view = match_view(match, store.state_of(match), seat)
+    with _views_lock:
+        _views[(tenant, match_id, view.version, seat)] = view
+        while len(_views) > _VIEWS_KEPT:
+            _views.popitem(last=False)
     return view
 
 
@@ -450,7 +464,8 @@ def _recalled(tenant: int, match_id: str) -> tuple[int, Match, State] | None:
     """The match as this process last wrote it, unless its clock has run out since."""
     with _views_lock:
         found = _recent.get((tenant, match_id))
-    if found is None or clocks.is_due(found[1]):
+    # a write that failed after the row was updated in memory: not the match remembered
+    if found is None or found[1].version != found[0] or clocks.is_due(found[1]):
         return None
     return found
 
