@@ -86,20 +86,28 @@ function clearError() {
 
 // ---- the lobby ----------------------------------------------------------------
 
+/** The variants in the lobby's list: loaded once, awaited by a start that comes first. */
+let variantsLoaded = null;
+
 async function showLobby() {
   stopFollowing();
   table = null;
   show("lobby");
   const select = $("#new-match select[name=variant]");
   if (!select.options.length) {
-    const { variants } = await api.variants();
-    for (const variant of variants) {
-      const option = new Option(`${variant.name}: ${variant.description}`, variant.name);
-      option.dataset.players = variant.rules.players;
-      select.add(option);
-    }
-    select.value = "egyptian-v2";
+    variantsLoaded = loadVariants(select);
+    await variantsLoaded;
   }
+}
+
+async function loadVariants(select) {
+  const { variants } = await api.variants();
+  for (const variant of variants) {
+    const option = new Option(`${variant.name}: ${variant.description}`, variant.name);
+    option.dataset.players = variant.rules.players;
+    select.add(option);
+  }
+  select.value = "egyptian-v2";
 }
 
 async function onNewMatch(event) {
@@ -107,14 +115,17 @@ async function onNewMatch(event) {
   const form = event.target;
   const name = form.name.value.trim();
   storage.set("basra.name", name);
+  const action = event.submitter?.value || "bot";
   const rules = {};
   if (form.target_score.value) rules.target_score = Number(form.target_score.value);
   if (form.choose.checked) rules.capture = { mode: "choose" };
-  const spec = { variant: form.variant.value, rules };
-  if (form.clock.value) spec.clock = { move_seconds: Number(form.clock.value), timeout: "autoplay" };
   clearError();
   try {
-    const action = event.submitter?.value || "bot";
+    await variantsLoaded;  // a click may come before the list has arrived
+    const spec = { variant: form.variant.value, rules };
+    if (form.clock.value) {
+      spec.clock = { move_seconds: Number(form.clock.value), timeout: "autoplay" };
+    }
     if (action === "quick") {
       const seated = await api.quickPlay({ variant: spec.variant, rules, name });
       remember(seated.id, seated.seat, seated.token);

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
@@ -296,3 +297,19 @@ def test_a_service_that_asks_for_a_key_gets_one_from_settings(
         finally:
             context.close()
     assert match_id
+
+
+def test_a_start_before_the_variants_arrive_waits_for_them(new_context: NewContext) -> None:
+    """A slow network: the player clicks "Play the computer" before the list of variants
+    has arrived; the match starts once it has (no error)."""
+    page = new_context().new_page()
+    held: list[Any] = []
+    page.route("**/v1/variants", lambda route: held.append(route))
+    page.goto("/play")
+    page.fill("#new-match input[name=name]", "alice")
+    page.click("#new-match button[value=bot]")
+    page.wait_for_timeout(300)
+    assert len(held) == 1 and page.locator("#error").is_hidden()
+    held[0].continue_()
+    expect(page.locator(ENABLED_CARD).first).to_be_visible()
+    expect(page.locator("#error")).to_be_hidden()
