@@ -53,12 +53,16 @@ class Conn:
         return int(status_line.split()[1]), got, json.loads(raw) if raw else None
 
 
+def _family(pid: int) -> list[str]:
+    """A process and its children."""
+    return [str(pid), *subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
+                                      text=True).stdout.split()]
+
+
 def _cpu_seconds(pid: int) -> float:
     """CPU time of a process and its children so far."""
-    pids = [str(pid), *subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
-                                      text=True).stdout.split()]
     ticks = 0
-    for p in pids:
+    for p in _family(pid):
         fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
         ticks += int(fields[11]) + int(fields[12])
     return ticks / os.sysconf("SC_CLK_TCK")
@@ -66,10 +70,8 @@ def _cpu_seconds(pid: int) -> float:
 
 def _rss_mb(pid: int) -> float:
     """Resident memory of a process and its children, in MB."""
-    pids = [str(pid), *subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
-                                      text=True).stdout.split()]
     total = 0
-    for p in pids:
+    for p in _family(pid):
         for line in Path(f"/proc/{p}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
                 total += int(line.split()[1])

@@ -237,7 +237,8 @@ def read_match(
 
 _VIEWS_KEPT = 4096
 _views: OrderedDict[tuple[int, str, int, int | None], MatchView] = OrderedDict()
-_views_lock = threading.Lock()
+_cache_lock = threading.Lock()
+"""Guards this process's caches: recent views, views being read, matches just written."""
 _loading: dict[tuple[int, str, int, int | None], threading.Event] = {}
 
 
@@ -253,7 +254,7 @@ def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
     key = (tenant, match_id, version, seat)
     if not shared:
         return _read_view(match_id, tenant, seat)
-    with _views_lock:
+    with _cache_lock:
         view = _views.get(key)
         loading = _loading.get(key)
         if view is None and loading is None:
@@ -266,7 +267,7 @@ def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
     if not mine:  # another request of this process is reading it: one read for all
         assert loading is not None
         loading.wait(5.0)
-        with _views_lock:
+        with _cache_lock:
             view = _views.get(key)
         if view is not None:
             return view
@@ -274,7 +275,7 @@ def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
         view = _read_view(match_id, tenant, seat)
     finally:
         if mine:
-            with _views_lock:
+            with _cache_lock:
                 _loading.pop(key, None)
             assert loading is not None
             loading.set()
@@ -286,7 +287,7 @@ def _read_view(match_id: str, tenant: int, seat: int | None) -> MatchView:
     with transaction():
         match = store.get_match(match_id, tenant)
         view = match_view(match, store.state_of(match), seat)
-    with _views_lock:
+    with _cache_lock:
         _views[(tenant, match_id, view.version, seat)] = view
         while len(_views) > _VIEWS_KEPT:
             _views.popitem(last=False)
@@ -358,15 +359,15 @@ def play_move(
     move = Move(0, card, None if capture is None else tuple(capture))
     for attempt in range(MOVE_ATTEMPTS):
         recalled = _recalled(tenant, match_id) if attempt == 0 else None
-        if recalled is not None and (if_match is not None and if_match != recalled[0]
-                                     or _key_was_used(recalled[1], token, idempotency_key)):
-            recalled = None  # the database says which version, or what the key answered
         if recalled is not None:
             # the match as this process last wrote it: if another moved since, the
             # version check under the lock below sends this move round again
             read, match, state = recalled
             seat = require_seat(seat_hashes(match.seats), token)
-        else:
+            if if_match is not None and if_match != read \
+                    or _key_was_used(match, seat, idempotency_key):
+                recalled = None  # the database says which version, or what the key answered
+        if recalled is None:
             read, state, seat, match, replayed = _read_for_move(
                 match_id, tenant, token, if_match, idempotency_key, request_fingerprint)
             if replayed is not None:
@@ -431,12 +432,11 @@ def _read_for_move(
         return match.version, store.state_of(match), seat, match, None
 
 
-def _key_was_used(match: Match, token: str | None, idempotency_key: str | None) -> bool:
-    """Whether the token's seat already used this Idempotency-Key (any age: the read
-    path decides whether it has expired); one small query, no match loaded."""
+def _key_was_used(match: Match, seat: int, idempotency_key: str | None) -> bool:
+    """Whether the seat already used this Idempotency-Key (any age: the read path
+    decides whether it has expired); one small query, no match loaded."""
     if not idempotency_key:
         return False
-    seat = require_seat(seat_hashes(match.seats), token)
     with transaction():
         return store.find_idempotent(match, seat, idempotency_key, _EPOCH) is not None
 
@@ -450,7 +450,7 @@ def _remember(tenant: int, match: Match, state: State) -> None:
     """Keep a match this process just wrote, with its state, for the next move on it (a
     keep-alive client comes back to the same process): that move needs no read."""
     key = (tenant, match.id)
-    with _views_lock:
+    with _cache_lock:
         if match.status == "active" and not state.finished:
             _recent[key] = (match.version, match, state)
             _recent.move_to_end(key)
@@ -462,7 +462,7 @@ def _remember(tenant: int, match: Match, state: State) -> None:
 
 def _recalled(tenant: int, match_id: str) -> tuple[int, Match, State] | None:
     """The match as this process last wrote it, unless its clock has run out since."""
-    with _views_lock:
+    with _cache_lock:
         found = _recent.get((tenant, match_id))
     # a write that failed after the row was updated in memory: not the match remembered
     if found is None or found[1].version != found[0] or clocks.is_due(found[1]):
