@@ -9,6 +9,7 @@ are cached by (card, floor).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -52,6 +53,13 @@ class Capturer:
             0 if self._special and c == SEVEN_OF_DIAMONDS else (_VALUES[c] or 11 + (c >> 2) - 10)
             for c in DECK
         )
+        self.units: tuple[int, ...] = tuple(
+            0 if not _VALUES[c] or self._is_wild(c) else _UNITS[_VALUES[c] - 1] for c in DECK
+        )
+        """What each card adds to the floor's packed value counts while it lies there
+        (nothing for a face card or a wild 7D): a board keeps their sum up to date."""
+        # the value a card takes sums with; 0 for faces and a special 7D
+        self._sum_value = tuple(0 if self._key[c] > 10 else self._key[c] for c in DECK)
         self._cache: dict[tuple[int, tuple[Card, ...]], tuple[Outcome, ...]] = {}
         # the packed value counts of a floor, shared by every card played onto it
         self._packed_floors: dict[tuple[Card, ...], int] = {}
@@ -85,19 +93,38 @@ class Capturer:
             return None
         return Outcome(capture, "basra" if len(capture) == len(floor) else None)
 
-    def counts(self, hand: tuple[Card, ...], floor: tuple[Card, ...]) -> list[int]:
+    def counts(self, hand: Sequence[Card], floor: tuple[Card, ...]) -> list[int]:
         """How many outcomes each card of ``hand`` lists on ``floor`` (the lengths of
         :meth:`outcomes`), without building any capture."""
+        return self.counts_on(hand, floor, self._packed_floor(floor))
+
+    def counts_on(self, hand: Sequence[Card], floor: Sequence[Card], packed: int) -> list[int]:
+        """:meth:`counts` on a floor whose packed value counts are known (the sum of
+        :attr:`units` over its cards)."""
         if not floor:
             return [1] * len(hand)
+        wild = self._wild and SEVEN_OF_DIAMONDS in floor
+        entry = self._sums.entry
+        sum_value = self._sum_value
         out = []
         for card in hand:
-            value = _VALUES[card]
-            if not value or (self._special and card == SEVEN_OF_DIAMONDS):
-                out.append(1)
+            v = sum_value[card]
+            if v:
+                out.append(entry(v, _reach(v, packed, wild))[1])
             else:
-                out.append(self._sums.count(value, self._packed(value, floor)))
+                out.append(1)
         return out
+
+    def outcome_on(self, card: Card, floor: Sequence[Card], packed: int, k: int) -> Outcome:
+        """The ``k``-th of :meth:`outcomes` on a floor whose packed value counts are known,
+        worked out afresh (a board's floors rarely come back, so they are not cached)."""
+        if not floor:
+            return _NOTHING[0]
+        v = self._sum_value[card]
+        if v:
+            wild = self._wild and SEVEN_OF_DIAMONDS in floor
+            return self._sum_outcomes(v, floor, _reach(v, packed, wild))[k]
+        return self._outcomes(card, tuple(floor))[k]
 
     def _is_wild(self, card: Card) -> bool:
         return self._wild and card == SEVEN_OF_DIAMONDS
@@ -113,21 +140,15 @@ class Capturer:
         """The packed counts of the floor's number cards by value (a wild 7D left out)."""
         packed = self._packed_floors.get(floor)
         if packed is None:
-            packed = 0
-            wild = self._wild
-            for c in floor:
-                value = _VALUES[c]
-                if value and not (wild and c == SEVEN_OF_DIAMONDS):
-                    packed += _UNITS[value - 1]
+            units = self.units
+            packed = sum(units[c] for c in floor)
             self._packed_floors[floor] = packed
         return packed
 
     def _packed(self, value: int, floor: tuple[Card, ...]) -> int:
         """The packed counts of what a number card of ``value`` may take in a sum."""
-        packed = self._packed_floor(floor) & _LOWER[value]
-        if self._wild and SEVEN_OF_DIAMONDS in floor:
-            packed += _UNITS[value - 1]  # a wild 7D counts as a card of the played value
-        return packed
+        wild = self._wild and SEVEN_OF_DIAMONDS in floor
+        return _reach(value, self._packed_floor(floor), wild)
 
     def _by_value(self, value: int, floor: tuple[Card, ...]) -> list[list[Card]]:
         """The floor's cards that a number card of ``value`` may take in a sum, by value
@@ -147,13 +168,30 @@ class Capturer:
         value = _VALUES[card]
         if not value:
             return (self._face(card, floor),)
-        whole = len(floor)
-        packed = self._packed(value, floor)
-        if self._sums.takes_nothing(value, packed):
+        return self._sum_outcomes(value, floor, self._packed(value, floor))
+
+    def _sum_outcomes(
+        self, value: int, floor: Sequence[Card], packed: int
+    ) -> tuple[Outcome, ...]:
+        """A number card's outcomes; ``packed`` holds the counts it may take from."""
+        choices, count = self._sums.entry(value, packed)
+        if not choices:
             return _NOTHING  # the common play: no need to sort the floor by value
+        whole = len(floor)
+        if count == 1:
+            # one capture listed: every card of each value it takes (no choice of cards)
+            taken = choices[0]
+            units = self.units
+            wild_unit = _UNITS[value - 1] if self._wild else 0
+            capture = tuple(sorted(
+                c for c in floor
+                if taken & (units[c] or (wild_unit if c == SEVEN_OF_DIAMONDS else 0)) * _FIELD
+            ))
+            return (Outcome(capture, "basra" if len(capture) == whole else None),)
+        by_value = self._by_value(value, tuple(floor))
         return tuple(
-            Outcome(taken, "basra" if len(taken) == whole else None)
-            for taken in self._sums.captures(value, packed, self._by_value(value, floor))
+            Outcome(taken_cards, "basra" if len(taken_cards) == whole else None)
+            for taken_cards in self._sums.captures(value, packed, by_value)
         )
 
     def _face(self, card: Card, floor: tuple[Card, ...]) -> Outcome:
@@ -198,7 +236,14 @@ class Capturer:
         return Outcome(whole, kind)
 
 
+def _reach(value: int, packed: int, wild: bool) -> int:
+    """The packed counts a number card of ``value`` may take in a sum from a floor of
+    ``packed`` counts: values up to its own, and a wild 7D as one more of its value."""
+    return (packed & _LOWER[value]) + _UNITS[value - 1] if wild else packed & _LOWER[value]
+
+
 _CACHE_LIMIT = 50_000
+_FIELD = (1 << COUNT_BITS) - 1
 _UNITS = tuple(1 << (COUNT_BITS * i) for i in range(10))
 _LOWER = tuple((1 << (COUNT_BITS * v)) - 1 for v in range(11))
 """Masks of the counts of values 1..v."""

@@ -9,9 +9,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .board import Board
 from .bots import Policy, policy_named
-from .game import State, apply_move, new_match, play_random
+from .game import apply_move, new_match
 from .rules import Rules, team_of
+from .state import RoundResult
 from .view import observe
 
 
@@ -111,32 +113,33 @@ def simulate(
     while (rounds is None or report.rounds < rounds) and (
         matches is None or m < first_match + matches
     ):
-        state = new_match(rules, match_seed(seed, m))
+        board = Board(new_match(rules, match_seed(seed, m)))
         rng = random.Random(f"{seed}/{m}")
         done_rounds = 0
-        while not state.finished and (rounds is None or report.rounds < rounds):
-            seat = state.turn
+        while not board.finished and (rounds is None or report.rounds < rounds):
+            seat = board.turn
             assert seat is not None
-            before = state.round
+            before = board.round
             if fast_random:  # uniform like random_policy, without building a view
-                state = play_random(state, rng)
+                board.play_random(rng)
             else:
                 slot = (team_of(seat) + m) % 2
-                state = apply_move(state, chosen[slot](observe(state, seat), rng))
+                state = board.state()
+                board = Board(apply_move(state, chosen[slot](observe(state, seat), rng)))
             report.plies += 1
-            if state.round != before or state.finished:
-                _count_round(report, state)
+            if board.round != before or board.finished:
+                _count_round(report, board.results[-1])
                 done_rounds += 1
-        if state.finished:
+        if board.finished:
             report.matches += 1
             report.match_rounds += done_rounds
-            for team, score in enumerate(state.scores):
+            for team, score in enumerate(board.scores):
                 report.match_points[(team + m) % 2] += score
-            if state.winner is None:
+            if board.winner is None:
                 report.draws += 1
             else:
-                report.wins[(state.winner + m) % 2] += 1
-                report.first_player_wins += state.winner == 0
+                report.wins[(board.winner + m) % 2] += 1
+                report.first_player_wins += board.winner == 0
         m += 1
     report.seconds = time.perf_counter() - started
     return report
@@ -175,8 +178,7 @@ def simulate_parallel(
     return report
 
 
-def _count_round(report: SimulationReport, state: State) -> None:
-    result = state.results[-1]
+def _count_round(report: SimulationReport, result: RoundResult) -> None:
     report.rounds += 1
     report.basras += sum(result.basras) + sum(result.jack_basras)
     report.points += sum(result.points)

@@ -188,14 +188,16 @@ class SumSearch:
         self.union = union
         self.choose = choose
         self.compulsory = compulsory
-        self._cache: dict[tuple[int, int], tuple[list[int], int]] = {}
-        """(value, packed floor counts) -> (choices, how many captures they list): floors
-        differ, their counts recur."""
+        self._cache: dict[int, tuple[list[int], int]] = {}
+        """(packed floor counts << 4 | value) -> (choices, how many captures they list):
+        floors differ, their counts recur."""
 
     # --- which value counts may be taken ---------------------------------------
 
-    def _entry(self, value: int, packed: int) -> tuple[list[int], int]:
-        key = (value, packed)
+    def entry(self, value: int, packed: int) -> tuple[list[int], int]:
+        """(the packed captures to list, best first, empty when nothing can be taken; how
+        many captures :meth:`captures` lists) for a card of ``value`` on these counts."""
+        key = packed << 4 | value
         found = self._cache.get(key)
         if found is None:
             if len(self._cache) > _MEMO_LIMIT:
@@ -208,7 +210,7 @@ class SumSearch:
     def _choices(self, value: int, counts: list[int]) -> list[int]:
         """Packed counts of the captures to list, best first, at most a bounded number;
         empty when nothing can be taken."""
-        return self._entry(value, pack(counts))[0]
+        return self.entry(value, pack(counts))[0]
 
     def _listed(self, value: int, counts: list[int], choices: list[int]) -> int:
         """How many captures :meth:`captures` lists for these choices."""
@@ -320,15 +322,6 @@ class SumSearch:
 
     # --- cards ---------------------------------------------------------------------
 
-    def takes_nothing(self, value: int, packed: int) -> bool:
-        """Whether a number card of ``value`` can take nothing from these counts."""
-        return not self._entry(value, packed)[0]
-
-    def count(self, value: int, packed: int) -> int:
-        """How many captures :meth:`captures` lists for a floor of these packed counts,
-        without building any."""
-        return self._entry(value, packed)[1]
-
     def captures(
         self, value: int, packed: int, by_value: Sequence[Sequence[Card]]
     ) -> list[tuple[Card, ...]]:
@@ -336,7 +329,7 @@ class SumSearch:
         first, then first in deck order, at most :data:`MAX_LISTED`; ``[()]`` when it can
         take nothing. ``by_value[i]`` holds the floor's cards of value i+1, in card order,
         and ``packed`` their counts."""
-        choices = self._entry(value, packed)[0]
+        choices = self.entry(value, packed)[0]
         if not choices:
             return [()]
         if len(choices) == 1 and choices[0] == packed:  # everything goes: the common case

@@ -1,0 +1,323 @@
+"""The match being played: :meth:`Board.play` is the one place a play changes a match.
+
+After python-chess's ``Board``: hands, floor, stock and piles are lists changed in
+place, and the floor's packed value counts are kept up to date as cards land and
+leave, so what a card may take is one table look-up (:mod:`.captures`). The
+immutable :class:`~.state.State` is made from a board (:meth:`Board.state`) only where
+a match is stored or handed out; random self-play and the expert's playouts stay on
+the board (:meth:`Board.copy` for a branch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from random import Random
+
+from .captures import BasraKind, Capturer, Outcome, capturer_for
+from .cards import Card, card_matches
+from .errors import MatchFinished
+from .rules import TEAMS, Rules, team_of
+from .shuffle import deck_for_round
+from .state import Play, RoundResult, State, first_seat
+
+
+class Board:
+    """A match's mutable position; fields as in :class:`~.state.State`, with lists."""
+
+    __slots__ = (
+        "rules", "seed", "decks", "round", "dealer", "turn", "hands", "floor", "stock",
+        "piles", "basras", "jack_basras", "last_capturer", "scores", "carry", "results",
+        "ply", "last_play", "finished", "winner", "draw", "capturer", "packed",
+    )
+    rules: Rules
+    seed: bytes
+    decks: tuple[tuple[Card, ...], ...]
+    round: int
+    dealer: int
+    turn: int | None
+    hands: list[list[Card]]
+    floor: list[Card]
+    stock: list[Card]
+    piles: list[list[Card]]
+    basras: list[int]
+    jack_basras: list[int]
+    last_capturer: int | None
+    scores: list[int]
+    carry: int
+    results: list[RoundResult]
+    ply: int
+    last_play: Play | None
+    finished: bool
+    winner: int | None
+    draw: bool
+    capturer: Capturer
+    packed: int
+    """The floor's value counts, packed (see :attr:`.captures.Capturer.units`)."""
+
+    def __init__(self, state: State) -> None:
+        self.rules = state.rules
+        self.seed = state.seed
+        self.decks = state.decks
+        self.round = state.round
+        self.dealer = state.dealer
+        self.turn = state.turn
+        self.hands = [list(h) for h in state.hands]
+        self.floor = list(state.floor)
+        self.stock = list(state.stock)
+        self.piles = [list(p) for p in state.piles]
+        self.basras = list(state.basras)
+        self.jack_basras = list(state.jack_basras)
+        self.last_capturer = state.last_capturer
+        self.scores = list(state.scores)
+        self.carry = state.carry
+        self.results = list(state.results)
+        self.ply = state.ply
+        self.last_play = state.last_play
+        self.finished = state.finished
+        self.winner = state.winner
+        self.draw = state.draw
+        self.capturer = capturer_for(state.rules)
+        units = self.capturer.units
+        self.packed = sum(units[c] for c in self.floor)
+
+    def state(self) -> State:
+        """The immutable snapshot of this position."""
+        return State(
+            rules=self.rules, seed=self.seed, decks=self.decks, round=self.round,
+            dealer=self.dealer, turn=self.turn, hands=tuple(tuple(h) for h in self.hands),
+            floor=tuple(self.floor), stock=tuple(self.stock),
+            piles=tuple(tuple(p) for p in self.piles), basras=tuple(self.basras),
+            jack_basras=tuple(self.jack_basras), last_capturer=self.last_capturer,
+            scores=tuple(self.scores), carry=self.carry, results=tuple(self.results),
+            ply=self.ply, last_play=self.last_play, finished=self.finished,
+            winner=self.winner, draw=self.draw,
+        )
+
+    def copy(self) -> Board:
+        """An independent board in the same position (a branch to play out)."""
+        other = Board.__new__(Board)
+        other.rules, other.seed, other.decks = self.rules, self.seed, self.decks
+        other.round, other.dealer, other.turn = self.round, self.dealer, self.turn
+        other.last_capturer, other.carry, other.ply = self.last_capturer, self.carry, self.ply
+        other.last_play, other.finished = self.last_play, self.finished
+        other.winner, other.draw = self.winner, self.draw
+        other.capturer, other.packed = self.capturer, self.packed
+        other.hands = [list(h) for h in self.hands]
+        other.floor = list(self.floor)
+        other.stock = list(self.stock)
+        other.piles = [list(p) for p in self.piles]
+        other.basras = list(self.basras)
+        other.jack_basras = list(self.jack_basras)
+        other.scores = list(self.scores)
+        other.results = list(self.results)
+        return other
+
+    # --- choosing -------------------------------------------------------------------
+
+    def random_choice(self, rng: Random) -> tuple[int, Outcome]:
+        """(hand index, outcome) of a uniformly random legal move: the same distribution
+        as picking from ``legal_moves``, without listing them (only the chosen card's
+        captures are worked out)."""
+        if self.finished or self.turn is None:
+            raise MatchFinished("the match is finished")
+        hand = self.hands[self.turn]
+        floor = self.floor
+        counts = self.capturer.counts_on(hand, floor, self.packed)
+        k = rng.randrange(sum(counts))
+        for at, n in enumerate(counts):
+            if k < n:
+                return at, self.capturer.outcome_on(hand[at], floor, self.packed, k)
+            k -= n
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # --- playing --------------------------------------------------------------------
+
+    def play(self, at: int, outcome: Outcome) -> None:
+        """The seat to play plays its ``at``-th card with ``outcome``, which must be one
+        of that card's legal outcomes (callers check; see ``game.apply_move``)."""
+        seat = self.turn
+        assert seat is not None
+        hands = self.hands
+        card = hands[seat].pop(at)
+        team = seat % TEAMS  # team_of(seat), inlined on the hottest path
+        captured = outcome.capture
+        floor = self.floor
+        if captured:
+            if len(captured) == len(floor):
+                floor.clear()
+                self.packed = 0
+            else:
+                units = self.capturer.units
+                packed = self.packed
+                for c in captured:
+                    floor.remove(c)
+                    packed -= units[c]
+                self.packed = packed
+            pile = self.piles[team]
+            pile.extend(captured)
+            pile.append(card)
+            self.last_capturer = team
+        else:
+            floor.append(card)
+            self.packed += self.capturer.units[card]
+        round_over = not self.stock and not any(hands)
+        kind: BasraKind | None = outcome.basra
+        if kind is not None:
+            if round_over and not self.rules.basra.last_play_counts:
+                kind = None
+            elif kind == "basra":
+                self.basras[team] += 1
+            else:
+                self.jack_basras[team] += 1
+        self.last_play = Play(self.round, seat, card, captured, kind)
+        self.ply += 1
+        if round_over:
+            self._end_round()
+            return
+        players = self.rules.players
+        if not any(hands):
+            turn = first_seat(self.rules, self.dealer)
+            self.hands = deal_hands(self.stock, players, self.rules.hand_size, turn)
+        else:
+            turn = (seat + 1) % players
+            while not hands[turn]:
+                turn = (turn + 1) % players
+        self.turn = turn
+
+    def play_random(self, rng: Random) -> None:
+        """Play a uniformly random legal move (random self-play, ``basra simulate``)."""
+        self.play(*self.random_choice(rng))
+
+    def resign(self, seat: int) -> None:
+        """The seat's team concedes: the match ends and the other team wins."""
+        self.turn = None
+        self.ply += 1
+        self.finished = True
+        self.winner = (team_of(seat) + 1) % self.rules.teams
+
+    def _end_round(self) -> None:
+        rules = self.rules
+        floor = self.floor
+        # leftovers go to the last capturer; if nobody captured all round they stay uncounted
+        if floor and rules.leftover == "last_capturer" and self.last_capturer is not None:
+            self.piles[self.last_capturer].extend(floor)
+            floor.clear()
+            self.packed = 0
+        result = score_round(
+            rules, self.round, self.piles, self.basras, self.jack_basras, self.carry
+        )
+        scores = self.scores = [s + p for s, p in zip(self.scores, result.points, strict=True)]
+        self.results.append(result)
+        top = max(scores)
+        leaders = [t for t, s in enumerate(scores) if s == top]
+        if top >= rules.target_score and (len(leaders) == 1 or rules.target_tie == "draw"):
+            self.turn = None
+            self.stock = []
+            self.carry = 0
+            self.finished = True
+            self.winner = leaders[0] if len(leaders) == 1 else None
+            self.draw = len(leaders) > 1
+            return
+        self.round += 1
+        self.dealer = (self.dealer + 1) % rules.players
+        self.hands, self.floor, self.stock = start_round(
+            rules, self.seed, self.decks, self.round, self.dealer
+        )
+        self.packed = sum(self.capturer.units[c] for c in self.floor)
+        self.turn = first_seat(rules, self.dealer)
+        zero = [0] * rules.teams
+        self.piles = [[] for _ in range(rules.teams)]
+        self.basras, self.jack_basras = zero, list(zero)
+        self.last_capturer = None
+        self.carry = result.carried
+
+
+# --- dealing and scoring ---------------------------------------------------------------
+
+
+def deal_hands(stock: list[Card], players: int, size: int, first: int) -> list[list[Card]]:
+    """Deal ``size`` cards to each seat from the top of ``stock`` (taken off it) as one
+    packet; a short stock goes one card at a time."""
+    hands: list[list[Card]] = [[] for _ in range(players)]
+    order = [(first + i) % players for i in range(players)]
+    if len(stock) >= players * size:
+        for seat in order:
+            hands[seat] = stock[:size]
+            del stock[:size]
+    else:
+        i = 0
+        while stock:
+            hands[order[i % players]].append(stock.pop(0))
+            i += 1
+    return hands
+
+
+def _starting_floor(rules: Rules, floor: list[Card], stock: list[Card]) -> None:
+    """Send listed cards (default J and 7D) from the floor to the stock's bottom.
+
+    Each position is settled in floor order: its card goes to the bottom and
+    the top card of the stock takes its place, until that position holds an
+    unlisted card; then the next position. (A house rule that lists nearly
+    every card could leave no unlisted card in the stock: then a position keeps
+    what it has after one full turn of the stock.)
+    """
+    listed = rules.initial_floor.return_to_deck
+    if not listed:
+        return
+
+    def is_listed(card: Card) -> bool:
+        return any(card_matches(card, e) for e in listed)
+
+    for i in range(len(floor)):
+        for _ in range(len(stock)):
+            if not is_listed(floor[i]):
+                break
+            stock.append(floor[i])
+            floor[i] = stock.pop(0)
+
+
+def start_round(
+    rules: Rules, seed: bytes, decks: tuple[tuple[Card, ...], ...], rnd: int, dealer: int
+) -> tuple[list[list[Card]], list[Card], list[Card]]:
+    """(hands, floor, stock) of round ``rnd``: dealt from ``decks[rnd - 1]`` if given,
+    else from the seed's deck for that round."""
+    stock = list(decks[rnd - 1] if rnd <= len(decks) else deck_for_round(seed, rnd))
+    hands = deal_hands(stock, rules.players, rules.hand_size, first_seat(rules, dealer))
+    floor = stock[: rules.floor_size]
+    del stock[: rules.floor_size]
+    _starting_floor(rules, floor, stock)
+    return hands, floor, stock
+
+
+def score_round(
+    rules: Rules,
+    round_number: int,
+    piles: Sequence[Sequence[Card]],
+    basras: Sequence[int],
+    jack_basras: Sequence[int],
+    carry: int,
+) -> RoundResult:
+    """Round points per team from its pile and basras, with the most-cards rule."""
+    scoring = rules.scoring
+    teams = len(piles)
+    cards = tuple(len(p) for p in piles)
+    card_points = tuple(
+        sum(rules.card_points(str(c), c.rank) for c in p) for p in piles
+    ) if scoring.cards else (0,) * teams
+    points = [
+        basras[t] * scoring.basra + jack_basras[t] * scoring.jack_basra + card_points[t]
+        for t in range(teams)
+    ]
+    best = max(cards)
+    leaders = [t for t in range(teams) if cards[t] == best]
+    carried = 0
+    if len(leaders) == 1:
+        points[leaders[0]] += scoring.most_cards + carry
+    elif scoring.most_cards_tie == "split":
+        for t in leaders:
+            points[t] += scoring.most_cards // len(leaders)
+    elif scoring.most_cards_tie == "carry_over":
+        carried = carry + scoring.most_cards
+    return RoundResult(
+        round_number, cards, tuple(basras), tuple(jack_basras), card_points, tuple(points), carried
+    )
