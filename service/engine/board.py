@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from random import Random
 
 from .captures import BasraKind, Capturer, Outcome, capturer_for
-from .cards import Card, card_matches
+from .cards import DECK, Card, card_matches
 from .errors import MatchFinished
-from .rules import TEAMS, Rules, team_of
+from .rules import TEAMS, Rules, derived, team_of
 from .shuffle import deck_for_round
 from .state import Play, RoundResult, State, first_seat
 
@@ -27,7 +27,7 @@ class Board:
     __slots__ = (
         "rules", "seed", "decks", "round", "dealer", "turn", "hands", "floor", "stock",
         "piles", "basras", "jack_basras", "last_capturer", "scores", "carry", "results",
-        "ply", "last_play", "finished", "winner", "draw", "capturer", "packed",
+        "ply", "_last", "finished", "winner", "draw", "capturer", "packed",
     )
     rules: Rules
     seed: bytes
@@ -46,7 +46,8 @@ class Board:
     carry: int
     results: list[RoundResult]
     ply: int
-    last_play: Play | None
+    _last: Play | tuple[int, int, Card, tuple[Card, ...], BasraKind | None] | None
+    """The last play, or its parts until :attr:`last_play` is asked for."""
     finished: bool
     winner: int | None
     draw: bool
@@ -72,7 +73,7 @@ class Board:
         self.carry = state.carry
         self.results = list(state.results)
         self.ply = state.ply
-        self.last_play = state.last_play
+        self._last = state.last_play
         self.finished = state.finished
         self.winner = state.winner
         self.draw = state.draw
@@ -93,13 +94,22 @@ class Board:
             winner=self.winner, draw=self.draw,
         )
 
+    @property
+    def last_play(self) -> Play | None:
+        """The last play made in the match."""
+        last = self._last
+        if last is None or isinstance(last, Play):
+            return last
+        self._last = play = Play(*last)
+        return play
+
     def copy(self) -> Board:
         """An independent board in the same position (a branch to play out)."""
         other = Board.__new__(Board)
         other.rules, other.seed, other.decks = self.rules, self.seed, self.decks
         other.round, other.dealer, other.turn = self.round, self.dealer, self.turn
         other.last_capturer, other.carry, other.ply = self.last_capturer, self.carry, self.ply
-        other.last_play, other.finished = self.last_play, self.finished
+        other._last, other.finished = self._last, self.finished
         other.winner, other.draw = self.winner, self.draw
         other.capturer, other.packed = self.capturer, self.packed
         other.hands = [list(h) for h in self.hands]
@@ -169,7 +179,7 @@ class Board:
                 self.basras[team] += 1
             else:
                 self.jack_basras[team] += 1
-        self.last_play = Play(self.round, seat, card, captured, kind)
+        self._last = (self.round, seat, card, captured, kind)  # a Play when asked for
         self.ply += 1
         if round_over:
             self._end_round()
@@ -252,6 +262,17 @@ def deal_hands(stock: list[Card], players: int, size: int, first: int) -> list[l
     return hands
 
 
+def _returned(rules: Rules) -> frozenset[Card]:
+    """The cards ``initial_floor.return_to_deck`` lists (ranks or cards)."""
+    listed = rules.initial_floor.return_to_deck
+    return frozenset(c for c in DECK if any(card_matches(c, e) for e in listed))
+
+
+def _card_points(rules: Rules) -> tuple[int, ...]:
+    """What ``scoring.cards`` gives each card, by card."""
+    return tuple(rules.card_points(str(c), c.rank) for c in DECK)
+
+
 def _starting_floor(rules: Rules, floor: list[Card], stock: list[Card]) -> None:
     """Send listed cards (default J and 7D) from the floor to the stock's bottom.
 
@@ -261,16 +282,12 @@ def _starting_floor(rules: Rules, floor: list[Card], stock: list[Card]) -> None:
     every card could leave no unlisted card in the stock: then a position keeps
     what it has after one full turn of the stock.)
     """
-    listed = rules.initial_floor.return_to_deck
-    if not listed:
+    returned = derived(rules, _returned)
+    if not returned:
         return
-
-    def is_listed(card: Card) -> bool:
-        return any(card_matches(card, e) for e in listed)
-
     for i in range(len(floor)):
         for _ in range(len(stock)):
-            if not is_listed(floor[i]):
+            if floor[i] not in returned:
                 break
             stock.append(floor[i])
             floor[i] = stock.pop(0)
@@ -301,9 +318,11 @@ def score_round(
     scoring = rules.scoring
     teams = len(piles)
     cards = tuple(len(p) for p in piles)
-    card_points = tuple(
-        sum(rules.card_points(str(c), c.rank) for c in p) for p in piles
-    ) if scoring.cards else (0,) * teams
+    if scoring.cards:
+        worth = derived(rules, _card_points)
+        card_points = tuple(sum(worth[c] for c in p) for p in piles)
+    else:
+        card_points = (0,) * teams
     points = [
         basras[t] * scoring.basra + jack_basras[t] * scoring.jack_basra + card_points[t]
         for t in range(teams)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .cards import DECK, RANKS, SEVEN_OF_DIAMONDS, Card
-from .rules import Rules
+from .rules import Rules, derived
 from .sums import COUNT_BITS, SumSearch
 
 BasraKind = Literal["basra", "jack_basra"]
@@ -104,13 +104,16 @@ class Capturer:
         if not floor:
             return [1] * len(hand)
         wild = self._wild and SEVEN_OF_DIAMONDS in floor
-        entry = self._sums.entry
+        sums = self._sums
+        known = sums.known
         sum_value = self._sum_value
         out = []
         for card in hand:
             v = sum_value[card]
             if v:
-                out.append(entry(v, _reach(v, packed, wild))[1])
+                reach = (packed & _LOWER[v]) + _UNITS[v - 1] if wild else packed & _LOWER[v]
+                found = known.get(reach << 4 | v) or sums.entry(v, reach)
+                out.append(found[1])
             else:
                 out.append(1)
         return out
@@ -248,16 +251,8 @@ _UNITS = tuple(1 << (COUNT_BITS * i) for i in range(10))
 _LOWER = tuple((1 << (COUNT_BITS * v)) - 1 for v in range(11))
 """Masks of the counts of values 1..v."""
 _NOTHING = (Outcome((), None),)
-_CAPTURERS: dict[int, tuple[Rules, Capturer]] = {}
 
 
 def capturer_for(rules: Rules) -> Capturer:
     """The capturer of a rule set, made once per Rules object."""
-    entry = _CAPTURERS.get(id(rules))
-    if entry is not None and entry[0] is rules:
-        return entry[1]
-    if len(_CAPTURERS) > 256:
-        _CAPTURERS.clear()
-    capturer = Capturer(rules)
-    _CAPTURERS[id(rules)] = (rules, capturer)
-    return capturer
+    return derived(rules, Capturer)

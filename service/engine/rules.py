@@ -15,11 +15,11 @@ import hashlib
 import json
 import os
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 import yaml
 
@@ -149,6 +149,24 @@ class Rules:
         if card_name in table:
             return table[card_name]
         return table.get(rank, 0)
+
+
+_Derived = TypeVar("_Derived")
+_DERIVED: dict[tuple[int, object], tuple[Rules, object]] = {}
+
+
+def derived(rules: Rules, build: Callable[[Rules], _Derived]) -> _Derived:
+    """``build(rules)``, made once per Rules object: the tables play looks things up in
+    (a rule set is immutable, and one object is shared by every match that uses it)."""
+    key = (id(rules), build)
+    entry = _DERIVED.get(key)
+    if entry is not None and entry[0] is rules:
+        return cast(_Derived, entry[1])
+    if len(_DERIVED) > 1024:
+        _DERIVED.clear()
+    made = build(rules)
+    _DERIVED[key] = (rules, made)
+    return made
 
 
 @lru_cache(maxsize=256)

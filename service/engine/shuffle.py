@@ -21,7 +21,6 @@ import hashlib
 import hmac
 import secrets
 import struct
-from collections.abc import Iterator
 
 from .cards import DECK, Card
 from .errors import InvalidDeck
@@ -51,13 +50,22 @@ def parse_seed(text: str) -> bytes:
     return seed
 
 
-def _words(seed: bytes, round_number: int) -> Iterator[int]:
-    counter = 0
-    prefix = _DOMAIN + struct.pack(">I", round_number)
-    while True:
-        block = hmac.digest(seed, prefix + struct.pack(">I", counter), "sha256")
-        yield from struct.unpack(">8I", block)
-        counter += 1
+def _words(seed: bytes, round_number: int, start: int, blocks: int) -> tuple[int, ...]:
+    """Words of blocks ``start`` .. ``start + blocks - 1`` of the round's stream."""
+    keyed = hmac.new(seed, _DOMAIN + struct.pack(">I", round_number), "sha256")
+    stream = []
+    for n in range(start, start + blocks):
+        block = keyed.copy()  # the key and prefix are hashed once per round
+        block.update(struct.pack(">I", n))
+        stream.append(block.digest())
+    return struct.unpack(f">{8 * blocks}I", b"".join(stream))
+
+
+# (position i, bound below which a word is kept) for i = 51 .. 1
+_DRAWS = tuple((i, (1 << 32) - ((1 << 32) % (i + 1))) for i in range(51, 0, -1))
+_FIRST_BLOCKS = 7
+"""Blocks drawn at once: 51 words and five spare (a word is rejected about once in
+ten million)."""
 
 
 def deck_for_round(seed: bytes, round_number: int) -> tuple[Card, ...]:
@@ -65,14 +73,17 @@ def deck_for_round(seed: bytes, round_number: int) -> tuple[Card, ...]:
     if round_number < 1:
         raise InvalidDeck("rounds are numbered from 1")
     deck = list(DECK)
-    words = _words(seed, round_number)
-    for i in range(51, 0, -1):
-        n = i + 1
-        limit = (1 << 32) - ((1 << 32) % n)
-        word = next(words)
-        while word >= limit:
-            word = next(words)
-        j = word % n
+    words = _words(seed, round_number, 0, _FIRST_BLOCKS)
+    w = 0
+    for i, limit in _DRAWS:
+        while True:
+            if w == len(words):
+                words += _words(seed, round_number, len(words) // 8, 1)
+            word = words[w]
+            w += 1
+            if word < limit:
+                break
+        j = word % (i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return tuple(deck)
 

@@ -188,8 +188,8 @@ class SumSearch:
         self.union = union
         self.choose = choose
         self.compulsory = compulsory
-        self._cache: dict[int, tuple[list[int], int]] = {}
-        """(packed floor counts << 4 | value) -> (choices, how many captures they list):
+        self.known: dict[int, tuple[list[int], int]] = {}
+        """:meth:`entry` by ``packed << 4 | value``, read directly on the hottest path:
         floors differ, their counts recur."""
 
     # --- which value counts may be taken ---------------------------------------
@@ -198,13 +198,13 @@ class SumSearch:
         """(the packed captures to list, best first, empty when nothing can be taken; how
         many captures :meth:`captures` lists) for a card of ``value`` on these counts."""
         key = packed << 4 | value
-        found = self._cache.get(key)
+        found = self.known.get(key)
         if found is None:
-            if len(self._cache) > _MEMO_LIMIT:
-                self._cache.clear()
+            if len(self.known) > _MEMO_LIMIT:
+                self.known.clear()
             counts = unpack(packed, value)
             choices = self._search(value, counts)
-            found = self._cache[key] = (choices, self._listed(value, counts, choices))
+            found = self.known[key] = (choices, self._listed(value, counts, choices))
         return found
 
     def _choices(self, value: int, counts: list[int]) -> list[int]:
