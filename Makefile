@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKER_METRICS_PORT ?= 9101
 
-.PHONY: install serve test lint typecheck check bench openapi clean
+.PHONY: install serve test test-compiled compiled lint typecheck check bench openapi clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,25 @@ serve: $(STAMP)
 	$(BIN)/basra worker --metrics-port $(WORKER_METRICS_PORT) & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/gunicorn --config service/gunicorn_conf.py --bind $(HOST):$(PORT) 'service:create_app()'
 
+# the whole suite on the pure-Python engine, then the engine tests on its mypyc build
 test: $(STAMP)
 	$(BIN)/python -m pytest
+	$(MAKE) test-compiled
+
+# optional: the engine compiled with mypyc into build/compiled (pure Python stays the
+# default; PYTHONPATH=build/compiled runs anything on the compiled engine)
+COMPILED := build/compiled
+COMPILED_MODULES := board captures sums state game shuffle simulate bots
+compiled: $(STAMP)
+	@rm -rf $(COMPILED); \
+	if ! command -v cc >/dev/null 2>&1; then echo "compiled engine skipped: no C compiler (apt-get install gcc)"; exit 0; fi; \
+	mkdir -p $(COMPILED) && cp -r service variants $(COMPILED)/ && \
+	cd $(COMPILED) && $(abspath $(BIN))/mypyc $(COMPILED_MODULES:%=service/engine/%.py) > mypyc.log 2>&1 \
+	|| { tail -20 mypyc.log; exit 1; }; echo "compiled engine: $(COMPILED)"
+
+test-compiled: compiled
+	@if [ -d $(COMPILED)/service ]; then \
+	BASRA_ENGINE_BUILD=$(COMPILED) $(BIN)/python -m pytest -q tests/engine tests/test_cli.py; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests bench
@@ -34,7 +51,7 @@ typecheck: $(STAMP)
 
 check: lint typecheck test
 
-bench: $(STAMP)
+bench: compiled
 	$(BIN)/python -m bench
 
 openapi: $(STAMP)

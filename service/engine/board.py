@@ -196,7 +196,8 @@ class Board:
 
     def play_random(self, rng: Random) -> None:
         """Play a uniformly random legal move (random self-play, ``basra simulate``)."""
-        self.play(*self.random_choice(rng))
+        at, outcome = self.random_choice(rng)
+        self.play(at, outcome)
 
     def resign(self, seat: int) -> None:
         """The seat's team concedes: the match ends and the other team wins."""
