@@ -69,7 +69,8 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
     return {
         "SQLALCHEMY_DATABASE_URI": database_url(instance_path),
         "SECRET_KEY": secret_key(instance_path),
-        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        # PostgreSQL connections are pinged at checkout when idle a while (service/db.py)
+        "SQLALCHEMY_ENGINE_OPTIONS": {},
         # the longest ?wait= a poll may ask for, and how often a poll looks
         "BASRA_MAX_WAIT": _float("BASRA_MAX_WAIT", 30.0),
         "BASRA_POLL_INTERVAL": _float("BASRA_POLL_INTERVAL", 0.2),

@@ -351,7 +351,8 @@ def play_move(
     """Apply a seat's move and any bot replies.
 
     The engine and the bots run on the match as read, outside any lock; the write
-    transaction only checks that nobody moved meanwhile, appends and saves. If
+    transaction saves only if nobody moved meanwhile (one conditional UPDATE), and
+    appends. If
     somebody did, the move is worked out again on the new position (where it may be
     refused: not your turn, or 412 with If-Match). A retried Idempotency-Key with the
     same body gets the first result again, rebuilt from the move log.
@@ -385,9 +386,8 @@ def play_move(
         mine = state.last_play
         state, replies = run_bots(state, bot_levels(match.seats))
         with transaction(write=True):
-            if store.lock_version(match) != read:
+            if not store.append_plays_if_unchanged(match, [mine, *replies], state):
                 continue  # somebody moved while this one was worked out: again
-            store.append_plays(match, [mine, *replies], state)
             if match.timeouts and match.timeouts[seat]:
                 store.set_timeouts(match, [0 if i == seat else n
                                            for i, n in enumerate(match.timeouts)])

@@ -20,7 +20,7 @@ from sqlalchemy.orm import defer, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from . import metrics, webhooks
-from .db import backend, db
+from .db import db
 from .engine import Play, State
 from .engine.codec import rules_from_json, state_from_dict, state_to_dict
 from .errors import InvalidCursor, MatchNotFound
@@ -53,17 +53,6 @@ def lock_match(match_id: str, tenant: int) -> Match:
     SQLite's writer already holds the database)."""
     stmt = _by_id(match_id, tenant).with_for_update(of=Match)
     return _found(db.session.execute(stmt).unique().scalar_one_or_none(), match_id)
-
-
-def lock_version(match: Match) -> int:
-    """Lock a match read earlier (FOR UPDATE on PostgreSQL; SQLite's writer already holds
-    the database) and return its version now: only the version, since a match whose
-    version has not moved is the match already read."""
-    table = Match.__table__
-    query = select(table.c.version).where(table.c.pk == match.pk)
-    if backend() == "postgresql":
-        query = query.with_for_update()
-    return int(db.session.execute(query).scalar_one())
 
 
 def state_of(match: Match) -> State:
@@ -101,18 +90,38 @@ def _state_columns(
 
 def _set_state(match: Match, state: State, version: int, status: str | None = None,
                end_reason: str | None = None) -> None:
-    """Save a new snapshot with one UPDATE (no unit-of-work bookkeeping on the hot path)."""
+    """:func:`_save_state` for a caller that holds the match's row lock."""
+    if not _save_state(match, state, version, status, end_reason):
+        raise RuntimeError(f"match {match.id} changed under its row lock")
+
+
+def _save_state(match: Match, state: State, version: int, status: str | None = None,
+                end_reason: str | None = None, plays: Sequence[dict[str, Any]] = ()) -> bool:
+    """Save a new snapshot with one UPDATE (no unit-of-work bookkeeping on the hot path)
+    and append ``plays`` (move-log rows), only if the stored match is still at the
+    version ``match`` was read at; whether it was. The UPDATE takes the row lock, so no
+    separate locking read is needed."""
     columns = _state_columns(state, version, status, end_reason, match.clock_seconds)
     old_status, old_version = match.status, match.version
     # a Core UPDATE: the ORM's bulk-update bookkeeping (matching session objects
     # against the criteria, coercing through the mapper) cost more than the write
     table = Match.__table__
-    db.session.execute(table.update().where(table.c.pk == match.pk).values(**columns))
+    saved = db.session.execute(
+        table.update().where(table.c.pk == match.pk, table.c.version == old_version)
+        .values(**columns)
+    )
+    if saved.rowcount != 1:  # type: ignore[attr-defined]
+        return False
+    if plays:
+        # a Core INSERT: the ORM's bulk-insert path cost more than the statement
+        db.session.execute(insert(MoveRecord.__table__), plays)
+        metrics.MOVES.inc(len(plays))
     # keep the loaded object in step without marking it dirty
     for name in ("version", "status", "finished_at", "end_reason", "rounds", "turn",
                  "deadline", "scores", "winner", "draw"):
         set_committed_value(match, name, columns[name])
     webhooks.record(match, old_status, old_version)
+    return True
 
 
 @dataclass(frozen=True)
@@ -162,19 +171,25 @@ def create_match(
 
 def append_plays(match: Match, plays: Sequence[Play], state: State,
                  timed_out: int = 0) -> None:
-    """Append plays to the move log and save the new snapshot; the first ``timed_out``
-    plays were made on a seat's behalf when its time ran out."""
-    now = utcnow()
+    """:func:`append_plays_if_unchanged` for a caller that holds the match's row lock."""
+    if not append_plays_if_unchanged(match, plays, state, timed_out):
+        raise RuntimeError(f"match {match.id} changed under its row lock")
+
+
+def append_plays_if_unchanged(match: Match, plays: Sequence[Play], state: State,
+                              timed_out: int = 0) -> bool:
+    """Save the new snapshot and append plays to the move log, if the stored match is
+    still at the version ``match`` was read at; False, with nothing written, when it has
+    moved on. The first ``timed_out`` plays were made on a seat's behalf when its time
+    ran out."""
+    read, now = match.version, utcnow()
     rows = [
-        {"match_pk": match.pk, "seq": match.version + i, "kind": "play", "round": play.round,
+        {"match_pk": match.pk, "seq": read + i, "kind": "play", "round": play.round,
          "seat": play.seat, "card": str(play.card), "captured": [str(c) for c in play.captured],
          "basra": play.basra, "timeout": i <= timed_out, "created_at": now}
         for i, play in enumerate(plays, start=1)
     ]
-    if rows:
-        db.session.execute(insert(MoveRecord), rows)
-        metrics.MOVES.inc(len(rows))
-    _set_state(match, state, match.version + len(rows))
+    return _save_state(match, state, read + len(rows), plays=rows)
 
 
 def append_resign(match: Match, seat: int, round_number: int, state: State) -> None:
