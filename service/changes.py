@@ -275,11 +275,29 @@ def _match_facts(match: Match) -> tuple[int, int]:
 
 def publish(match: Match) -> None:
     """NOTIFY every instance of the match's new version (the seat to play, its deadline)
-    when this transaction commits."""
-    if backend() == "postgresql":
-        turn, deadline = _match_facts(match)
-        payload = f"{match.id}:{match.version}:{turn}:{deadline}"
-        db.session.execute(select(func.pg_notify(CHANNEL, payload)))
+    when this transaction commits; a version the saving UPDATE announced already
+    (:func:`announcement`) is not announced twice."""
+    if backend() == "postgresql" and db.session.info.get(ANNOUNCED) != (match.id, match.version):
+        db.session.execute(select(func.pg_notify(CHANNEL, _payload(match.id, match.version,
+                                                                   *_match_facts(match)))))
+
+
+def announcement(match_id: str, version: int, status: str, turn: int | None,
+                 deadline: datetime | None) -> Any:
+    """On PostgreSQL, the NOTIFY of a version about to be saved, for the saving UPDATE to
+    return (one round trip fewer than :func:`publish`'s own statement); None elsewhere."""
+    if backend() != "postgresql":
+        return None
+    db.session.info[ANNOUNCED] = (match_id, version)
+    return func.pg_notify(CHANNEL, _payload(match_id, version, *_facts(status, turn, deadline)))
+
+
+ANNOUNCED = "basra_announced"
+"""Session info: the (match id, version) the last saving UPDATE announced."""
+
+
+def _payload(match_id: str, version: int, turn: int, deadline: int) -> str:
+    return f"{match_id}:{version}:{turn}:{deadline}"
 
 
 def saw(match: Match) -> None:

@@ -19,7 +19,7 @@ from sqlalchemy import delete, exists, func, insert, or_, select, tuple_, update
 from sqlalchemy.orm import defer, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
-from . import metrics, webhooks
+from . import changes, metrics, webhooks
 from .db import db
 from .engine import Play, State
 from .engine.codec import rules_from_json, state_from_dict, state_to_dict
@@ -106,11 +106,15 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
     # a Core UPDATE: the ORM's bulk-update bookkeeping (matching session objects
     # against the criteria, coercing through the mapper) cost more than the write
     table = Match.__table__
-    saved = db.session.execute(
-        table.update().where(table.c.pk == match.pk, table.c.version == old_version)
+    update = table.update().where(table.c.pk == match.pk, table.c.version == old_version) \
         .values(**columns)
-    )
-    if saved.rowcount != 1:  # type: ignore[attr-defined]
+    notify = changes.announcement(match.id, version, columns["status"], columns["turn"],
+                                  columns["deadline"])
+    if notify is None:
+        if db.session.execute(update).rowcount != 1:  # type: ignore[attr-defined]
+            return False
+    elif db.session.execute(update.returning(notify)).first() is None:
+        db.session.info.pop(changes.ANNOUNCED, None)
         return False
     if plays:
         # a Core INSERT: the ORM's bulk-insert path cost more than the statement
