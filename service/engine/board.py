@@ -55,7 +55,11 @@ class Board:
     packed: int
     """The floor's value counts, packed (see :attr:`.captures.Capturer.units`)."""
 
-    def __init__(self, state: State) -> None:
+    def __init__(self, state: State | None = None) -> None:
+        """The position of ``state``; without one, an unfilled board for :meth:`copy` (a
+        compiled class cannot be made through ``__new__``)."""
+        if state is None:
+            return
         self.rules = state.rules
         self.seed = state.seed
         self.decks = state.decks
@@ -105,7 +109,7 @@ class Board:
 
     def copy(self) -> Board:
         """An independent board in the same position (a branch to play out)."""
-        other = Board.__new__(Board)
+        other = Board()
         other.rules, other.seed, other.decks = self.rules, self.seed, self.decks
         other.round, other.dealer, other.turn = self.round, self.dealer, self.turn
         other.last_capturer, other.carry, other.ply = self.last_capturer, self.carry, self.ply
