@@ -284,7 +284,7 @@ def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
 
 def _read_view(match_id: str, tenant: int, seat: int | None) -> MatchView:
     """The seat's view from the database, kept for the waiters woken by its version."""
-    with transaction():
+    with transaction(one_read=True):  # get_match is one SELECT
         match = store.get_match(match_id, tenant)
         view = match_view(match, store.state_of(match), seat)
     with _cache_lock:

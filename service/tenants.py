@@ -41,6 +41,7 @@ def hash_key(key: str) -> str:
 
 _cache: dict[str, tuple[float, Caller | None]] = {}
 _cache_lock = threading.Lock()
+_lookup_lock = threading.Lock()
 
 
 def caller_for(key: str | None, *, required: bool, origin: str | None,
@@ -52,17 +53,18 @@ def caller_for(key: str | None, *, required: bool, origin: str | None,
             raise MissingApiKey("send your front end's API key as 'X-API-Key: <key>'")
         return LOCAL
     digest = hash_key(key)
-    now = time.monotonic()
-    with _cache_lock:
-        cached = _cache.get(digest)
-    if cached is not None and now - cached[0] < cache_seconds:
-        caller = cached[1]
-    else:
-        caller = _lookup(digest)
-        with _cache_lock:
-            if len(_cache) > 10_000:
-                _cache.clear()
-            _cache[digest] = (now, caller)
+    fresh, caller = _cached(digest, cache_seconds)
+    if not fresh:
+        # one lookup at a time: the requests that find the entry expired together (a
+        # move wakes hundreds of long polls of one front end) wait for it, not query
+        with _lookup_lock:
+            fresh, caller = _cached(digest, cache_seconds)
+            if not fresh:
+                caller = _lookup(digest)
+                with _cache_lock:
+                    if len(_cache) > 10_000:
+                        _cache.clear()
+                    _cache[digest] = (time.monotonic(), caller)
     if caller is None:
         raise InvalidApiKey("this API key is unknown or revoked")
     if origin and caller.origins and origin not in caller.origins:
@@ -70,8 +72,17 @@ def caller_for(key: str | None, *, required: bool, origin: str | None,
     return caller
 
 
+def _cached(digest: str, cache_seconds: float) -> tuple[bool, Caller | None]:
+    """(whether the cache knows the key digest lately, its caller: None if unknown)."""
+    with _cache_lock:
+        cached = _cache.get(digest)
+    if cached is not None and time.monotonic() - cached[0] < cache_seconds:
+        return True, cached[1]
+    return False, None
+
+
 def _lookup(digest: str) -> Caller | None:
-    with transaction():
+    with transaction(one_read=True):
         row = db.session.execute(
             select(Tenant.pk, Tenant.name, Tenant.origins)
             .join(ApiKey, ApiKey.tenant_pk == Tenant.pk)
