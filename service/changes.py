@@ -283,13 +283,14 @@ def publish(match: Match) -> None:
 
 
 def announcement(match_id: str, version: int, status: str, turn: int | None,
-                 deadline: datetime | None) -> Any:
-    """On PostgreSQL, the NOTIFY of a version about to be saved, for the saving UPDATE to
-    return (one round trip fewer than :func:`publish`'s own statement); None elsewhere."""
+                 deadline: datetime | None) -> str | None:
+    """On PostgreSQL, the payload of the NOTIFY of a version about to be saved, for the
+    saving UPDATE to send (one round trip fewer than :func:`publish`'s own statement);
+    None elsewhere."""
     if backend() != "postgresql":
         return None
     db.session.info[ANNOUNCED] = (match_id, version)
-    return func.pg_notify(CHANNEL, _payload(match_id, version, *_facts(status, turn, deadline)))
+    return _payload(match_id, version, *_facts(status, turn, deadline))
 
 
 ANNOUNCED = "basra_announced"

@@ -13,9 +13,10 @@ import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import delete, exists, func, insert, or_, select, tuple_, update
+from sqlalchemy import bindparam, delete, exists, func, insert, or_, select, tuple_, update
 from sqlalchemy.orm import defer, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -88,6 +89,22 @@ def _state_columns(
     }
 
 
+@lru_cache(maxsize=8)
+def _save_statement(names: tuple[str, ...], notify: bool) -> Any:
+    """The UPDATE that saves a match's new snapshot (columns ``names``) only if the match
+    is still at the version read; with ``notify``, it also sends the NOTIFY of the new
+    version (PostgreSQL). Built once: the compiled form is cached on the statement."""
+    table = Match.__table__
+    update = table.update().where(
+        table.c.pk == bindparam("match_pk"), table.c.version == bindparam("read")
+    ).values({name: bindparam(f"new_{name}") for name in names})
+    return update.returning(func.pg_notify(changes.CHANNEL, bindparam("notice"))) \
+        if notify else update
+
+
+_LOG = insert(MoveRecord.__table__)
+
+
 def _set_state(match: Match, state: State, version: int, status: str | None = None,
                end_reason: str | None = None) -> None:
     """:func:`_save_state` for a caller that holds the match's row lock."""
@@ -103,22 +120,24 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
     separate locking read is needed."""
     columns = _state_columns(state, version, status, end_reason, match.clock_seconds)
     old_status, old_version = match.status, match.version
-    # a Core UPDATE: the ORM's bulk-update bookkeeping (matching session objects
-    # against the criteria, coercing through the mapper) cost more than the write
-    table = Match.__table__
-    update = table.update().where(table.c.pk == match.pk, table.c.version == old_version) \
-        .values(**columns)
-    notify = changes.announcement(match.id, version, columns["status"], columns["turn"],
+    params = {f"new_{name}": value for name, value in columns.items()}
+    params["match_pk"], params["read"] = match.pk, old_version
+    notice = changes.announcement(match.id, version, columns["status"], columns["turn"],
                                   columns["deadline"])
-    if notify is None:
-        if db.session.execute(update).rowcount != 1:  # type: ignore[attr-defined]
+    # statements built once (their compiled form is cached on them), run on the
+    # session's connection: the ORM's execute path cost more than the statements
+    conn = db.session.connection()
+    save = _save_statement(tuple(columns), notice is not None)
+    if notice is None:
+        if conn.execute(save, params).rowcount != 1:
             return False
-    elif db.session.execute(update.returning(notify)).first() is None:
-        db.session.info.pop(changes.ANNOUNCED, None)
-        return False
+    else:
+        params["notice"] = notice
+        if conn.execute(save, params).first() is None:
+            db.session.info.pop(changes.ANNOUNCED, None)
+            return False
     if plays:
-        # a Core INSERT: the ORM's bulk-insert path cost more than the statement
-        db.session.execute(insert(MoveRecord.__table__), plays)
+        conn.execute(_LOG, plays[0] if len(plays) == 1 else list(plays))
         metrics.MOVES.inc(len(plays))
     # keep the loaded object in step without marking it dirty
     for name in ("version", "status", "finished_at", "end_reason", "rounds", "turn",
