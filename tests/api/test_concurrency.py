@@ -152,3 +152,45 @@ def test_a_slow_bot_reply_holds_no_lock(app: Flask, monkeypatch) -> None:  # noq
     thread.join(10)
     assert r.status_code == 201 and result["slow"] == 201
     assert took < 0.5, took
+
+
+def test_a_move_overtaken_while_worked_out_is_worked_out_again(app: Flask, monkeypatch) -> None:  # noqa: ANN001
+    """A move is worked out outside any lock; if another move lands on the match before it
+    is saved, its save (UPDATE ... WHERE version = the one read) finds nothing, nothing
+    is written, and it is worked out again on the new position: here, no longer the
+    seat's turn (409). The log holds only the move that landed first."""
+    import service.matches
+
+    real = service.matches.run_bots
+    worked_out, go_on = threading.Event(), threading.Event()
+    first = [True]
+
+    def held_bots(state, bots):  # noqa: ANN001, ANN202
+        if first[0]:
+            first[0] = False
+            worked_out.set()
+            go_on.wait(10)
+        return real(state, bots)
+
+    client = app.test_client()
+    created = create(client)
+    token = tokens(created)[0]
+    moves = view(client, created["id"], token)["legal_moves"]
+    monkeypatch.setattr(service.matches, "run_bots", held_bots)  # the next move waits
+    result: dict[str, object] = {}
+
+    def overtaken() -> None:
+        r = play(app.test_client(), created["id"], token, moves[0]["card"], moves[0]["capture"])
+        result["status"], result["body"] = r.status_code, r.get_json()
+
+    thread = threading.Thread(target=overtaken)
+    thread.start()
+    assert worked_out.wait(10)
+    landed = play(client, created["id"], token, moves[-1]["card"], moves[-1]["capture"])
+    assert landed.status_code == 201, landed.get_json()
+    go_on.set()
+    thread.join(15)
+    assert result["status"] == 409, result
+    assert result["body"]["reason"] == "not_your_turn"  # type: ignore[index]
+    log = client.get(f"/v1/matches/{created['id']}/moves").get_json()
+    assert [m["card"] for m in log["moves"]] == [moves[-1]["card"]] and log["version"] == 1
