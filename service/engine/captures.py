@@ -125,8 +125,11 @@ class Capturer:
             return _NOTHING[0]
         v = self._sum_value[card]
         if v:
-            wild = self._wild and SEVEN_OF_DIAMONDS in floor
-            return self._sum_outcomes(v, floor, _reach(v, packed, wild))[k]
+            reach = _reach(v, packed, self._wild and SEVEN_OF_DIAMONDS in floor)
+            sums = self._sums
+            if not (sums.known.get(reach << 4 | v) or sums.entry(v, reach))[0]:
+                return _NOTHING[0]  # the common play: the card takes nothing
+            return self._sum_outcomes(v, floor, reach)[k]
         return self._outcomes(card, tuple(floor))[k]
 
     def _is_wild(self, card: Card) -> bool:

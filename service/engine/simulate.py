@@ -123,13 +123,16 @@ def simulate(
                 seat = board.turn
                 assert seat is not None
                 before = board.round
-                if fast_random:  # uniform like random_policy, without building a view
-                    board.play_random(rng)
+                if fast_random:  # uniform like random_policy, without building a view: a round
+                    play_random = board.play_random
+                    while board.round == before and not board.finished:
+                        play_random(rng)
+                        report.plies += 1
                 else:
                     slot = (team_of(seat) + m) % 2
                     state = board.state()
                     board = Board(apply_move(state, chosen[slot](observe(state, seat), rng)))
-                report.plies += 1
+                    report.plies += 1
                 if board.round != before or board.finished:
                     _count_round(report, board.results[-1])
                     done_rounds += 1
