@@ -16,7 +16,7 @@ from random import Random
 from .captures import BasraKind, Capturer, Outcome, capturer_for
 from .cards import DECK, Card, card_matches
 from .errors import MatchFinished
-from .rules import TEAMS, Rules, derived, team_of
+from .rules import TEAMS, Rules, derived, points_by_card, team_of
 from .shuffle import deck_for_round
 from .state import Play, RoundResult, State, first_seat
 
@@ -60,30 +60,38 @@ class Board:
         compiled class cannot be made through ``__new__``)."""
         if state is None:
             return
-        self.rules = state.rules
-        self.seed = state.seed
-        self.decks = state.decks
-        self.round = state.round
-        self.dealer = state.dealer
-        self.turn = state.turn
-        self.hands = [list(h) for h in state.hands]
-        self.floor = list(state.floor)
-        self.stock = list(state.stock)
-        self.piles = [list(p) for p in state.piles]
-        self.basras = list(state.basras)
-        self.jack_basras = list(state.jack_basras)
-        self.last_capturer = state.last_capturer
-        self.scores = list(state.scores)
-        self.carry = state.carry
-        self.results = list(state.results)
-        self.ply = state.ply
-        self._last = state.last_play
-        self.finished = state.finished
-        self.winner = state.winner
-        self.draw = state.draw
+        self._take(state, state.last_play)
         self.capturer = capturer_for(state.rules)
-        units = self.capturer.units
-        self.packed = sum(units[c] for c in self.floor)
+        self.packed = self.capturer.packed_counts(self.floor)
+
+    def _take(
+        self,
+        source: State | Board,
+        last: Play | tuple[int, int, Card, tuple[Card, ...], BasraKind | None] | None,
+    ) -> None:
+        """Every field of ``source`` (a snapshot or a board) but the capture tables, the
+        lists copied."""
+        self.rules = source.rules
+        self.seed = source.seed
+        self.decks = source.decks
+        self.round = source.round
+        self.dealer = source.dealer
+        self.turn = source.turn
+        self.hands = [list(h) for h in source.hands]
+        self.floor = list(source.floor)
+        self.stock = list(source.stock)
+        self.piles = [list(p) for p in source.piles]
+        self.basras = list(source.basras)
+        self.jack_basras = list(source.jack_basras)
+        self.last_capturer = source.last_capturer
+        self.scores = list(source.scores)
+        self.carry = source.carry
+        self.results = list(source.results)
+        self.ply = source.ply
+        self._last = last
+        self.finished = source.finished
+        self.winner = source.winner
+        self.draw = source.draw
 
     def state(self) -> State:
         """The immutable snapshot of this position."""
@@ -110,20 +118,8 @@ class Board:
     def copy(self) -> Board:
         """An independent board in the same position (a branch to play out)."""
         other = Board()
-        other.rules, other.seed, other.decks = self.rules, self.seed, self.decks
-        other.round, other.dealer, other.turn = self.round, self.dealer, self.turn
-        other.last_capturer, other.carry, other.ply = self.last_capturer, self.carry, self.ply
-        other._last, other.finished = self._last, self.finished
-        other.winner, other.draw = self.winner, self.draw
+        other._take(self, self._last)  # the last play stays unmade until asked for
         other.capturer, other.packed = self.capturer, self.packed
-        other.hands = [list(h) for h in self.hands]
-        other.floor = list(self.floor)
-        other.stock = list(self.stock)
-        other.piles = [list(p) for p in self.piles]
-        other.basras = list(self.basras)
-        other.jack_basras = list(self.jack_basras)
-        other.scores = list(self.scores)
-        other.results = list(self.results)
         return other
 
     # --- choosing -------------------------------------------------------------------
@@ -240,7 +236,7 @@ class Board:
         self.hands, self.floor, self.stock = start_round(
             rules, self.seed, self.decks, self.round, self.dealer
         )
-        self.packed = sum(self.capturer.units[c] for c in self.floor)
+        self.packed = self.capturer.packed_counts(self.floor)
         self.turn = first_seat(rules, self.dealer)
         zero = [0] * rules.teams
         self.piles = [[] for _ in range(rules.teams)]
@@ -273,11 +269,6 @@ def _returned(rules: Rules) -> frozenset[Card]:
     """The cards ``initial_floor.return_to_deck`` lists (ranks or cards)."""
     listed = rules.initial_floor.return_to_deck
     return frozenset(c for c in DECK if any(card_matches(c, e) for e in listed))
-
-
-def _card_points(rules: Rules) -> tuple[int, ...]:
-    """What ``scoring.cards`` gives each card, by card."""
-    return tuple(rules.card_points(str(c), c.rank) for c in DECK)
 
 
 def _starting_floor(rules: Rules, floor: list[Card], stock: list[Card]) -> None:
@@ -326,7 +317,7 @@ def score_round(
     teams = len(piles)
     cards = tuple(len(p) for p in piles)
     if scoring.cards:
-        worth = derived(rules, _card_points)
+        worth = derived(rules, points_by_card)
         card_points = tuple(sum(worth[c] for c in p) for p in piles)
     else:
         card_points = (0,) * teams

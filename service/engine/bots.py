@@ -15,7 +15,7 @@ from .board import Board
 from .captures import Outcome, capturer_for
 from .cards import RANKS, SEVEN_OF_DIAMONDS, Card
 from .game import Move, Play, State, apply_move, check_move
-from .rules import Rules, team_of
+from .rules import Rules, derived, points_by_card, team_of
 from .view import SeatView, observe
 
 _JACK_RANK = RANKS.index("J")
@@ -34,7 +34,8 @@ def _cards_value(rules: Rules, cards: Sequence[Card]) -> float:
     its card points."""
     value = len(cards) * rules.scoring.most_cards / 26.0
     if rules.scoring.cards:
-        value += sum(rules.card_points(str(c), c.rank) for c in cards)
+        worth = derived(rules, points_by_card)
+        value += sum(worth[c] for c in cards)
     return value
 
 

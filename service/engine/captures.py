@@ -9,7 +9,7 @@ are cached by (card, floor).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -110,7 +110,7 @@ class Capturer:
         out = []
         for card in hand:
             v = sum_value[card]
-            if v:
+            if v:  # _reach and SumSearch.entry inlined: this loop is the hottest there is
                 reach = (packed & _LOWER[v]) + _UNITS[v - 1] if wild else packed & _LOWER[v]
                 found = known.get(reach << 4 | v) or sums.entry(v, reach)
                 out.append(found[1])
@@ -126,8 +126,7 @@ class Capturer:
         v = self._sum_value[card]
         if v:
             reach = _reach(v, packed, self._wild and SEVEN_OF_DIAMONDS in floor)
-            sums = self._sums
-            if not (sums.known.get(reach << 4 | v) or sums.entry(v, reach))[0]:
+            if not self._sums.entry(v, reach)[0]:
                 return _NOTHING[0]  # the common play: the card takes nothing
             return self._sum_outcomes(v, floor, reach)[k]
         return self._outcomes(card, tuple(floor))[k]
@@ -142,13 +141,16 @@ class Capturer:
             return (self._seven_of_diamonds(floor),)
         return self._plain(card, floor)
 
+    def packed_counts(self, floor: Iterable[Card]) -> int:
+        """The packed value counts of these floor cards: the sum of their :attr:`units`."""
+        units = self.units
+        return sum(units[c] for c in floor)
+
     def _packed_floor(self, floor: tuple[Card, ...]) -> int:
-        """The packed counts of the floor's number cards by value (a wild 7D left out)."""
+        """:meth:`packed_counts`, cached by floor."""
         packed = self._packed_floors.get(floor)
         if packed is None:
-            units = self.units
-            packed = sum(units[c] for c in floor)
-            self._packed_floors[floor] = packed
+            packed = self._packed_floors[floor] = self.packed_counts(floor)
         return packed
 
     def _packed(self, value: int, floor: tuple[Card, ...]) -> int:

@@ -23,7 +23,7 @@ from typing import Any, Literal, TypeVar, cast
 
 import yaml
 
-from .cards import RANKS, SUITS, is_rank
+from .cards import DECK, RANKS, SUITS, is_rank
 from .errors import InvalidRules, UnknownVariant
 
 
@@ -149,6 +149,12 @@ class Rules:
         if card_name in table:
             return table[card_name]
         return table.get(rank, 0)
+
+
+def points_by_card(rules: Rules) -> tuple[int, ...]:
+    """What ``scoring.cards`` gives each card, indexed by card (use through
+    :func:`derived`: one table per rule set)."""
+    return tuple(rules.card_points(str(c), c.rank) for c in DECK)
 
 
 _Derived = TypeVar("_Derived")
