@@ -52,9 +52,8 @@ def engine_bench() -> dict[str, float]:
             runs = ", ".join(f"{r:,.0f}" for r in rates)
             print(f"  {name} {build}: median {statistics.median(rates):,.0f} rounds/s  "
                   f"(runs: {runs})")
-            key = f"engine_{short}_rounds_per_s" if build == "pure" else \
-                f"engine_{short}_compiled_rounds_per_s"
-            figures[key] = round(statistics.median(rates))
+            suffix = "" if build == "pure" else "_compiled"
+            figures[f"engine_{short}{suffix}_rounds_per_s"] = round(statistics.median(rates))
     figures["engine_rounds_per_s"] = figures["engine_v2_rounds_per_s"]
     if "engine_v2_compiled_rounds_per_s" in figures:
         figures["engine_compiled_rounds_per_s"] = figures["engine_v2_compiled_rounds_per_s"]
@@ -115,7 +114,7 @@ def main(argv: list[str]) -> int:
         from bench import history
 
         figures.update(history.run())
-    if "strength" in wanted:  # about ten minutes on two cores: only when asked for
+    if "strength" in wanted:  # about seven minutes on two cores: only when asked for
         from bench import strength
 
         figures.update(strength.run())

@@ -277,7 +277,7 @@ def publish(match: Match) -> None:
     """NOTIFY every instance of the match's new version (the seat to play, its deadline)
     when this transaction commits; a version the saving UPDATE announced already
     (:func:`announcement`) is not announced twice."""
-    if backend() == "postgresql" and db.session.info.get(ANNOUNCED) != (match.id, match.version):
+    if backend() == "postgresql" and db.session.info.get(_ANNOUNCED) != (match.id, match.version):
         db.session.execute(select(func.pg_notify(CHANNEL, _payload(match.id, match.version,
                                                                    *_match_facts(match)))))
 
@@ -286,14 +286,18 @@ def announcement(match_id: str, version: int, status: str, turn: int | None,
                  deadline: datetime | None) -> str | None:
     """On PostgreSQL, the payload of the NOTIFY of a version about to be saved, for the
     saving UPDATE to send (one round trip fewer than :func:`publish`'s own statement);
-    None elsewhere."""
+    None elsewhere. Call :func:`announced` once the UPDATE has saved it."""
     if backend() != "postgresql":
         return None
-    db.session.info[ANNOUNCED] = (match_id, version)
     return _payload(match_id, version, *_facts(status, turn, deadline))
 
 
-ANNOUNCED = "basra_announced"
+def announced(match_id: str, version: int) -> None:
+    """The saving UPDATE sent the NOTIFY of this version: :func:`publish` skips it."""
+    db.session.info[_ANNOUNCED] = (match_id, version)
+
+
+_ANNOUNCED = "basra_announced"
 """Session info: the (match id, version) the last saving UPDATE announced."""
 
 

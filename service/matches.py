@@ -352,9 +352,8 @@ def play_move(
 
     The engine and the bots run on the match as read, outside any lock; the write
     transaction saves only if nobody moved meanwhile (one conditional UPDATE), and
-    appends. If
-    somebody did, the move is worked out again on the new position (where it may be
-    refused: not your turn, or 412 with If-Match). A retried Idempotency-Key with the
+    appends. If somebody did, the move is worked out again on the new position (where
+    it may be refused: not your turn, or 412 with If-Match). A retried Idempotency-Key with the
     same body gets the first result again, rebuilt from the move log.
     """
     move = Move(0, card, None if capture is None else tuple(capture))
@@ -362,7 +361,7 @@ def play_move(
         recalled = _recalled(tenant, match_id) if attempt == 0 else None
         if recalled is not None:
             # the match as this process last wrote it: if another moved since, the
-            # version check under the lock below sends this move round again
+            # conditional save below finds it moved and sends this move round again
             read, match, state = recalled
             seat = require_seat(seat_hashes(match.seats), token)
             if if_match is not None and if_match != read \
@@ -437,7 +436,7 @@ def _key_was_used(match: Match, seat: int, idempotency_key: str | None) -> bool:
     decides whether it has expired); one small query, no match loaded."""
     if not idempotency_key:
         return False
-    with transaction():
+    with transaction(one_read=True):  # find_idempotent is one SELECT
         return store.find_idempotent(match, seat, idempotency_key, _EPOCH) is not None
 
 

@@ -108,7 +108,12 @@ _LOG = insert(MoveRecord.__table__)
 def _set_state(match: Match, state: State, version: int, status: str | None = None,
                end_reason: str | None = None) -> None:
     """:func:`_save_state` for a caller that holds the match's row lock."""
-    if not _save_state(match, state, version, status, end_reason):
+    _under_lock(match, _save_state(match, state, version, status, end_reason))
+
+
+def _under_lock(match: Match, saved: bool) -> None:
+    """A save by a caller holding the row lock cannot find the match moved on."""
+    if not saved:
         raise RuntimeError(f"match {match.id} changed under its row lock")
 
 
@@ -134,8 +139,8 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
     else:
         params["notice"] = notice
         if conn.execute(save, params).first() is None:
-            db.session.info.pop(changes.ANNOUNCED, None)
             return False
+        changes.announced(match.id, version)
     if plays:
         conn.execute(_LOG, plays[0] if len(plays) == 1 else list(plays))
         metrics.MOVES.inc(len(plays))
@@ -195,8 +200,7 @@ def create_match(
 def append_plays(match: Match, plays: Sequence[Play], state: State,
                  timed_out: int = 0) -> None:
     """:func:`append_plays_if_unchanged` for a caller that holds the match's row lock."""
-    if not append_plays_if_unchanged(match, plays, state, timed_out):
-        raise RuntimeError(f"match {match.id} changed under its row lock")
+    _under_lock(match, append_plays_if_unchanged(match, plays, state, timed_out))
 
 
 def append_plays_if_unchanged(match: Match, plays: Sequence[Play], state: State,
