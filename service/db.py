@@ -120,22 +120,23 @@ _UNAVAILABLE = (exc.OperationalError, exc.InterfaceError, exc.TimeoutError,
 
 
 @contextmanager
-def transaction(*, write: bool = False, one_read: bool = False) -> Iterator[None]:
+def transaction(*, write: bool = False, one_statement: bool = False) -> Iterator[None]:
     """One unit of work: committed when the block ends, rolled back if it raises.
 
     ``write`` takes the write lock at BEGIN on SQLite (PostgreSQL locks rows instead).
-    ``one_read``: the block runs a single SELECT, consistent on its own, so on
-    PostgreSQL it runs without BEGIN and COMMIT (two round trips fewer).
+    ``one_statement``: on PostgreSQL the block runs a single statement, consistent and
+    atomic on its own (a SELECT, or a write the store made one statement), so it runs
+    without BEGIN and COMMIT (two round trips fewer); SQLite runs the block as usual.
     A database that does not answer raises :class:`DatabaseUnavailable`.
     """
     session = db.session()
     try:
         if session.in_transaction():  # a read left open earlier in the request
             session.rollback()
-        if write:
-            _begin_write()
-        elif one_read and backend() == "postgresql":
+        if one_statement and backend() == "postgresql":
             session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+        elif write:
+            _begin_write()
         yield
         session.commit()
     except BaseException as error:

@@ -284,7 +284,7 @@ def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
 
 def _read_view(match_id: str, tenant: int, seat: int | None) -> MatchView:
     """The seat's view from the database, kept for the waiters woken by its version."""
-    with transaction(one_read=True):  # get_match is one SELECT
+    with transaction(one_statement=True):  # get_match is one SELECT
         match = store.get_match(match_id, tenant)
         view = match_view(match, store.state_of(match), seat)
     with _cache_lock:
@@ -384,17 +384,14 @@ def play_move(
         assert state.last_play is not None
         mine = state.last_play
         state, replies = run_bots(state, bot_levels(match.seats))
-        with transaction(write=True):
-            if not store.append_plays_if_unchanged(match, [mine, *replies], state):
+        timeouts = [0 if i == seat else n for i, n in enumerate(match.timeouts)] \
+            if match.timeouts and match.timeouts[seat] else None
+        key = store.KeyRecord(seat, idempotency_key, request_fingerprint) \
+            if idempotency_key else None
+        with transaction(write=True, one_statement=True):  # the save is one statement
+            if not store.append_plays_if_unchanged(match, [mine, *replies], state,
+                                                   timeouts=timeouts, key=key):
                 continue  # somebody moved while this one was worked out: again
-            if match.timeouts and match.timeouts[seat]:
-                store.set_timeouts(match, [0 if i == seat else n
-                                           for i, n in enumerate(match.timeouts)])
-            if idempotency_key:
-                store.save_idempotent(
-                    match, seat, idempotency_key, request_fingerprint, read + 1, match.version
-                )
-            changes.publish(match)
             result = MoveResult(mine, tuple(replies), match_view(match, state, seat))
         changes.saw(match)
         _remember(tenant, match, state)
@@ -436,7 +433,7 @@ def _key_was_used(match: Match, seat: int, idempotency_key: str | None) -> bool:
     decides whether it has expired); one small query, no match loaded."""
     if not idempotency_key:
         return False
-    with transaction(one_read=True):  # find_idempotent is one SELECT
+    with transaction(one_statement=True):  # find_idempotent is one SELECT
         return store.find_idempotent(match, seat, idempotency_key, _EPOCH) is not None
 
 

@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
+from psycopg.types.json import Json, Jsonb
 from sqlalchemy import bindparam, delete, exists, func, insert, or_, select, tuple_, update
 from sqlalchemy.orm import defer, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
@@ -28,12 +29,19 @@ from .errors import InvalidCursor, MatchNotFound
 from .models import IdempotencyKey, Match, MoveRecord, Seat, as_utc, utcnow
 
 
-def _by_id(match_id: str, tenant: int) -> Any:
-    # populate_existing: a row read again in a later transaction of the same request is
-    # refreshed, not served from the session's earlier copy
-    return select(Match).where(Match.id == match_id, Match.tenant_pk == tenant).options(
-        joinedload(Match.seats, innerjoin=True)
-    ).execution_options(populate_existing=True)
+@lru_cache(maxsize=1)
+def _by_id() -> Any:
+    # built once, so it is not built and keyed for the compiled-statement cache on every
+    # read; populate_existing: a row read again in a later transaction of the same
+    # request is refreshed, not served from the session's earlier copy
+    return select(Match).where(
+        Match.id == bindparam("match_id"), Match.tenant_pk == bindparam("tenant")
+    ).options(joinedload(Match.seats, innerjoin=True)).execution_options(populate_existing=True)
+
+
+@lru_cache(maxsize=1)
+def _locked_by_id() -> Any:
+    return _by_id().with_for_update(of=Match)
 
 
 def _found(match: Match | None, match_id: str) -> Match:
@@ -45,15 +53,15 @@ def _found(match: Match | None, match_id: str) -> Match:
 def get_match(match_id: str, tenant: int) -> Match:
     """A tenant's match and its seats (one query) by public id; another tenant's match is
     not found."""
-    match = db.session.execute(_by_id(match_id, tenant)).unique().scalar_one_or_none()
-    return _found(match, match_id)
+    found = db.session.execute(_by_id(), {"match_id": match_id, "tenant": tenant})
+    return _found(found.unique().scalar_one_or_none(), match_id)
 
 
 def lock_match(match_id: str, tenant: int) -> Match:
     """A tenant's match row, locked until the transaction ends (FOR UPDATE on PostgreSQL;
     SQLite's writer already holds the database)."""
-    stmt = _by_id(match_id, tenant).with_for_update(of=Match)
-    return _found(db.session.execute(stmt).unique().scalar_one_or_none(), match_id)
+    found = db.session.execute(_locked_by_id(), {"match_id": match_id, "tenant": tenant})
+    return _found(found.unique().scalar_one_or_none(), match_id)
 
 
 def state_of(match: Match) -> State:
@@ -90,19 +98,61 @@ def _state_columns(
 
 
 @lru_cache(maxsize=8)
-def _save_statement(names: tuple[str, ...], notify: bool) -> Any:
+def _save_statement(names: tuple[str, ...]) -> Any:
     """The UPDATE that saves a match's new snapshot (columns ``names``) only if the match
-    is still at the version read; with ``notify``, it also sends the NOTIFY of the new
-    version (PostgreSQL). Built once: the compiled form is cached on the statement."""
+    is still at the version read. Built once: the compiled form is cached on it."""
     table = Match.__table__
-    update = table.update().where(
+    return table.update().where(
         table.c.pk == bindparam("match_pk"), table.c.version == bindparam("read")
     ).values({name: bindparam(f"new_{name}") for name in names})
-    return update.returning(func.pg_notify(changes.CHANNEL, bindparam("notice"))) \
-        if notify else update
 
 
 _LOG = insert(MoveRecord.__table__)
+_LOG_FIELDS = "seq int, round int, seat int, card text, captured json, basra text, timeout bool"
+_MESSAGE_FIELDS = "webhook_pk bigint, msg_id text, type text, body text"
+
+
+@lru_cache(maxsize=32)
+def _save_at_once(names: tuple[str, ...], plays: bool, key: bool, messages: bool) -> str:
+    """PostgreSQL: a change saved in one statement (a data-modifying WITH). The UPDATE
+    saves the snapshot only if the match is still at the version read; the log rows,
+    the Idempotency-Key record and the webhook messages are written only if it did;
+    the NOTIFY goes out when the statement commits; a row back says it saved."""
+    sets = ", ".join(f"{name} = %(new_{name})s" for name in names)
+    parts = [f"saved AS (UPDATE matches SET {sets} "
+             "WHERE pk = %(match_pk)s AND version = %(read)s RETURNING pk)"]
+    if plays:
+        parts.append(
+            "logged AS (INSERT INTO moves (match_pk, seq, kind, round, seat, card, captured, "
+            "basra, timeout, created_at) SELECT saved.pk, r.seq, 'play', r.round, r.seat, "
+            "r.card, r.captured, r.basra, r.timeout, %(now)s FROM saved, "
+            f"json_to_recordset(%(plays)s) AS r({_LOG_FIELDS}))")
+    if key:
+        # an expired record of the same key gives way
+        parts.append(
+            "kept AS (INSERT INTO idempotency_keys (match_pk, seat, key, fingerprint, "
+            "first_seq, version, created_at) SELECT saved.pk, %(key_seat)s, %(key)s, "
+            "%(fingerprint)s, %(first_seq)s, %(new_version)s, %(now)s FROM saved "
+            "ON CONFLICT (match_pk, seat, key) DO UPDATE SET fingerprint = "
+            "excluded.fingerprint, first_seq = excluded.first_seq, version = "
+            "excluded.version, created_at = excluded.created_at)")
+    if messages:
+        parts.append(
+            "queued AS (INSERT INTO webhook_messages (webhook_pk, msg_id, type, body, status, "
+            "attempts, next_attempt_at, created_at) SELECT r.webhook_pk, r.msg_id, r.type, "
+            "r.body, 'pending', 0, %(now)s, %(now)s FROM saved, "
+            f"json_to_recordset(%(messages)s) AS r({_MESSAGE_FIELDS}))")
+    return f"WITH {', '.join(parts)} SELECT pg_notify(%(channel)s, %(notice)s) FROM saved"
+
+
+@dataclass(frozen=True)
+class KeyRecord:
+    """An Idempotency-Key to remember with a move: the seat's key and the request's
+    fingerprint."""
+
+    seat: int
+    key: str
+    fingerprint: str
 
 
 def _set_state(match: Match, state: State, version: int, status: str | None = None,
@@ -117,38 +167,88 @@ def _under_lock(match: Match, saved: bool) -> None:
         raise RuntimeError(f"match {match.id} changed under its row lock")
 
 
+_KEPT = ("version", "status", "finished_at", "end_reason", "rounds", "turn", "deadline",
+         "scores", "winner", "draw", "timeouts")
+"""The columns a save keeps the loaded match object in step with."""
+
+
 def _save_state(match: Match, state: State, version: int, status: str | None = None,
-                end_reason: str | None = None, plays: Sequence[dict[str, Any]] = ()) -> bool:
-    """Save a new snapshot with one UPDATE (no unit-of-work bookkeeping on the hot path)
-    and append ``plays`` (move-log rows), only if the stored match is still at the
-    version ``match`` was read at; whether it was. The UPDATE takes the row lock, so no
-    separate locking read is needed."""
+                end_reason: str | None = None, plays: Sequence[dict[str, Any]] = (), *,
+                timeouts: list[int] | None = None, key: KeyRecord | None = None) -> bool:
+    """Save a new snapshot and append ``plays`` (move-log rows), only if the stored match
+    is still at the version ``match`` was read at; whether it was. With it go the seats'
+    ``timeouts`` in a row, the Idempotency-Key record and the change's webhook messages.
+
+    PostgreSQL takes it all as one statement (no separate locking read: the UPDATE
+    takes the row lock), so it needs no transaction around it; SQLite as a few
+    statements in the caller's write transaction."""
     columns = _state_columns(state, version, status, end_reason, match.clock_seconds)
+    if timeouts is not None:
+        columns["timeouts"] = timeouts
     old_status, old_version = match.status, match.version
-    params = {f"new_{name}": value for name, value in columns.items()}
-    params["match_pk"], params["read"] = match.pk, old_version
+    old = {name: getattr(match, name) for name in _KEPT}
+    # the object shows the change while its webhook messages are worked out; put back
+    # below if the match moved on
+    for name in _KEPT:
+        if name in columns:
+            set_committed_value(match, name, columns[name])
+    messages = webhooks.messages(match, old_status, old_version, plays)
     notice = changes.announcement(match.id, version, columns["status"], columns["turn"],
                                   columns["deadline"])
-    # statements built once (their compiled form is cached on them), run on the
-    # session's connection: the ORM's execute path cost more than the statements
-    conn = db.session.connection()
-    save = _save_statement(tuple(columns), notice is not None)
-    if notice is None:
-        if conn.execute(save, params).rowcount != 1:
-            return False
-    else:
-        params["notice"] = notice
-        if conn.execute(save, params).first() is None:
-            return False
+    saved = (_save_postgresql if notice is not None else _save_in_steps)(
+        match, old_version, columns, plays, key, messages, notice)
+    if not saved:
+        for name, value in old.items():
+            set_committed_value(match, name, value)
+        return False
+    if notice is not None:
         changes.announced(match.id, version)
     if plays:
-        conn.execute(_LOG, plays[0] if len(plays) == 1 else list(plays))
         metrics.MOVES.inc(len(plays))
-    # keep the loaded object in step without marking it dirty
-    for name in ("version", "status", "finished_at", "end_reason", "rounds", "turn",
-                 "deadline", "scores", "winner", "draw"):
-        set_committed_value(match, name, columns[name])
-    webhooks.record(match, old_status, old_version)
+    return True
+
+
+def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
+                     plays: Sequence[dict[str, Any]], key: KeyRecord | None,
+                     messages: list[dict[str, Any]], notice: str | None) -> bool:
+    params: dict[str, Any] = {
+        f"new_{name}": Jsonb(value) if name == "snapshot" else
+        Json(value) if isinstance(value, list) else value
+        for name, value in columns.items()
+    }
+    params.update(match_pk=match.pk, read=read, now=columns["updated_at"],
+                  channel=changes.CHANNEL, notice=notice)
+    if plays:
+        params["plays"] = Json([{name: row[name] for name in _LOG_ROW} for row in plays])
+    if key is not None:
+        params.update(key_seat=key.seat, key=key.key, fingerprint=key.fingerprint,
+                      first_seq=read + 1)
+    if messages:
+        params["messages"] = Json(messages)
+    statement = _save_at_once(tuple(columns), bool(plays), key is not None, bool(messages))
+    # on the session's connection, past the ORM's execute path (it cost more than the
+    # statement); errors still go through SQLAlchemy's handling
+    return db.session.connection().exec_driver_sql(statement, params).first() is not None
+
+
+_LOG_ROW = ("seq", "round", "seat", "card", "captured", "basra", "timeout")
+
+
+def _save_in_steps(match: Match, read: int, columns: dict[str, Any],
+                   plays: Sequence[dict[str, Any]], key: KeyRecord | None,
+                   messages: list[dict[str, Any]], _notice: str | None) -> bool:
+    params = {f"new_{name}": value for name, value in columns.items()}
+    params["match_pk"], params["read"] = match.pk, read
+    conn = db.session.connection()
+    if conn.execute(_save_statement(tuple(columns)), params).rowcount != 1:
+        return False
+    now = columns["updated_at"]
+    if plays:
+        conn.execute(_LOG, [{**row, "match_pk": match.pk, "kind": "play", "created_at": now}
+                            for row in plays])
+    if key is not None:
+        save_idempotent(match, key.seat, key.key, key.fingerprint, read + 1, match.version)
+    webhooks.queue(messages)
     return True
 
 
@@ -193,7 +293,7 @@ def create_match(
     ]
     db.session.add(match)
     db.session.flush()
-    webhooks.record(match, None, 0)
+    webhooks.queue(webhooks.messages(match, None, 0, ()))
     return match
 
 
@@ -204,19 +304,21 @@ def append_plays(match: Match, plays: Sequence[Play], state: State,
 
 
 def append_plays_if_unchanged(match: Match, plays: Sequence[Play], state: State,
-                              timed_out: int = 0) -> bool:
+                              timed_out: int = 0, *, timeouts: list[int] | None = None,
+                              key: KeyRecord | None = None) -> bool:
     """Save the new snapshot and append plays to the move log, if the stored match is
     still at the version ``match`` was read at; False, with nothing written, when it has
     moved on. The first ``timed_out`` plays were made on a seat's behalf when its time
-    ran out."""
-    read, now = match.version, utcnow()
+    ran out; ``timeouts`` and ``key`` go with the move (see :func:`_save_state`)."""
+    read = match.version
     rows = [
-        {"match_pk": match.pk, "seq": read + i, "kind": "play", "round": play.round,
-         "seat": play.seat, "card": str(play.card), "captured": [str(c) for c in play.captured],
-         "basra": play.basra, "timeout": i <= timed_out, "created_at": now}
+        {"seq": read + i, "round": play.round, "seat": play.seat, "card": str(play.card),
+         "captured": [str(c) for c in play.captured], "basra": play.basra,
+         "timeout": i <= timed_out}
         for i, play in enumerate(plays, start=1)
     ]
-    return _save_state(match, state, read + len(rows), plays=rows)
+    return _save_state(match, state, read + len(rows), plays=rows, timeouts=timeouts,
+                       key=key)
 
 
 def append_resign(match: Match, seat: int, round_number: int, state: State) -> None:

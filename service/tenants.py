@@ -82,7 +82,7 @@ def _cached(digest: str, cache_seconds: float) -> tuple[bool, Caller | None]:
 
 
 def _lookup(digest: str) -> Caller | None:
-    with transaction(one_read=True):
+    with transaction(one_statement=True):
         row = db.session.execute(
             select(Tenant.pk, Tenant.name, Tenant.origins)
             .join(ApiKey, ApiKey.tenant_pk == Tenant.pk)

@@ -16,6 +16,7 @@ import secrets
 import socket
 import time
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -27,7 +28,6 @@ from .db import db, transaction
 from .errors import WebhookNotFound, WebhookUrlNotAllowed
 from .models import (
     Match,
-    MoveRecord,
     Webhook,
     WebhookAttempt,
     WebhookMessage,
@@ -180,8 +180,10 @@ def _stamp(moment: datetime) -> str:
     return as_utc(moment).isoformat().replace("+00:00", "Z")
 
 
-def _events(match: Match, old_status: str | None, old_version: int) -> list[tuple[str, Any]]:
-    """What happened between ``old_version`` (with ``old_status``) and the match now."""
+def _events(match: Match, old_status: str | None, old_version: int,
+            plays: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
+    """What happened between ``old_version`` (with ``old_status``) and the match now, with
+    ``plays`` the move-log rows of the plays made meanwhile."""
     base = {"match_id": match.id, "version": match.version}
     events: list[tuple[str, Any]] = []
     if old_status in (None, "waiting") and match.status in ("active", "finished"):
@@ -191,15 +193,11 @@ def _events(match: Match, old_status: str | None, old_version: int) -> list[tupl
             "seats": [{"seat": s.seat, "team": s.seat % 2, "name": s.name,
                        "player_id": s.player_id, "bot": s.bot} for s in match.seats],
         }))
-    if match.version > old_version:
-        plays = db.session.scalars(
-            select(MoveRecord).where(MoveRecord.match_pk == match.pk,
-                                     MoveRecord.seq > old_version, MoveRecord.kind == "play")
-            .order_by(MoveRecord.seq))
-        events.extend(("match.move", {
-            "match_id": match.id, "version": p.seq, "round": p.round, "seat": p.seat,
-            "card": p.card, "captured": p.captured, "basra": p.basra, "timeout": p.timeout,
-        }) for p in plays)
+    events.extend(("match.move", {
+        "match_id": match.id, "version": p["seq"], "round": p["round"], "seat": p["seat"],
+        "card": p["card"], "captured": p["captured"], "basra": p["basra"],
+        "timeout": p["timeout"],
+    }) for p in plays)
     changed = match.version > old_version or old_status != match.status
     if (changed and match.status == "active" and match.turn is not None
             and match.seats[match.turn].bot is None):
@@ -247,20 +245,29 @@ def forget_subscriptions(tenant: int | None = None) -> None:
         _subscriptions.pop(tenant, None)
 
 
-def record(match: Match, old_status: str | None, old_version: int) -> None:
-    """Queue the change's events for every enabled webhook of the match's tenant that
-    asked for them, in the caller's transaction."""
+def messages(match: Match, old_status: str | None, old_version: int,
+             plays: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The change's events for every enabled webhook of the match's tenant that asked
+    for them, as outbox rows (webhook_pk, msg_id, type, body) for the change's own
+    transaction; ``plays`` as for :func:`_events`."""
     subscribed = _subscribed(match.tenant_pk)
     if not subscribed:
-        return
+        return []
     now = utcnow()
     rows = []
-    for kind, data in _events(match, old_status, old_version):
+    for kind, data in _events(match, old_status, old_version, plays):
         body = json.dumps({"type": kind, "timestamp": _stamp(now), "data": data},
                           separators=(",", ":"))
         rows.extend({"webhook_pk": pk, "msg_id": "msg_" + secrets.token_hex(16),
-                     "type": kind, "body": body, "status": "pending", "attempts": 0,
-                     "next_attempt_at": now, "created_at": now}
+                     "type": kind, "body": body}
                     for pk, events in subscribed if kind in events)
+    return rows
+
+
+def queue(rows: Sequence[Mapping[str, Any]]) -> None:
+    """Write :func:`messages` rows to the outbox in the caller's transaction."""
     if rows:
-        db.session.execute(insert(WebhookMessage), rows)
+        now = utcnow()
+        db.session.execute(insert(WebhookMessage), [
+            {**row, "status": "pending", "attempts": 0, "next_attempt_at": now,
+             "created_at": now} for row in rows])

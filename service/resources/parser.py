@@ -68,3 +68,9 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
     """flask-smorest's Blueprint parsing with :class:`BodyParser`."""
 
     ARGUMENTS_PARSER = BodyParser()
+
+    def arguments(self, schema: Any, *args: Any, **kwargs: Any) -> Any:
+        """As flask-smorest's, with a schema class made an instance once (webargs would
+        make one per request)."""
+        return super().arguments(schema() if isinstance(schema, type) else schema,
+                                 *args, **kwargs)

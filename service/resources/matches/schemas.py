@@ -10,6 +10,7 @@ from marshmallow import validate
 from ...matches import BOT_LEVELS
 from ...views import MatchView
 from ..fields import CardField, UTCDateTime, card_list
+from . import render
 
 STATUSES = ["waiting", "active", "finished", "aborted"]
 END_REASON = ma.fields.String(
@@ -229,6 +230,13 @@ class MatchStateSchema(ma.Schema):
             data["hand"] = v.hand
         return data
 
+    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        """Rendered by hand (:func:`render.match_state`); the fields above are the
+        contract, and ``tests/api/test_render.py`` holds the two equal."""
+        if self.many if many is None else many:
+            return [render.match_state(m) for m in obj]
+        return render.match_state(obj)
+
 
 class CreatedMatchSchema(ma.Schema):
     """A created match: seat tokens (only here) and the spectator view."""
@@ -257,6 +265,12 @@ class MoveResponseSchema(ma.Schema):
     move = ma.fields.Nested(PlaySchema, required=True, allow_none=True)
     replies = ma.fields.List(ma.fields.Nested(PlaySchema), required=True)
     state = ma.fields.Nested(MatchStateSchema, required=True)
+
+    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        """Rendered by hand (:func:`render.move_result`), as :class:`MatchStateSchema`."""
+        if self.many if many is None else many:
+            return [render.move_result(r) for r in obj]
+        return render.move_result(obj)
 
 
 class LoggedMoveSchema(ma.Schema):
