@@ -283,10 +283,21 @@ def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
 
 
 def _read_view(match_id: str, tenant: int, seat: int | None) -> MatchView:
-    """The seat's view from the database, kept for the waiters woken by its version."""
-    with transaction(one_statement=True):  # get_match is one SELECT
-        match = store.get_match(match_id, tenant)
-        view = match_view(match, store.state_of(match), seat)
+    """The seat's view from the database, kept for the waiters woken by its version.
+    A match this process wrote last, still at that version in the database, is not
+    loaded again: one small query says so (every change moves the version)."""
+    recalled = _recalled(tenant, match_id)
+    if recalled is not None:
+        with transaction(one_statement=True):
+            if store.version_of(match_id, tenant) == recalled[0]:
+                _, match, state = recalled
+                view = match_view(match, state, seat)
+            else:
+                recalled = None
+    if recalled is None:
+        with transaction(one_statement=True):  # get_match is one SELECT
+            match = store.get_match(match_id, tenant)
+            view = match_view(match, store.state_of(match), seat)
     with _cache_lock:
         _views[(tenant, match_id, view.version, seat)] = view
         while len(_views) > _VIEWS_KEPT:

@@ -57,6 +57,21 @@ def get_match(match_id: str, tenant: int) -> Match:
     return _found(found.unique().scalar_one_or_none(), match_id)
 
 
+@lru_cache(maxsize=1)
+def _version_by_id() -> Any:
+    table = Match.__table__
+    return select(table.c.version).where(
+        table.c.id == bindparam("match_id"), table.c.tenant_pk == bindparam("tenant"))
+
+
+def version_of(match_id: str, tenant: int) -> int | None:
+    """A tenant's match's version (None: no such match), without loading it (a Core
+    query on the session's connection: no ORM work)."""
+    found = db.session.connection().execute(
+        _version_by_id(), {"match_id": match_id, "tenant": tenant})
+    return found.scalar_one_or_none()  # type: ignore[no-any-return]
+
+
 def lock_match(match_id: str, tenant: int) -> Match:
     """A tenant's match row, locked until the transaction ends (FOR UPDATE on PostgreSQL;
     SQLite's writer already holds the database)."""

@@ -194,3 +194,27 @@ def test_a_move_overtaken_while_worked_out_is_worked_out_again(app: Flask, monke
     assert result["body"]["reason"] == "not_your_turn"  # type: ignore[index]
     log = client.get(f"/v1/matches/{created['id']}/moves").get_json()
     assert [m["card"] for m in log["moves"]] == [moves[-1]["card"]] and log["version"] == 1
+
+
+def test_a_read_shows_a_move_another_instance_saved(app: Flask, monkeypatch) -> None:  # noqa: ANN001
+    """A process makes a seat's view from the match it wrote last only while the database
+    is still at that version: a move saved elsewhere since (here, one this process made
+    with no memory of it, as another instance would) is shown."""
+    import service.matches
+
+    client = app.test_client()
+    created = create(client)
+    first, second = tokens(created)[0], tokens(created)[1]
+    match = created["id"]
+    mine = view(client, match, first)["legal_moves"][0]
+    assert play(client, match, first, mine["card"], mine["capture"]).status_code == 201
+    before = view(client, match, first)
+    assert before["version"] == 1 and before["turn"] == 1
+    theirs = view(client, match, second)["legal_moves"][0]
+    with monkeypatch.context() as elsewhere:
+        elsewhere.setattr(service.matches, "_recalled", lambda *_args: None)
+        elsewhere.setattr(service.matches, "_remember", lambda *_args: None)
+        assert play(client, match, second, theirs["card"], theirs["capture"]).status_code == 201
+    after = view(client, match, first)
+    assert after["version"] == 2 and after["turn"] == 0
+    assert after["last_move"]["card"] == theirs["card"]
