@@ -17,6 +17,7 @@ from . import models  # noqa: F401  (the tables, for migrations)
 from .api import BasraApi
 from .config import settings_from_env
 from .db import db, init_db
+from .json_provider import OrjsonProvider
 from .limits import init_limits
 from .observability import init_observability
 
@@ -27,6 +28,7 @@ migrate = Migrate()
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the app; ``config`` overrides settings read from the environment."""
     app = Flask(__name__)
+    app.json = OrjsonProvider(app)
     app.config.update(settings_from_env(app.instance_path))
     if config:
         app.config.update(config)

@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
+import psycopg
 from psycopg.types.json import Json, Jsonb
 from sqlalchemy import bindparam, delete, exists, func, insert, or_, select, tuple_, update
 from sqlalchemy.orm import defer, joinedload
@@ -25,7 +26,7 @@ from . import changes, metrics, webhooks
 from .db import db
 from .engine import Play, State
 from .engine.codec import rules_from_json, state_from_dict, state_to_dict
-from .errors import InvalidCursor, MatchNotFound
+from .errors import DatabaseUnavailable, InvalidCursor, MatchNotFound
 from .models import IdempotencyKey, Match, MoveRecord, Seat, as_utc, utcnow
 
 
@@ -241,9 +242,15 @@ def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
     if messages:
         params["messages"] = Json(messages)
     statement = _save_at_once(tuple(columns), bool(plays), key is not None, bool(messages))
-    # on the session's connection, past the ORM's execute path (it cost more than the
-    # statement); errors still go through SQLAlchemy's handling
-    return db.session.connection().exec_driver_sql(statement, params).first() is not None
+    # straight to psycopg on the session's connection: SQLAlchemy's execution path cost
+    # about as much again as the statement (measured); a lost connection is dropped
+    conn = db.session.connection()
+    try:
+        found = conn.connection.driver_connection.execute(statement, params).fetchone()
+    except (psycopg.OperationalError, psycopg.InterfaceError) as error:
+        conn.invalidate(error)
+        raise DatabaseUnavailable("the database is unavailable; retry shortly") from error
+    return found is not None
 
 
 _LOG_ROW = ("seq", "round", "seat", "card", "captured", "basra", "timeout")
