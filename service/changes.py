@@ -275,7 +275,7 @@ def _match_facts(match: Match) -> tuple[int, int]:
 
 def publish(match: Match) -> None:
     """NOTIFY every instance of the match's new version (the seat to play, its deadline)
-    when this transaction commits; a version the saving UPDATE announced already
+    when this transaction commits; a version the saving statement announced already
     (:func:`announcement`) is not announced twice."""
     if backend() == "postgresql" and db.session.info.get(_ANNOUNCED) != (match.id, match.version):
         db.session.execute(select(func.pg_notify(CHANNEL, _payload(match.id, match.version,
@@ -285,15 +285,15 @@ def publish(match: Match) -> None:
 def announcement(match_id: str, version: int, status: str, turn: int | None,
                  deadline: datetime | None) -> str | None:
     """On PostgreSQL, the payload of the NOTIFY of a version about to be saved, for the
-    saving UPDATE to send (one round trip fewer than :func:`publish`'s own statement);
-    None elsewhere. Call :func:`announced` once the UPDATE has saved it."""
+    saving statement to send (one round trip fewer than :func:`publish`'s own
+    statement); None elsewhere. Call :func:`announced` once the statement has saved it."""
     if backend() != "postgresql":
         return None
     return _payload(match_id, version, *_facts(status, turn, deadline))
 
 
 def announced(match_id: str, version: int) -> None:
-    """The saving UPDATE sent the NOTIFY of this version: :func:`publish` skips it."""
+    """The saving statement sent the NOTIFY of this version: :func:`publish` skips it."""
     db.session.info[_ANNOUNCED] = (match_id, version)
 
 

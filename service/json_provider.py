@@ -11,7 +11,7 @@ by the standard library (orjson reads big integers as floats).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from flask import Response
@@ -28,10 +28,11 @@ class OrjsonProvider(DefaultJSONProvider):
         sorted keys are asked for."""
         if (self.compact is None and self._app.debug) or self.compact is False \
                 or self.sort_keys:
-            return super().response(*args, **kwargs)
+            return cast(Response, super().response(*args, **kwargs))
         obj = self._prepare_response_obj(args, kwargs)
         try:
             text = orjson.dumps(obj, default=self.default, option=_OPTIONS)
         except TypeError:  # orjson.JSONEncodeError: what it does not encode
-            return super().response(*args, **kwargs)
-        return self._app.response_class(text + b"\n", mimetype=self.mimetype)
+            return cast(Response, super().response(*args, **kwargs))
+        response_class: Any = self._app.response_class
+        return cast(Response, response_class(text + b"\n", mimetype=self.mimetype))
