@@ -8,6 +8,7 @@ schemas stay the contract: their fields are the OpenAPI document and their
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -36,53 +37,64 @@ def play(p: Play | None) -> dict[str, Any] | None:
             "captured": [str(c) for c in p.captured], "basra": p.basra}
 
 
-def match_state(m: MatchView) -> dict[str, Any]:
-    """A seat's (or a spectator's) view (MatchStateSchema)."""
+def view_fields(m: MatchView) -> dict[str, Any]:
+    """A view's fields by name, in MatchStateSchema's order, as engine values: the
+    schema's ``pre_dump``, and what :func:`match_state` renders."""
     v = m.view
     data: dict[str, Any] = {
-        "id": m.id,
-        "variant": m.variant,
-        "rules": _rules(v.rules),
-        "rules_hash": v.rules.content_hash,
-        "status": m.status,
-        "version": m.version,
-        "seat": v.seat,
-        "round": v.round,
-        "dealer": v.dealer,
-        "turn": v.turn,
-        "floor": [str(c) for c in v.floor],
+        "id": m.id, "variant": m.variant, "rules": _rules(v.rules),
+        "rules_hash": v.rules.content_hash, "status": m.status, "version": m.version,
+        "seat": v.seat, "round": v.round, "dealer": v.dealer, "turn": v.turn,
+        "floor": v.floor,
     }
     if v.seat is not None:
-        data["hand"] = [str(c) for c in v.hand]
+        data["hand"] = v.hand
     data.update({
-        "hand_counts": list(v.hand_counts),
-        "stock_count": v.stock_count,
-        "pile_counts": [len(p) for p in v.piles],
-        "basras": list(v.basras),
-        "jack_basras": list(v.jack_basras),
-        "scores": list(v.scores),
-        "carried": v.carry,
-        "rounds": [{"round": r.round, "cards": list(r.cards), "basras": list(r.basras),
-                    "jack_basras": list(r.jack_basras), "card_points": list(r.card_points),
-                    "points": list(r.points), "carried": r.carried} for r in v.results],
-        "legal_moves": [{"card": str(mv.card), "capture": [str(c) for c in mv.capture or ()]}
-                        for mv in v.legal_moves],
-        "last_move": play(v.last_play),
-        "winner": v.winner,
-        "draw": v.draw,
-        "seats": [{"seat": s.seat, "team": s.team, "name": s.name, "open": s.open,
-                   "player_id": s.player_id, "bot": s.bot} for s in m.seats],
-        "commitment": m.commitment,
-        "explicit_decks": m.explicit_decks,
-        "seed": m.seed,
-        "end_reason": m.end_reason,
-        "rematch": m.rematch,
-        "clock": None if m.clock is None else {
-            "move_seconds": m.clock["move_seconds"], "timeout": m.clock["timeout"]},
-        "deadline": _moment(m.deadline),
-        "created_at": _moment(m.created_at),
+        "hand_counts": v.hand_counts, "stock_count": v.stock_count,
+        "pile_counts": [len(p) for p in v.piles], "basras": v.basras,
+        "jack_basras": v.jack_basras, "scores": v.scores, "carried": v.carry,
+        "rounds": v.results,
+        "legal_moves": [{"card": mv.card, "capture": mv.capture or ()} for mv in v.legal_moves],
+        "last_move": v.last_play, "winner": v.winner, "draw": v.draw, "seats": m.seats,
+        "commitment": m.commitment, "explicit_decks": m.explicit_decks, "seed": m.seed,
+        "end_reason": m.end_reason, "rematch": m.rematch, "clock": m.clock,
+        "deadline": m.deadline, "created_at": m.created_at,
     })
     return data
+
+
+def _cards(cards: Any) -> list[str]:
+    return [str(c) for c in cards]
+
+
+_RENDER: dict[str, Callable[[Any], Any]] = {
+    "floor": _cards,
+    "hand": _cards,
+    "hand_counts": list,
+    "basras": list,
+    "jack_basras": list,
+    "scores": list,
+    "rounds": lambda results: [
+        {"round": r.round, "cards": list(r.cards), "basras": list(r.basras),
+         "jack_basras": list(r.jack_basras), "card_points": list(r.card_points),
+         "points": list(r.points), "carried": r.carried} for r in results],
+    "legal_moves": lambda moves: [{"card": str(mv["card"]), "capture": _cards(mv["capture"])}
+                                  for mv in moves],
+    "last_move": lambda p: play(p),
+    "seats": lambda seats: [{"seat": s.seat, "team": s.team, "name": s.name, "open": s.open,
+                             "player_id": s.player_id, "bot": s.bot} for s in seats],
+    "clock": lambda c: None if c is None else {"move_seconds": c["move_seconds"],
+                                               "timeout": c["timeout"]},
+    "deadline": lambda t: _moment(t),
+    "created_at": lambda t: _moment(t),
+}
+"""How each field that is not already JSON is rendered (the rest go out as they are)."""
+
+
+def match_state(m: MatchView) -> dict[str, Any]:
+    """A seat's (or a spectator's) view (MatchStateSchema)."""
+    return {name: _RENDER[name](value) if name in _RENDER else value
+            for name, value in view_fields(m).items()}
 
 
 def move_result(r: MoveResult) -> dict[str, Any]:

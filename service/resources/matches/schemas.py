@@ -191,44 +191,7 @@ class MatchStateSchema(ma.Schema):
 
     @ma.pre_dump
     def _flatten(self, m: MatchView, **kwargs: Any) -> dict[str, Any]:
-        v = m.view
-        data: dict[str, Any] = {
-            "id": m.id,
-            "variant": m.variant,
-            "rules": v.rules.to_dict(),
-            "rules_hash": v.rules.content_hash,
-            "status": m.status,
-            "version": m.version,
-            "seat": v.seat,
-            "round": v.round,
-            "dealer": v.dealer,
-            "turn": v.turn,
-            "floor": v.floor,
-            "hand_counts": list(v.hand_counts),
-            "stock_count": v.stock_count,
-            "pile_counts": [len(p) for p in v.piles],
-            "basras": list(v.basras),
-            "jack_basras": list(v.jack_basras),
-            "scores": list(v.scores),
-            "carried": v.carry,
-            "rounds": v.results,
-            "legal_moves": [{"card": mv.card, "capture": mv.capture or ()} for mv in v.legal_moves],
-            "last_move": v.last_play,
-            "winner": v.winner,
-            "draw": v.draw,
-            "seats": m.seats,
-            "commitment": m.commitment,
-            "explicit_decks": m.explicit_decks,
-            "seed": m.seed,
-            "end_reason": m.end_reason,
-            "rematch": m.rematch,
-            "clock": m.clock,
-            "deadline": m.deadline,
-            "created_at": m.created_at,
-        }
-        if v.seat is not None:
-            data["hand"] = v.hand
-        return data
+        return render.view_fields(m)
 
     def dump(self, obj: Any, *, many: bool | None = None) -> Any:
         """Rendered by hand (:func:`render.match_state`); the fields above are the
