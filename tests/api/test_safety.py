@@ -186,3 +186,30 @@ def test_idempotency_keys_expire(backend: str, tmp_path) -> None:  # noqa: ANN00
         with transaction(write=True):
             assert store.purge_idempotency(utcnow()) == 1
         assert db.session.query(IdempotencyKey).count() == 0
+
+
+def test_an_expired_idempotency_key_names_a_new_move(backend: str, tmp_path) -> None:  # noqa: ANN001
+    """Once expired, a seat's key may be used again for a new move: the new record
+    replaces the old (saved with the move), and a retry then answers the new move."""
+    from tests.conftest import make_app
+
+    app = make_app(backend, tmp_path, BASRA_IDEMPOTENCY_HOURS=0.5 / 3600)  # half a second
+    client = app.test_client()
+    created = create(client)
+    toks = tokens(created)
+    url = f"/v1/matches/{created['id']}/moves"
+
+    def legal(seat: int) -> dict:  # type: ignore[type-arg]
+        return client.get(f"/v1/matches/{created['id']}", headers=auth(toks[seat])).get_json()[
+            "legal_moves"][0]
+
+    first = client.post(url, json=legal(0), headers={**auth(toks[0]), "Idempotency-Key": "k1"})
+    assert first.status_code == 201
+    assert client.post(url, json=legal(1), headers=auth(toks[1])).status_code == 201
+    time.sleep(0.6)
+    move = legal(0)
+    second = client.post(url, json=move, headers={**auth(toks[0]), "Idempotency-Key": "k1"})
+    assert second.status_code == 201, second.get_json()
+    assert second.get_json()["state"]["version"] == 3
+    again = client.post(url, json=move, headers={**auth(toks[0]), "Idempotency-Key": "k1"})
+    assert again.status_code == 201 and again.get_json() == second.get_json()
