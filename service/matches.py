@@ -400,7 +400,7 @@ def play_move(
         key = store.KeyRecord(seat, idempotency_key, request_fingerprint) \
             if idempotency_key else None
         with transaction(write=True, one_statement=True):  # the save is one statement
-            if not store.append_plays_if_unchanged(match, [mine, *replies], state,
+            if not store.append_plays_if_unchanged(match, read, [mine, *replies], state,
                                                    timeouts=timeouts, key=key):
                 continue  # somebody moved while this one was worked out: again
             result = MoveResult(mine, tuple(replies), match_view(match, state, seat))

@@ -190,10 +190,12 @@ _KEPT = ("version", "status", "finished_at", "end_reason", "rounds", "turn", "de
 
 def _save_state(match: Match, state: State, version: int, status: str | None = None,
                 end_reason: str | None = None, plays: Sequence[dict[str, Any]] = (), *,
-                timeouts: list[int] | None = None, key: KeyRecord | None = None) -> bool:
+                read: int | None = None, timeouts: list[int] | None = None,
+                key: KeyRecord | None = None) -> bool:
     """Save a new snapshot and append ``plays`` (move-log rows), only if the stored match
-    is still at the version ``match`` was read at; whether it was. With it go the seats'
-    ``timeouts`` in a row, the Idempotency-Key record and the change's webhook messages.
+    is still at version ``read`` (default: the version ``match`` shows); whether it was.
+    With it go the seats' ``timeouts`` in a row, the Idempotency-Key record and the
+    change's webhook messages.
 
     PostgreSQL takes it all as one statement (no separate locking read: the UPDATE
     takes the row lock), so it needs no transaction around it; SQLite as a few
@@ -201,7 +203,7 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
     columns = _state_columns(state, version, status, end_reason, match.clock_seconds)
     if timeouts is not None:
         columns["timeouts"] = timeouts
-    old_status, old_version = match.status, match.version
+    old_status, old_version = match.status, match.version if read is None else read
     old = {name: getattr(match, name) for name in _KEPT}
     # the object shows the change while its webhook messages are worked out; put back
     # below if the match moved on
@@ -322,25 +324,28 @@ def create_match(
 def append_plays(match: Match, plays: Sequence[Play], state: State,
                  timed_out: int = 0) -> None:
     """:func:`append_plays_if_unchanged` for a caller that holds the match's row lock."""
-    _under_lock(match, append_plays_if_unchanged(match, plays, state, timed_out))
+    _under_lock(match, append_plays_if_unchanged(match, match.version, plays, state,
+                                                 timed_out))
 
 
-def append_plays_if_unchanged(match: Match, plays: Sequence[Play], state: State,
+def append_plays_if_unchanged(match: Match, read: int, plays: Sequence[Play], state: State,
                               timed_out: int = 0, *, timeouts: list[int] | None = None,
                               key: KeyRecord | None = None) -> bool:
     """Save the new snapshot and append plays to the move log, if the stored match is
-    still at the version ``match`` was read at; False, with nothing written, when it has
-    moved on. The first ``timed_out`` plays were made on a seat's behalf when its time
-    ran out; ``timeouts`` and ``key`` go with the move (see :func:`_save_state`)."""
-    read = match.version
+    still at version ``read``, the one the plays were worked out on; False, with nothing
+    written, when it has moved on. (Not ``match.version``: a session rollback before
+    the save, as SQLite's wait for its write lock makes, reloads the object with
+    whatever version is stored by then.) The first ``timed_out`` plays were made on a
+    seat's behalf when its time ran out; ``timeouts`` and ``key`` go with the move (see
+    :func:`_save_state`)."""
     rows = [
         {"seq": read + i, "round": play.round, "seat": play.seat, "card": str(play.card),
          "captured": [str(c) for c in play.captured], "basra": play.basra,
          "timeout": i <= timed_out}
         for i, play in enumerate(plays, start=1)
     ]
-    return _save_state(match, state, read + len(rows), plays=rows, timeouts=timeouts,
-                       key=key)
+    return _save_state(match, state, read + len(rows), plays=rows, read=read,
+                       timeouts=timeouts, key=key)
 
 
 def append_resign(match: Match, seat: int, round_number: int, state: State) -> None:

@@ -218,3 +218,55 @@ def test_a_read_shows_a_move_another_instance_saved(app: Flask, monkeypatch) -> 
     after = view(client, match, first)
     assert after["version"] == 2 and after["turn"] == 0
     assert after["last_move"]["card"] == theirs["card"]
+
+
+def test_a_move_that_waited_for_the_write_lock_is_saved_only_on_its_own_version(
+    tmp_path: Path, monkeypatch  # noqa: ANN001
+) -> None:
+    """SQLite: a move worked out on version 0 that then waits for the write lock (while
+    another move lands at version 1, and the lock is still held a moment after) is
+    refused, not saved at version 2. Waiting for the lock rolls the session back, which
+    reloads the match object with the stored version; the save must still be on the
+    version the move was worked out on. (Found by the racing-moves test in a CI run.)"""
+    import sqlite3
+
+    import service.matches
+
+    app = make_app("sqlite", tmp_path)
+    real = service.matches.run_bots
+    worked_out, go_on = threading.Event(), threading.Event()
+    first = [True]
+
+    def held_bots(state, bots):  # noqa: ANN001, ANN202
+        if first[0]:
+            first[0] = False
+            worked_out.set()
+            go_on.wait(10)
+        return real(state, bots)
+
+    client = app.test_client()
+    created = create(client)
+    token = tokens(created)[0]
+    moves = view(client, created["id"], token)["legal_moves"]
+    monkeypatch.setattr(service.matches, "run_bots", held_bots)
+    result: dict[str, object] = {}
+
+    def held() -> None:
+        r = play(app.test_client(), created["id"], token, moves[0]["card"], moves[0]["capture"])
+        result["status"], result["body"] = r.status_code, r.get_json()
+
+    thread = threading.Thread(target=held)
+    thread.start()
+    assert worked_out.wait(10)
+    landed = play(client, created["id"], token, moves[-1]["card"], moves[-1]["capture"])
+    assert landed.status_code == 201, landed.get_json()
+    blocker = sqlite3.connect(tmp_path / "basra.sqlite3", isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")  # the held move now waits for the write lock
+    go_on.set()
+    time.sleep(0.3)
+    blocker.execute("COMMIT")
+    blocker.close()
+    thread.join(15)
+    assert result["status"] == 409, result
+    log = client.get(f"/v1/matches/{created['id']}/moves").get_json()
+    assert [m["card"] for m in log["moves"]] == [moves[-1]["card"]] and log["version"] == 1
