@@ -154,11 +154,10 @@ def test_a_slow_bot_reply_holds_no_lock(app: Flask, monkeypatch) -> None:  # noq
     assert took < 0.5, took
 
 
-def test_a_move_overtaken_while_worked_out_is_worked_out_again(app: Flask, monkeypatch) -> None:  # noqa: ANN001
-    """A move is worked out outside any lock; if another move lands on the match before it
-    is saved, its save (UPDATE ... WHERE version = the one read) finds nothing, nothing
-    is written, and it is worked out again on the new position: here, no longer the
-    seat's turn (409). The log holds only the move that landed first."""
+def _overtaken(app: Flask, monkeypatch, release=lambda go_on: go_on.set()):  # noqa: ANN001, ANN202
+    """Hold seat 0's first move after the engine, land another of its moves meanwhile,
+    then let the held one go on (``release(go_on)``); the held move's status and body,
+    the log's cards and version, and the card that landed."""
     import service.matches
 
     real = service.matches.run_bots
@@ -188,12 +187,21 @@ def test_a_move_overtaken_while_worked_out_is_worked_out_again(app: Flask, monke
     assert worked_out.wait(10)
     landed = play(client, created["id"], token, moves[-1]["card"], moves[-1]["capture"])
     assert landed.status_code == 201, landed.get_json()
-    go_on.set()
+    release(go_on)
     thread.join(15)
+    log = client.get(f"/v1/matches/{created['id']}/moves").get_json()
+    return result, [m["card"] for m in log["moves"]], log["version"], moves[-1]["card"]
+
+
+def test_a_move_overtaken_while_worked_out_is_worked_out_again(app: Flask, monkeypatch) -> None:  # noqa: ANN001
+    """A move is worked out outside any lock; if another move lands on the match before it
+    is saved, its save (UPDATE ... WHERE version = the one read) finds nothing, nothing
+    is written, and it is worked out again on the new position: here, no longer the
+    seat's turn (409). The log holds only the move that landed first."""
+    result, cards, version, landed = _overtaken(app, monkeypatch)
     assert result["status"] == 409, result
     assert result["body"]["reason"] == "not_your_turn"  # type: ignore[index]
-    log = client.get(f"/v1/matches/{created['id']}/moves").get_json()
-    assert [m["card"] for m in log["moves"]] == [moves[-1]["card"]] and log["version"] == 1
+    assert cards == [landed] and version == 1
 
 
 def test_a_read_shows_a_move_another_instance_saved(app: Flask, monkeypatch) -> None:  # noqa: ANN001
@@ -230,43 +238,15 @@ def test_a_move_that_waited_for_the_write_lock_is_saved_only_on_its_own_version(
     version the move was worked out on. (Found by the racing-moves test in a CI run.)"""
     import sqlite3
 
-    import service.matches
+    def release_into_a_held_lock(go_on: threading.Event) -> None:
+        blocker = sqlite3.connect(tmp_path / "basra.sqlite3", isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")  # the held move now waits for the write lock
+        go_on.set()
+        time.sleep(0.3)
+        blocker.execute("COMMIT")
+        blocker.close()
 
-    app = make_app("sqlite", tmp_path)
-    real = service.matches.run_bots
-    worked_out, go_on = threading.Event(), threading.Event()
-    first = [True]
-
-    def held_bots(state, bots):  # noqa: ANN001, ANN202
-        if first[0]:
-            first[0] = False
-            worked_out.set()
-            go_on.wait(10)
-        return real(state, bots)
-
-    client = app.test_client()
-    created = create(client)
-    token = tokens(created)[0]
-    moves = view(client, created["id"], token)["legal_moves"]
-    monkeypatch.setattr(service.matches, "run_bots", held_bots)
-    result: dict[str, object] = {}
-
-    def held() -> None:
-        r = play(app.test_client(), created["id"], token, moves[0]["card"], moves[0]["capture"])
-        result["status"], result["body"] = r.status_code, r.get_json()
-
-    thread = threading.Thread(target=held)
-    thread.start()
-    assert worked_out.wait(10)
-    landed = play(client, created["id"], token, moves[-1]["card"], moves[-1]["capture"])
-    assert landed.status_code == 201, landed.get_json()
-    blocker = sqlite3.connect(tmp_path / "basra.sqlite3", isolation_level=None)
-    blocker.execute("BEGIN IMMEDIATE")  # the held move now waits for the write lock
-    go_on.set()
-    time.sleep(0.3)
-    blocker.execute("COMMIT")
-    blocker.close()
-    thread.join(15)
+    result, cards, version, landed = _overtaken(make_app("sqlite", tmp_path), monkeypatch,
+                                                release_into_a_held_lock)
     assert result["status"] == 409, result
-    log = client.get(f"/v1/matches/{created['id']}/moves").get_json()
-    assert [m["card"] for m in log["moves"]] == [moves[-1]["card"]] and log["version"] == 1
+    assert cards == [landed] and version == 1
