@@ -213,8 +213,10 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
     messages = webhooks.messages(match, old_status, old_version, plays)
     notice = changes.announcement(match.id, version, columns["status"], columns["turn"],
                                   columns["deadline"])
-    saved = (_save_postgresql if notice is not None else _save_in_steps)(
-        match, old_version, columns, plays, key, messages, notice)
+    if notice is not None:  # PostgreSQL
+        saved = _save_postgresql(match, old_version, columns, plays, key, messages, notice)
+    else:
+        saved = _save_in_steps(match, old_version, columns, plays, key, messages)
     if not saved:
         for name, value in old.items():
             set_committed_value(match, name, value)
@@ -228,7 +230,7 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
 
 def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
                      plays: Sequence[dict[str, Any]], key: KeyRecord | None,
-                     messages: list[dict[str, Any]], notice: str | None) -> bool:
+                     messages: list[dict[str, Any]], notice: str) -> bool:
     params: dict[str, Any] = {
         f"new_{name}": Jsonb(value) if name == "snapshot" else
         Json(value) if isinstance(value, list) else value
@@ -237,7 +239,7 @@ def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
     params.update(match_pk=match.pk, read=read, now=columns["updated_at"],
                   channel=changes.CHANNEL, notice=notice)
     if plays:
-        params["plays"] = Json([{name: row[name] for name in _LOG_ROW} for row in plays])
+        params["plays"] = Json(list(plays))
     if key is not None:
         params.update(key_seat=key.seat, key=key.key, fingerprint=key.fingerprint,
                       first_seq=read + 1)
@@ -255,12 +257,9 @@ def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
     return found is not None
 
 
-_LOG_ROW = ("seq", "round", "seat", "card", "captured", "basra", "timeout")
-
-
 def _save_in_steps(match: Match, read: int, columns: dict[str, Any],
                    plays: Sequence[dict[str, Any]], key: KeyRecord | None,
-                   messages: list[dict[str, Any]], _notice: str | None) -> bool:
+                   messages: list[dict[str, Any]]) -> bool:
     params = {f"new_{name}": value for name, value in columns.items()}
     params["match_pk"], params["read"] = match.pk, read
     conn = db.session.connection()

@@ -80,13 +80,13 @@ _RENDER: dict[str, Callable[[Any], Any]] = {
          "points": list(r.points), "carried": r.carried} for r in results],
     "legal_moves": lambda moves: [{"card": str(mv["card"]), "capture": _cards(mv["capture"])}
                                   for mv in moves],
-    "last_move": lambda p: play(p),
+    "last_move": play,
     "seats": lambda seats: [{"seat": s.seat, "team": s.team, "name": s.name, "open": s.open,
                              "player_id": s.player_id, "bot": s.bot} for s in seats],
     "clock": lambda c: None if c is None else {"move_seconds": c["move_seconds"],
                                                "timeout": c["timeout"]},
-    "deadline": lambda t: _moment(t),
-    "created_at": lambda t: _moment(t),
+    "deadline": _moment,
+    "created_at": _moment,
 }
 """How each field that is not already JSON is rendered (the rest go out as they are)."""
 
