@@ -203,7 +203,7 @@ def run() -> dict[str, float]:
         for _ in range(3):
             for phase in PHASES:
                 runs[phase].append(run_phase(phase))
-        workers = os.environ.get("WEB_CONCURRENCY", str(mp.cpu_count() * 2 + 1))
+        workers = os.environ.get("WEB_CONCURRENCY", str(mp.cpu_count()))
         print(f"http: gunicorn gevent x{workers} on PostgreSQL, {PROCESSES * THREADS} clients, "
               f"{SECONDS:.0f} s a phase, median of 3 runs")
         ceiling = statistics.median(r[0] for r in runs["healthz"])

@@ -15,6 +15,7 @@ from .engine import apply_move, resign
 from .engine.bots import bot_move, run_bots
 from .models import Match, as_utc, utcnow
 from .seats import bot_levels
+from .yielding import pause_for_others
 
 TIMEOUTS_TO_FORFEIT = 3
 """Under ``autoplay``, the timeout in a row of one seat that forfeits instead."""
@@ -38,7 +39,7 @@ def _time_out(match: Match) -> None:
             state = apply_move(state, bot_move(state, seat, "greedy"))
             assert state.last_play is not None
             mine = state.last_play
-            state, replies = run_bots(state, bot_levels(match.seats))
+            state, replies = run_bots(state, bot_levels(match.seats), pause_for_others())
             store.append_plays(match, [mine, *replies], state, timed_out=1)
         changes.publish(match)
 

@@ -15,6 +15,7 @@ from .errors import NoOpenSeat, WrongMatchStatus
 from .models import Match
 from .seats import PlayerSpec, bot_levels, mint_token, require_seat, seat_hashes
 from .views import MatchView, MoveResult, match_view
+from .yielding import pause_for_others
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ def _sit(match: Match, seat: int, name: str, player_id: str | None) -> tuple[str
     token, token_hash = mint_token()
     store.take_seat(match, seat, name, player_id, token_hash, state)
     if match.status == "active":
-        state, plays = run_bots(state, bot_levels(match.seats))
+        state, plays = run_bots(state, bot_levels(match.seats), pause_for_others())
         if plays:
             store.append_plays(match, plays, state)
     changes.publish(match)

@@ -68,6 +68,7 @@ from .views import (
     match_view,
     seat_infos,
 )
+from .yielding import pause_for_others
 
 BOT_LEVELS = tuple(POLICIES)
 
@@ -127,7 +128,8 @@ def deal_match(variant: str, rules: Rules, players: Sequence[PlayerSpec],
     waiting = any(p.open for p in players)
     state, plays = initial, []
     if not waiting:
-        state, plays = run_bots(initial, {i: p.bot for i, p in enumerate(players) if p.bot})
+        state, plays = run_bots(initial, {i: p.bot for i, p in enumerate(players) if p.bot},
+                                pause_for_others())
     return NewMatch(variant, initial, state, plays, seats, tokens, waiting, bool(decks))
 
 
@@ -394,7 +396,7 @@ def play_move(
             continue  # refused on the remembered match: ask the database before saying so
         assert state.last_play is not None
         mine = state.last_play
-        state, replies = run_bots(state, bot_levels(match.seats))
+        state, replies = run_bots(state, bot_levels(match.seats), pause_for_others())
         timeouts = [0 if i == seat else n for i, n in enumerate(match.timeouts)] \
             if match.timeouts and match.timeouts[seat] else None
         key = store.KeyRecord(seat, idempotency_key, request_fingerprint) \
@@ -532,7 +534,7 @@ def hint(match_id: str, tenant: int, token: str | None, level: str) -> Move:
         raise MatchFinished("the match is finished")
     if state.turn != seat:
         raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
-    return bot_move(state, seat, level)
+    return bot_move(state, seat, level, pause_for_others())
 
 
 # --- history and the log -------------------------------------------------------

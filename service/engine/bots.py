@@ -1,7 +1,10 @@
 """Computer opponents. A policy sees only a :class:`SeatView`, never hidden cards.
 
-Every policy is ``policy(view, rng) -> Move`` with ``rng`` a seeded
-:class:`random.Random`, so a match with bots still replays exactly.
+Every policy is ``policy(view, rng, pause) -> Move`` with ``rng`` a seeded
+:class:`random.Random`, so a match with bots still replays exactly. A policy that
+searches calls ``pause()`` between steps (before each sampled world), so a caller
+serving others meanwhile (a gevent worker) can let them run; pausing never changes
+the move, and ``pause`` may be left out.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import hashlib
 import random
 from collections.abc import Callable, Mapping, Sequence
 from math import comb
+from typing import Protocol
 
 from .board import Board
 from .captures import Outcome, capturer_for
@@ -20,10 +24,21 @@ from .view import SeatView, observe
 
 _JACK_RANK = RANKS.index("J")
 
-Policy = Callable[[SeatView, random.Random], Move]
+Pause = Callable[[], None]
+"""Called by a searching policy between steps; see the module's docstring."""
 
 
-def random_policy(view: SeatView, rng: random.Random) -> Move:
+def no_pause() -> None:
+    """The pause of a caller that has nothing else to run."""
+
+
+class Policy(Protocol):
+    """``policy(view, rng, pause) -> Move``."""
+
+    def __call__(self, view: SeatView, rng: random.Random, pause: Pause = ..., /) -> Move: ...
+
+
+def random_policy(view: SeatView, rng: random.Random, pause: Pause = no_pause, /) -> Move:
     """A uniformly random legal move."""
     moves = view.legal_moves
     return moves[rng.randrange(len(moves))]
@@ -102,7 +117,7 @@ def _greedy_score(view: SeatView, move: Move, unseen: frozenset[Card]) -> float:
     return score
 
 
-def greedy_policy(view: SeatView, rng: random.Random) -> Move:
+def greedy_policy(view: SeatView, rng: random.Random, pause: Pause = no_pause, /) -> Move:
     """The move that scores best now, less the basra it may hand the next seat (see
     :func:`_greedy_score`); ties are broken at random."""
     unseen = view.unseen()
@@ -218,18 +233,23 @@ def make_expert(worlds: int = EXPERT_WORLDS) -> Policy:
     best total margin wins. Deterministic for a given ``rng``, so bot moves replay.
     """
 
-    def expert_policy(view: SeatView, rng: random.Random) -> Move:
+    def expert_policy(view: SeatView, rng: random.Random, pause: Pause = no_pause, /) -> Move:
         moves = view.legal_moves
         if len(moves) == 1:
             return moves[0]
         if len(moves) > EXPERT_CANDIDATES:
             unseen = view.unseen()
-            ranked = sorted(moves, key=lambda m: -_greedy_score(view, m, unseen))
-            moves = tuple(ranked[:EXPERT_CANDIDATES])
+            scores = []
+            for m in moves:
+                pause()
+                scores.append(_greedy_score(view, m, unseen))
+            ranked = sorted(range(len(moves)), key=lambda i: -scores[i])
+            moves = tuple(moves[i] for i in ranked[:EXPERT_CANDIDATES])
         assert view.seat is not None
         team = team_of(view.seat)
         totals = [0.0] * len(moves)
         for w in range(worlds):
+            pause()
             world = determinize(view, rng)
             if w == 0:  # a move's card and capture are the same in every world
                 checked = [check_move(world, move) for move in moves]
@@ -271,17 +291,18 @@ def bot_rng(state: State) -> random.Random:
     return random.Random(digest)
 
 
-def bot_move(state: State, seat: int, level: str) -> Move:
+def bot_move(state: State, seat: int, level: str, pause: Pause = no_pause) -> Move:
     """The move bot ``level`` plays for ``seat``; it sees only that seat's view."""
-    return policy_named(level)(observe(state, seat), bot_rng(state))
+    return policy_named(level)(observe(state, seat), bot_rng(state), pause)
 
 
-def run_bots(state: State, bots: Mapping[int, str]) -> tuple[State, list[Play]]:
+def run_bots(state: State, bots: Mapping[int, str],
+             pause: Pause = no_pause) -> tuple[State, list[Play]]:
     """Let bot seats (seat -> level) play while it is their turn; returns the new state
     and their plays."""
     plays: list[Play] = []
     while not state.finished and state.turn is not None and state.turn in bots:
-        state = apply_move(state, bot_move(state, state.turn, bots[state.turn]))
+        state = apply_move(state, bot_move(state, state.turn, bots[state.turn], pause))
         assert state.last_play is not None
         plays.append(state.last_play)
     return state, plays

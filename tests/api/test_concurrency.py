@@ -122,10 +122,10 @@ def test_a_slow_bot_reply_holds_no_lock(app: Flask, monkeypatch) -> None:  # noq
 
     real = service.matches.run_bots
 
-    def slow_bots(state, bots):  # noqa: ANN001, ANN202
+    def slow_bots(state, bots, pause):  # noqa: ANN001, ANN202
         if bots:
             time.sleep(1.0)
-        return real(state, bots)
+        return real(state, bots, pause)
 
     monkeypatch.setattr(service.matches, "run_bots", slow_bots)
     client = app.test_client()
@@ -164,12 +164,12 @@ def _overtaken(app: Flask, monkeypatch, release=lambda go_on: go_on.set()):  # n
     worked_out, go_on = threading.Event(), threading.Event()
     first = [True]
 
-    def held_bots(state, bots):  # noqa: ANN001, ANN202
+    def held_bots(state, bots, pause):  # noqa: ANN001, ANN202
         if first[0]:
             first[0] = False
             worked_out.set()
             go_on.wait(10)
-        return real(state, bots)
+        return real(state, bots, pause)
 
     client = app.test_client()
     created = create(client)

@@ -209,3 +209,47 @@ def test_a_writer_waiting_for_sqlite_does_not_block_its_worker(
         holder.close()
         mover.join(30)
         assert result["status"] == 201 and result["seconds"] >= 1.9
+
+
+def test_a_long_bot_search_does_not_stall_its_worker(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """An expert hint on the largest choose-mode floor searches for a while; on the one
+    gevent worker, health checks sent meanwhile keep being answered (the search pauses
+    for them, service/yielding.py) instead of queueing until it is done."""
+    folder = tmp_path_factory.mktemp("search")
+    rules = {"floor_size": 16, "capture": {"mode": "choose", "compulsory": False},
+             "initial_floor": {"return_to_deck": []}}
+    with gunicorn(f"sqlite:///{folder / 'basra.sqlite3'}", workers=1) as base:
+        _, created = call(base, "POST", "/v1/matches",
+                          {"players": [{"name": "human"}, {"bot": "expert"}], "rules": rules})
+        token = created["seats"][0]["token"]
+        hint = f"/v1/matches/{created['id']}/hint?level=expert"
+        answered: list[float] = []
+        searches: list[tuple[float, float]] = []
+        done = threading.Event()
+
+        def health() -> None:
+            client = KeepAlive(base)
+            while not done.is_set():
+                assert client.call("GET", "/healthz")[0] == 200
+                answered.append(time.monotonic())
+
+        checker = threading.Thread(target=health)
+        checker.start()
+        try:
+            searcher = KeepAlive(base)
+            for _ in range(3):
+                started = time.monotonic()
+                assert searcher.call("GET", hint, token=token)[0] == 200
+                searches.append((started, time.monotonic()))
+        finally:
+            done.set()
+            checker.join(30)
+    for started, ended in searches:
+        during = [t for t in answered if started <= t <= ended]
+        gaps = [b - a for a, b in zip([started, *during], [*during, ended], strict=True)]
+        # the search is long enough to tell (a stalled worker answers nothing during it)
+        assert ended - started > 0.03, ended - started
+        assert len(during) >= 3 and max(gaps) < (ended - started) / 2, (
+            ended - started, len(during), max(gaps))

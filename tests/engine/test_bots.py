@@ -80,6 +80,24 @@ def test_same_seed_same_bot_moves(level: str) -> None:
         assert policy(view, random.Random(42)) == policy(view, random.Random(42))
 
 
+def test_the_expert_pauses_once_a_world_and_pausing_changes_nothing() -> None:
+    """A searching bot calls its caller's pause before each sampled world (a gevent
+    worker serves its other requests then), and plays the same move as unpaused."""
+    expert = make_expert(worlds=7)
+    chosen = 0
+    for state in _states(count=12):
+        view = observe(state, state.turn)
+        pauses: list[None] = []
+        paused = expert(view, random.Random(9), lambda p=pauses: p.append(None))
+        assert paused == expert(view, random.Random(9))
+        if len(view.legal_moves) > 1:
+            assert len(pauses) == 7
+            chosen += 1
+        else:
+            assert pauses == []  # a forced move needs no search
+    assert chosen >= 6
+
+
 def test_greedy_beats_random_and_expert_beats_greedy() -> None:
     """Small tournaments (`basra simulate --matches 400 --policies expert greedy` runs
     the large ones): greedy wins most matches against random, expert most against greedy."""

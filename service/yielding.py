@@ -1,0 +1,61 @@
+"""Sharing a worker while a request computes: a bot's or a hint's search pauses now
+and then (:data:`service.engine.bots.Pause`), and under gunicorn's gevent workers a
+pause lets the worker's other requests and long polls run, so a long search never
+stalls the connections that share its worker."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from .engine.bots import Pause, no_pause
+
+SLICE = 0.002
+"""The longest a search runs before the worker's other greenlets get a turn, seconds."""
+TURN = 0.001
+"""The longest the others then keep a busy worker before the search goes on, seconds."""
+
+
+def _hub() -> Any:
+    """gevent's hub, if gevent has patched this process (it is imported then)."""
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is not None and monkey.is_module_patched("time"):
+        return sys.modules["gevent"].get_hub()
+    return None
+
+
+def _give_way(hub: Any) -> None:
+    """Let the event loop go round once: wait until it is idle (it has polled for I/O
+    and run what was ready) or :data:`TURN` has passed, whichever comes first.
+    (``gevent.sleep(0)`` would not poll for I/O; ``gevent.idle()`` alone could wait
+    for ever on a busy worker.)"""
+    loop = hub.loop
+    waiter = sys.modules["gevent.hub"].Waiter(hub)
+    idle, timer = loop.idle(), loop.timer(TURN)
+    idle.start(waiter.switch, None)
+    timer.start(waiter.switch, None)
+    try:
+        waiter.get()
+    finally:
+        idle.close()
+        timer.close()
+
+
+def pause_for_others() -> Pause:
+    """A pause for one search: under gevent it gives way to the worker's other
+    greenlets once at least :data:`SLICE` has passed since it last did; elsewhere
+    (threads, the worker process, tests) there is nobody to give way to and it does
+    nothing."""
+    hub = _hub()
+    if hub is None:
+        return no_pause
+    due = time.perf_counter() + SLICE
+
+    def pause() -> None:
+        nonlocal due
+        if time.perf_counter() >= due:
+            _give_way(hub)
+            due = time.perf_counter() + SLICE
+
+    return pause
