@@ -116,10 +116,10 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     timeouts: Mapped[list[int]] = mapped_column(JSON, nullable=False, default=list)
     """Timeouts in a row, per seat."""
 
-    seats: Mapped[list[Seat]] = relationship(
-        back_populates="match", order_by="Seat.seat", lazy="selectin"
-    )
-    """Loaded with the match: in the same query where the store asks (joinedload)."""
+    seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", lazy="selectin")
+    """Loaded with the match: in the same query where the store asks (joinedload). One
+    way only: a seat pointing back at its match would make every loaded match a
+    reference cycle, freed only by the cyclic collector."""
 
     __table_args__ = (
         Index("ix_matches_tenant_pk", "tenant_pk", "pk"),
@@ -151,8 +151,6 @@ class Seat(db.Model):  # type: ignore[name-defined,misc]
     def open(self) -> bool:
         """Whether the seat waits for a player."""
         return self.name is None
-
-    match: Mapped[Match] = relationship(back_populates="seats")
 
     __table_args__ = (
         Index("ix_seats_name", "name", "match_pk"),

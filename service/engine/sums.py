@@ -21,7 +21,7 @@ named capture exactly.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from math import comb, prod
 
 from .cards import Card
@@ -250,7 +250,10 @@ class SumSearch:
         out = [default]
         budget = [_WALK_LIMIT]
 
-        def walk(left: int, need: int, taken: int, at: int, since: int) -> None:
+        # walk is handed itself as ``again``: a closure naming itself would be a
+        # reference cycle, left for the cyclic collector after every search
+        def walk(again: Callable[..., None], left: int, need: int, taken: int, at: int,
+                 since: int) -> None:
             budget[0] -= 1
             if budget[0] < 0 or len(out) >= MAX_LISTED:
                 return
@@ -263,7 +266,7 @@ class SumSearch:
             field = _FIELD << (_BITS * (largest - 1))
             rest = left & ~field  # the remaining cards of this value stay
             if best_size(value, rest) == need:
-                walk(rest, need, taken, 0, 0)
+                again(again, rest, need, taken, 0, 0)
             guarded = left + _GUARD
             partners = _PARTNERS[value][largest]
             start = since if at == largest else 0
@@ -273,9 +276,9 @@ class SumSearch:
                 if after & _GUARD == _GUARD:
                     after -= _GUARD
                     if size + best_size(value, after) == need:
-                        walk(after, need - size, taken + group, largest, k)
+                        again(again, after, need - size, taken + group, largest, k)
 
-        walk(counts, need, 0, 0, 0)
+        walk(walk, counts, need, 0, 0, 0)
         return out
 
     def _any_disjoint(self, value: int, counts: int, default: int) -> list[int]:
@@ -284,7 +287,8 @@ class SumSearch:
         out = [default]
         budget = [_WALK_LIMIT]
 
-        def walk(left: int, taken: int, at: int, since: int) -> None:
+        def walk(again: Callable[..., None], left: int, taken: int, at: int,
+                 since: int) -> None:  # handed itself, as in _optimal
             budget[0] -= 1
             if budget[0] < 0 or len(found) >= MAX_LISTED:
                 return
@@ -300,10 +304,10 @@ class SumSearch:
             for k in range(start, len(partners)):
                 after = guarded - partners[k][0]
                 if after & _GUARD == _GUARD:
-                    walk(after - _GUARD, taken + partners[k][0], largest, k)
-            walk(left & ~(_FIELD << (_BITS * (largest - 1))), taken, 0, 0)
+                    again(again, after - _GUARD, taken + partners[k][0], largest, k)
+            again(again, left & ~(_FIELD << (_BITS * (largest - 1))), taken, 0, 0)
 
-        walk(counts, 0, 0, 0)
+        walk(walk, counts, 0, 0, 0)
         return out
 
     def _union_subsets(self, value: int, counts: list[int], member: list[bool]) -> list[int]:

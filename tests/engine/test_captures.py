@@ -214,3 +214,25 @@ def test_every_legal_moves_call_stays_within_budget(house: dict, mode: dict, flo
             quiet = [m for m in moves if not m.capture]
             state = apply_move(state, rng.choice(quiet or list(moves)))
     assert slowest < BUDGET_MS
+
+
+@pytest.mark.parametrize("mode", MODES, ids=lambda m: "-".join(str(v) for v in m.values()))
+def test_capture_searches_leave_no_reference_cycles(mode: dict) -> None:
+    """Every object a capture search makes is freed as soon as it is unused: the cyclic
+    collector, which pauses a whole gevent worker, finds nothing of the engine's."""
+    rules = with_house_rules(load_variant("egyptian-v2").rules, {"capture": mode})
+    search = capturer_for(rules)
+    rng = random.Random(11)
+    numbers = [c for c in DECK if c.value]
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for _ in range(300):
+            floor = tuple(sorted(rng.sample(numbers, rng.randint(2, 12))))
+            search.outcomes(rng.choice(numbers), floor)
+        gc.collect()
+        left = [type(o).__qualname__ for o in gc.garbage]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == []
