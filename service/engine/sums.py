@@ -21,7 +21,7 @@ named capture exactly.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from math import comb, prod
 
 from .cards import Card
@@ -181,6 +181,66 @@ def _in_some_group(counts: Sequence[int], value: int) -> list[bool]:
     return out
 
 
+class _Walk:
+    """One search of the disjoint captures of a card of ``value``: the captures found
+    (packed), the default first, and the steps left. (A class rather than a recursive
+    closure: a closure that names itself is a reference cycle, left for the cyclic
+    collector after every search.)"""
+
+    def __init__(self, value: int, default: int) -> None:
+        self.value = value
+        self.found = {default}
+        self.out = [default]
+        self.budget = _WALK_LIMIT
+
+    def optimal(self, left: int, need: int, taken: int, at: int, since: int) -> None:
+        """Collect the captures of ``need`` more cards from the counts ``left``."""
+        self.budget -= 1
+        if self.budget < 0 or len(self.out) >= MAX_LISTED:
+            return
+        if need == 0 or not left:
+            if need == 0 and taken not in self.found:
+                self.found.add(taken)
+                self.out.append(taken)
+            return
+        value = self.value
+        largest = _largest(left)
+        field = _FIELD << (_BITS * (largest - 1))
+        rest = left & ~field  # the remaining cards of this value stay
+        if best_size(value, rest) == need:
+            self.optimal(rest, need, taken, 0, 0)
+        guarded = left + _GUARD
+        partners = _PARTNERS[value][largest]
+        start = since if at == largest else 0
+        for k in range(start, len(partners)):
+            group, size, _score = partners[k]
+            after = guarded - group
+            if after & _GUARD == _GUARD:
+                after -= _GUARD
+                if size + best_size(value, after) == need:
+                    self.optimal(after, need - size, taken + group, largest, k)
+
+    def any_disjoint(self, left: int, taken: int, at: int, since: int) -> None:
+        """Collect the captures of any size from the counts ``left``."""
+        self.budget -= 1
+        if self.budget < 0 or len(self.found) >= MAX_LISTED:
+            return
+        if not left:
+            if taken and taken not in self.found:
+                self.found.add(taken)
+                self.out.append(taken)
+            return
+        largest = _largest(left)
+        guarded = left + _GUARD
+        partners = _PARTNERS[self.value][largest]
+        start = since if at == largest else 0
+        for k in range(start, len(partners)):
+            after = guarded - partners[k][0]
+            if after & _GUARD == _GUARD:
+                self.any_disjoint(after - _GUARD, taken + partners[k][0], largest, k)
+        self.any_disjoint(left & ~(_FIELD << (_BITS * (largest - 1))), taken, 0, 0)
+
+
 class SumSearch:
     """The sum captures of one rule set (``capture.groups`` and ``capture.mode``)."""
 
@@ -245,70 +305,15 @@ class SumSearch:
 
     def _optimal(self, value: int, counts: int, default: int) -> list[int]:
         """Every capture of the largest size (bounded), the default first."""
-        need = best_size(value, counts)
-        found = {default}
-        out = [default]
-        budget = [_WALK_LIMIT]
-
-        # walk is handed itself as ``again``: a closure naming itself would be a
-        # reference cycle, left for the cyclic collector after every search
-        def walk(again: Callable[..., None], left: int, need: int, taken: int, at: int,
-                 since: int) -> None:
-            budget[0] -= 1
-            if budget[0] < 0 or len(out) >= MAX_LISTED:
-                return
-            if need == 0 or not left:
-                if need == 0 and taken not in found:
-                    found.add(taken)
-                    out.append(taken)
-                return
-            largest = _largest(left)
-            field = _FIELD << (_BITS * (largest - 1))
-            rest = left & ~field  # the remaining cards of this value stay
-            if best_size(value, rest) == need:
-                again(again, rest, need, taken, 0, 0)
-            guarded = left + _GUARD
-            partners = _PARTNERS[value][largest]
-            start = since if at == largest else 0
-            for k in range(start, len(partners)):
-                group, size, _score = partners[k]
-                after = guarded - group
-                if after & _GUARD == _GUARD:
-                    after -= _GUARD
-                    if size + best_size(value, after) == need:
-                        again(again, after, need - size, taken + group, largest, k)
-
-        walk(walk, counts, need, 0, 0, 0)
-        return out
+        walk = _Walk(value, default)
+        walk.optimal(counts, best_size(value, counts), 0, 0, 0)
+        return walk.out
 
     def _any_disjoint(self, value: int, counts: int, default: int) -> list[int]:
         """Captures of any size (bounded), the default first."""
-        found = {default}
-        out = [default]
-        budget = [_WALK_LIMIT]
-
-        def walk(again: Callable[..., None], left: int, taken: int, at: int,
-                 since: int) -> None:  # handed itself, as in _optimal
-            budget[0] -= 1
-            if budget[0] < 0 or len(found) >= MAX_LISTED:
-                return
-            if not left:
-                if taken and taken not in found:
-                    found.add(taken)
-                    out.append(taken)
-                return
-            largest = _largest(left)
-            guarded = left + _GUARD
-            partners = _PARTNERS[value][largest]
-            start = since if at == largest else 0
-            for k in range(start, len(partners)):
-                after = guarded - partners[k][0]
-                if after & _GUARD == _GUARD:
-                    again(again, after - _GUARD, taken + partners[k][0], largest, k)
-            again(again, left & ~(_FIELD << (_BITS * (largest - 1))), taken, 0, 0)
-
-        walk(walk, counts, 0, 0, 0)
-        return out
+        walk = _Walk(value, default)
+        walk.any_disjoint(counts, 0, 0, 0)
+        return walk.out
 
     def _union_subsets(self, value: int, counts: list[int], member: list[bool]) -> list[int]:
         """Unions of groups (bounded), the whole union first."""
