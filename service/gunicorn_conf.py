@@ -86,8 +86,8 @@ GC_THRESHOLDS = (50_000, 20, 10)
 # parked polls end (old objects freed) as fast as new ones park, the count stays low
 # while the young generation grows, and its collection, when it comes, stopped a
 # worker for 50-180 ms (313,000 young objects at a 50,000 threshold). So a worker
-# also collects its two young generations every YOUNG_EVERY seconds: pauses of 1-2
-# ms (measured with 5,000 parked), and the oldest is left to the thresholds.
+# also collects its two young generations every YOUNG_EVERY seconds: pauses of 5 ms
+# at most (measured with 5,000 parked), and the oldest is left to the thresholds.
 YOUNG_EVERY = 0.1
 
 

@@ -7,6 +7,11 @@ from typing import Any
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
+LARGEST_CHOOSE_FLOOR = {"floor_size": 16, "capture": {"mode": "choose", "compulsory": False},
+                        "initial_floor": {"return_to_deck": []}}
+"""House rules of the costliest position to search: the largest starting floor, under
+choose mode with no compulsory capture (about a hundred legal moves)."""
+
 
 def auth(token: str | None) -> dict[str, str]:
     """The Authorization header of a seat token."""

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.api.helpers import LARGEST_CHOOSE_FLOOR
 from tests.api.servers import KeepAlive, call, gunicorn
 from tests.conftest import require_postgres
 
@@ -218,11 +219,10 @@ def test_a_long_bot_search_does_not_stall_its_worker(
     gevent worker, health checks sent meanwhile keep being answered (the search pauses
     for them, service/yielding.py) instead of queueing until it is done."""
     folder = tmp_path_factory.mktemp("search")
-    rules = {"floor_size": 16, "capture": {"mode": "choose", "compulsory": False},
-             "initial_floor": {"return_to_deck": []}}
     with gunicorn(f"sqlite:///{folder / 'basra.sqlite3'}", workers=1) as base:
         _, created = call(base, "POST", "/v1/matches",
-                          {"players": [{"name": "human"}, {"bot": "expert"}], "rules": rules})
+                          {"players": [{"name": "human"}, {"bot": "expert"}],
+                           "rules": LARGEST_CHOOSE_FLOOR})
         token = created["seats"][0]["token"]
         hint = f"/v1/matches/{created['id']}/hint?level=expert"
         answered: list[float] = []

@@ -7,7 +7,7 @@ import time
 from flask.testing import FlaskClient
 
 from service.engine import DECK
-from tests.api.helpers import auth, create, tokens
+from tests.api.helpers import LARGEST_CHOOSE_FLOOR, auth, create, tokens
 
 
 def _timed(call):  # noqa: ANN001, ANN202
@@ -40,8 +40,7 @@ def test_a_large_choose_floor_with_a_leading_bot_answers_fast(client: FlaskClien
     """The largest starting floor allowed, under choose mode with no compulsory capture and
     an expert bot that leads: the create, the human's view and an expert hint each
     answer well under a second."""
-    rules = {"floor_size": 16, "capture": {"mode": "choose", "compulsory": False},
-             "initial_floor": {"return_to_deck": []}}
+    rules = LARGEST_CHOOSE_FLOOR
     r, took = _timed(lambda: client.post("/v1/matches", json={
         "players": [{"bot": "expert"}, {"name": "human"}], "rules": rules}))
     assert r.status_code == 201 and took < 1, took
