@@ -56,6 +56,15 @@ def _float(name: str, default: float) -> float:
     return float(value) if value else default
 
 
+def _int(name: str, default: int, *, low: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    if not value.isdigit() or int(value) < low:
+        raise ValueError(f"{name} must be a whole number of at least {low}, not {value!r}")
+    return int(value)
+
+
 def _choice(name: str, choices: tuple[str, ...]) -> str:
     value = os.environ.get(name, "").strip() or choices[0]
     if value not in choices:
@@ -71,6 +80,10 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "SECRET_KEY": secret_key(instance_path),
         # PostgreSQL connections are pinged at checkout when idle a while (service/db.py)
         "SQLALCHEMY_ENGINE_OPTIONS": {},
+        # PostgreSQL connections each process pools, and how many more it may open for a
+        # burst (each of those closed after its transaction; service/db.py)
+        "BASRA_DB_POOL_SIZE": _int("BASRA_DB_POOL_SIZE", 10, low=1),
+        "BASRA_DB_MAX_OVERFLOW": _int("BASRA_DB_MAX_OVERFLOW", 5, low=0),
         # the longest ?wait= a poll may ask for, and how often a poll looks
         "BASRA_MAX_WAIT": _float("BASRA_MAX_WAIT", 30.0),
         "BASRA_POLL_INTERVAL": _float("BASRA_POLL_INTERVAL", 0.2),

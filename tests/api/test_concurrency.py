@@ -8,7 +8,9 @@ from pathlib import Path
 
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import event, text
 
+from service.db import db, transaction
 from tests.api.helpers import auth, create, play, tokens, view
 from tests.conftest import make_app
 
@@ -250,3 +252,35 @@ def test_a_move_that_waited_for_the_write_lock_is_saved_only_on_its_own_version(
                                                 release_into_a_held_lock)
     assert result["status"] == 409, result
     assert cards == [landed] and version == 1
+
+
+def test_a_worker_keeps_its_pooled_connections_through_bursts(tmp_path: Path) -> None:
+    """BASRA_DB_POOL_SIZE transactions at once reuse pooled connections: none is opened
+    for one transaction and closed after it (a new PostgreSQL backend per burst)."""
+    app = make_app("postgres", tmp_path)
+    at_once = app.config["BASRA_DB_POOL_SIZE"]
+    opened: list[object] = []
+    with app.app_context():
+        event.listen(db.engine, "connect", lambda *_: opened.append(1))
+
+    def burst() -> None:
+        together = threading.Barrier(at_once)
+
+        def hold() -> None:
+            with app.app_context(), transaction():
+                db.session.execute(text("SELECT 1"))
+                together.wait(10)  # every connection is checked out at the same time
+
+        threads = [threading.Thread(target=hold) for _ in range(at_once)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(15)
+
+    burst()
+    first = len(opened)
+    burst()
+    burst()
+    assert 0 < first <= at_once and len(opened) == first, (first, len(opened))
+    with app.app_context():
+        db.engine.dispose()
