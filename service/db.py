@@ -3,12 +3,14 @@ transactions."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import orjson
 from flask import Flask, current_app
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import event, exc
@@ -26,9 +28,23 @@ class Base(DeclarativeBase):
 db = SQLAlchemy(model_class=Base, session_options={"expire_on_commit": False})
 
 
+def json_text(value: Any) -> str:
+    """A JSON column's text (snapshots, log rows): orjson, five to ten times faster than
+    the standard library, which still encodes what orjson refuses (an integer past 64
+    bits, a key that is not a string)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value)
+
+
 def init_db(app: Flask) -> None:
     """Bind ``db`` to the app: the PostgreSQL pool's size, or on SQLite this app's engine set
     up (and no other engine)."""
+    app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {
+        "json_serializer": json_text,
+        **app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {}),
+    }
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql"):
         # A gevent worker runs as many transactions at once as it has requests in one,
         # and the pool opens a connection beyond its size for one transaction and closes
