@@ -153,6 +153,24 @@ def test_house_rule_file_extends_a_shipped_variant(tmp_path: Path) -> None:
     assert rules.seven_of_diamonds.on_floor == "wild"
 
 
+def test_a_variant_is_parsed_once_and_again_when_its_files_change(tmp_path: Path) -> None:
+    """Loading a variant again gives the same rules without parsing; an edit to its file,
+    or to the file it extends, is seen on the next load."""
+    (tmp_path / "base.yaml").write_text("target_score: 61\n")
+    (tmp_path / "house.yaml").write_text("extends: base\nhand_size: 4\n")
+    first = load_variant("house", tmp_path)
+    assert load_variant("house", tmp_path) is first
+    assert (first.rules.target_score, first.rules.hand_size) == (61, 4)
+    (tmp_path / "house.yaml").write_text("extends: base\nhand_size: 6\n")
+    edited = load_variant("house", tmp_path)
+    assert (edited.rules.target_score, edited.rules.hand_size) == (61, 6)
+    (tmp_path / "base.yaml").write_text("target_score: 31\n")
+    assert load_variant("house", tmp_path).rules.target_score == 31
+    (tmp_path / "house.yaml").unlink()
+    with pytest.raises(UnknownVariant, match="known: base"):
+        load_variant("house", tmp_path)
+
+
 def test_content_hash_is_stable_and_tracks_settings() -> None:
     """Each effective rule set has a stable content hash."""
     v2 = load_variant("egyptian-v2").rules
