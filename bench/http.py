@@ -198,12 +198,13 @@ def serve(**settings: str) -> Iterator[subprocess.Popen[bytes]]:
 def run() -> dict[str, float]:
     """Start gunicorn on PostgreSQL, run the phases three times, print the medians and
     return them."""
-    with serve():
+    with serve() as server:
         runs: dict[str, list[tuple[float, float, float]]] = {p: [] for p in PHASES}
         for _ in range(3):
             for phase in PHASES:
                 runs[phase].append(run_phase(phase))
-        workers = os.environ.get("WEB_CONCURRENCY", str(mp.cpu_count()))
+        workers = len(subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True,
+                                     text=True).stdout.split())  # as started, not as guessed
         print(f"http: gunicorn gevent x{workers} on PostgreSQL, {PROCESSES * THREADS} clients, "
               f"{SECONDS:.0f} s a phase, median of 3 runs")
         ceiling = statistics.median(r[0] for r in runs["healthz"])
