@@ -1,9 +1,11 @@
-"""Long-poll capacity: one instance with the default settings holds 5,000 parked long
-polls (10 per match, from 10 front ends) while moves are made at 50 a second.
+"""Waiter capacity: one instance with the default settings holds 5,000 parked long
+polls (10 per match, from 10 front ends) while moves are made at 50 a second; then
+the same with 5,000 event streams instead.
 
 Reports how soon a move's wake-up reaches all its waiters (from the move's 201 to
-each waiter's 200: p50/p99), move latency with and without the waiters parked,
-and the server's memory per parked waiter (RSS of its processes).
+each long poll's 200, or to each stream's ``state`` event: p50/p99), move latency
+with and without the waiters parked, and the server's memory per parked waiter
+(RSS of its processes).
 """
 
 from __future__ import annotations
@@ -120,6 +122,40 @@ async def _waiter(match: dict[str, Any], parked: list[int], wakes: list[tuple[st
     conn.writer.close()
 
 
+async def _streamer(match: dict[str, Any], parked: list[int],
+                    wakes: list[tuple[str, int, float]], stop: asyncio.Event) -> None:
+    """One event stream of a match: a wake-up is each ``state`` event after the first."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", PORT)
+    writer.write((f"GET /v1/matches/{match['id']}/events HTTP/1.1\r\nHost: bench\r\n"
+                  f"X-API-Key: {match['key']}\r\n\r\n").encode())
+    await writer.drain()
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    if status != 200:
+        raise RuntimeError(f"an event stream answered {status}")
+    if b"chunked" not in head.lower():
+        raise RuntimeError("an event stream without chunked transfer encoding")
+    buffer, first = b"", True
+    while not stop.is_set():
+        size = int((await reader.readuntil(b"\r\n")).strip(), 16)
+        chunk = await reader.readexactly(size + 2)
+        if size == 0:
+            break  # the stream ended (the match did)
+        buffer += chunk[:-2]
+        *events, buffer = buffer.split(b"\n\n")
+        now = time.monotonic()
+        for event in events:
+            if not event.startswith(b"id: "):
+                continue  # a heartbeat
+            version = int(event[4:event.index(b"\n")])
+            if first:
+                parked[0] += 1
+                first = False
+            else:
+                wakes.append((match["id"], version, now))
+    writer.close()
+
+
 async def _moves(matches: list[dict[str, Any]], count: int, rate: float,
                  acked: dict[tuple[str, int], float], latencies: list[float]) -> None:
     conns = [await Conn.open() for _ in range(8)]
@@ -164,7 +200,8 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))] * 1000 if ordered else 0.0
 
 
-async def _run(server_pid: int) -> dict[str, float]:
+async def _run(server_pid: int, kind: str = "polls") -> dict[str, float]:
+    """One server's figures with ``kind`` ("polls" or "streams") as its waiters."""
     matches = await _setup()
     count = int(MOVES_PER_SECOND * SECONDS)
     # moves alone: the usual latency
@@ -173,7 +210,8 @@ async def _run(server_pid: int) -> dict[str, float]:
     idle_mb = _rss_mb(server_pid)
     parked, wakes = [0], []  # type: ignore[var-annotated]
     stop = asyncio.Event()
-    waiters = [asyncio.create_task(_waiter(m, parked, wakes, stop))
+    follow = _waiter if kind == "polls" else _streamer
+    waiters = [asyncio.create_task(follow(m, parked, wakes, stop))
                for m in matches for _ in range(WAITERS_PER_MATCH)]
     total = len(waiters)
     for _ in range(600):
@@ -197,7 +235,8 @@ async def _run(server_pid: int) -> dict[str, float]:
     for task in waiters:
         task.cancel()
     expected = sum(WAITERS_PER_MATCH for _ in acked)
-    print(f"waiters: {held:,} long polls parked ({total:,} asked) on gunicorn with the "
+    label = "long polls" if kind == "polls" else "event streams"
+    print(f"waiters: {held:,} {label} parked ({total:,} asked) on gunicorn with the "
           f"default settings, {len(acked)} moves at {MOVES_PER_SECOND}/s")
     print(f"  wake-ups {len(lags):,} of {expected:,}: p50 {_pct(lags, 0.5):.1f} ms, "
           f"p99 {_pct(lags, 0.99):.1f} ms (target p99 <= 100 ms)")
@@ -215,20 +254,34 @@ async def _run(server_pid: int) -> dict[str, float]:
 
 
 RUNS = 3
+STREAM_KEYS = {"waiters_parked": "streams_parked", "wake_p50_ms": "stream_wake_p50_ms",
+               "wake_p99_ms": "stream_wake_p99_ms", "wakes_missed": "stream_wakes_missed",
+               "moves_alone_p99_ms": "moves_alone_streams_run_p99_ms",
+               "moves_with_waiters_p99_ms": "moves_with_streams_p99_ms",
+               "kb_per_waiter": "kb_per_stream"}
+"""The figures of the event-stream runs, named apart from the long polls'."""
 
 
 def run() -> dict[str, float]:
     """Start the server with its default settings and measure, three times (a fresh
-    server each); the figures are medians."""
-    runs = []
-    for _ in range(RUNS):
-        with serve() as server:
-            runs.append(asyncio.run(_run(server.pid)))
-    medians = {key: round(statistics.median(r[key] for r in runs), 1) for key in runs[0]}
-    print(f"  waiters, median of {RUNS}: wake-ups p50 {medians['wake_p50_ms']} ms, p99 "
-          f"{medians['wake_p99_ms']} ms (runs: {', '.join(str(r['wake_p99_ms']) for r in runs)}); "
-          f"moves with the waiters p99 {medians['moves_with_waiters_p99_ms']} ms")
-    return medians
+    server each) with long polls, then three times with event streams; the figures
+    are medians."""
+    figures: dict[str, float] = {}
+    for kind in ("polls", "streams"):
+        runs = []
+        for _ in range(RUNS):
+            with serve() as server:
+                runs.append(asyncio.run(_run(server.pid, kind)))
+        medians = {key: round(statistics.median(r[key] for r in runs), 1) for key in runs[0]}
+        print(f"  {kind}, median of {RUNS}: wake-ups p50 {medians['wake_p50_ms']} ms, p99 "
+              f"{medians['wake_p99_ms']} ms (runs: "
+              f"{', '.join(str(r['wake_p99_ms']) for r in runs)}); moves with them p99 "
+              f"{medians['moves_with_waiters_p99_ms']} ms (runs: "
+              f"{', '.join(str(r['moves_with_waiters_p99_ms']) for r in runs)}), alone "
+              f"{medians['moves_alone_p99_ms']} ms")
+        figures.update(medians if kind == "polls" else
+                       {STREAM_KEYS[key]: value for key, value in medians.items()})
+    return figures
 
 
 if __name__ == "__main__":
