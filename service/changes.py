@@ -350,19 +350,46 @@ class Peek:
     """(seat, token hash) of the taken seats."""
 
 
+_first_reads: dict[str, threading.Event] = {}
+"""Matches whose seats a request of this process is reading for the board right now."""
+_first_reads_lock = threading.Lock()
+
+
 def peek(match_id: str, tenant: int) -> Peek:
     """A tenant's match's version, turn, deadline and seats without loading the match;
     another tenant's match is not found.
 
-    On PostgreSQL both usually come from this process's board, with no query.
+    On PostgreSQL both usually come from this process's board, with no query. The
+    requests that find a match new to the board together (its spectators, connecting
+    at once) wait for the first one's read instead of each reading.
     """
     board = _board()
     known = board.seats(match_id) if board else None
+    if known is None and board is not None:
+        with _first_reads_lock:
+            reading = _first_reads.get(match_id)
+            if reading is None:
+                _first_reads[match_id] = threading.Event()
+        if reading is not None:
+            reading.wait(5.0)
+            known = board.seats(match_id)  # still None while the match waits for players
+        else:
+            try:
+                return _read_peek(board, match_id, tenant)
+            finally:
+                with _first_reads_lock:
+                    _first_reads.pop(match_id).set()
     if known is not None:
+        assert board is not None
         if known[0] != tenant:
             raise MatchNotFound(f"no match with id {match_id!r}")
         version, (turn, deadline) = _current(board, match_id)
         return Peek(version, turn, deadline, known[1])
+    return _read_peek(board, match_id, tenant)
+
+
+def _read_peek(board: VersionBoard | None, match_id: str, tenant: int) -> Peek:
+    """:func:`peek` from the database, remembering the seats on the board."""
     epoch = board.epoch if board else 0
     with transaction():
         rows = db.session.execute(

@@ -10,7 +10,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import event, text
 
+from service import changes
 from service.db import db, transaction
+from service.models import LOCAL_TENANT
 from tests.api.helpers import auth, create, play, tokens, view
 from tests.conftest import make_app
 
@@ -283,4 +285,40 @@ def test_a_worker_keeps_its_pooled_connections_through_bursts(tmp_path: Path) ->
     burst()
     assert 0 < first <= at_once and len(opened) == first, (first, len(opened))
     with app.app_context():
+        db.engine.dispose()
+
+
+def test_spectators_arriving_together_read_a_new_match_once(tmp_path: Path) -> None:
+    """Requests that find a match new to this process's board at once (its spectators
+    connecting together) wait for one read of its seats instead of each reading: a
+    crowd on one match costs one query, not one pooled connection each."""
+    app = make_app("postgres", tmp_path)
+    match = create(app.test_client())["id"]
+    reads: list[str] = []
+
+    def slow_seat_read(_conn, _cursor, statement: str, *_args) -> None:  # noqa: ANN001
+        if "JOIN seats" in statement:
+            reads.append(statement)
+            time.sleep(0.2)  # the others arrive while the first read is in flight
+
+    with app.app_context():
+        event.listen(db.engine, "before_cursor_execute", slow_seat_read)
+    crowd = 8
+    together = threading.Barrier(crowd)
+    peeks: list[changes.Peek] = []
+
+    def spectator() -> None:
+        with app.app_context():
+            together.wait(10)
+            peeks.append(changes.peek(match, LOCAL_TENANT))
+
+    threads = [threading.Thread(target=spectator) for _ in range(crowd)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(15)
+    assert len(peeks) == crowd and len({(p.version, tuple(p.seats)) for p in peeks}) == 1
+    assert len(reads) == 1, len(reads)
+    with app.app_context():
+        event.remove(db.engine, "before_cursor_execute", slow_seat_read)
         db.engine.dispose()
