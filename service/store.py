@@ -23,7 +23,7 @@ from sqlalchemy.orm import defer, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from . import changes, metrics, webhooks
-from .db import db, json_text
+from .db import db
 from .engine import Play, State
 from .engine.codec import rules_from_json, state_from_dict, state_to_dict
 from .errors import DatabaseUnavailable, InvalidCursor, MatchNotFound
@@ -232,19 +232,19 @@ def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
                      plays: Sequence[dict[str, Any]], key: KeyRecord | None,
                      messages: list[dict[str, Any]], notice: str) -> bool:
     params: dict[str, Any] = {
-        f"new_{name}": Jsonb(value, json_text) if name == "snapshot" else
-        Json(value, json_text) if isinstance(value, list) else value
+        f"new_{name}": Jsonb(value) if name == "snapshot" else
+        Json(value) if isinstance(value, list) else value
         for name, value in columns.items()
     }
     params.update(match_pk=match.pk, read=read, now=columns["updated_at"],
                   channel=changes.CHANNEL, notice=notice)
     if plays:
-        params["plays"] = Json(list(plays), json_text)
+        params["plays"] = Json(list(plays))
     if key is not None:
         params.update(key_seat=key.seat, key=key.key, fingerprint=key.fingerprint,
                       first_seq=read + 1)
     if messages:
-        params["messages"] = Json(messages, json_text)
+        params["messages"] = Json(messages)
     statement = _save_at_once(tuple(columns), bool(plays), key is not None, bool(messages))
     # straight to psycopg on the session's connection: SQLAlchemy's execution path cost
     # about as much again as the statement (measured); a lost connection is dropped

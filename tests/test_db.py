@@ -1,10 +1,16 @@
-"""JSON columns' text: orjson where it can, the standard library for the rest."""
+"""JSON columns' text: orjson where it can, the standard library for the rest; the same
+encoder for the parameters the store hands psycopg itself."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from service.db import json_text
+from psycopg.adapt import PyFormat
+from psycopg.types.json import Json, Jsonb
+
+from service.db import db, json_text
+from tests.conftest import make_app
 
 
 def test_column_json_reads_back_as_written() -> None:
@@ -15,3 +21,16 @@ def test_column_json_reads_back_as_written() -> None:
 def test_what_orjson_refuses_is_encoded_by_the_standard_library() -> None:
     for value in ({"big": 2**70}, {1: "a key that is not a string"}):
         assert json_text(value) == json.dumps(value)
+
+
+def test_the_stores_own_json_parameters_are_written_by_json_text(pg_url: str,
+                                                                  tmp_path: Path) -> None:
+    """The one-statement save hands psycopg Json and Jsonb parameters straight: the
+    connections SQLAlchemy opens encode them with json_text too."""
+    app = make_app("postgres", tmp_path)
+    with app.app_context():
+        driver = db.session.connection().connection.driver_connection
+        for wrapper in (Json, Jsonb):
+            assert driver.adapters.get_dumper(wrapper, PyFormat.AUTO)._dumps is json_text
+        db.session.rollback()
+        db.engine.dispose()
