@@ -20,6 +20,7 @@ from .db import db, init_db
 from .json_provider import OrjsonProvider
 from .limits import init_limits
 from .observability import init_observability
+from .sessions import NoSessions
 
 MIGRATIONS = str(Path(__file__).resolve().parent / "migrations")
 migrate = Migrate()
@@ -29,6 +30,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the app; ``config`` overrides settings read from the environment."""
     app = Flask(__name__)
     app.json = OrjsonProvider(app)
+    app.session_interface = NoSessions()
     app.config.update(settings_from_env(app.instance_path))
     if config:
         app.config.update(config)

@@ -212,3 +212,17 @@ def test_an_expired_idempotency_key_names_a_new_move(backend: str, tmp_path) -> 
     assert second.get_json()["state"]["version"] == 3
     again = client.post(url, json=move, headers={**auth(toks[0]), "Idempotency-Key": "k1"})
     assert again.status_code == 201 and again.get_json() == second.get_json()
+
+
+def test_no_cookie_session_is_read_or_set(client: FlaskClient, app) -> None:  # noqa: ANN001
+    """The API keeps no session: a cookie sent is never read (nor its signature checked,
+    on every request) and no response sets one."""
+    from flask import session
+    from flask.sessions import NullSession
+
+    client.set_cookie("session", "eyJ4IjoxfQ.forged.signature")
+    r = client.post("/v1/matches", json={"players": [{"name": "a"}, {"name": "b"}]})
+    assert r.status_code == 201
+    assert "Set-Cookie" not in r.headers
+    with app.test_request_context("/healthz", headers={"Cookie": "session=anything"}):
+        assert isinstance(session._get_current_object(), NullSession)
