@@ -34,6 +34,7 @@ from sqlalchemy.engine import make_url
 from .db import backend, db, transaction
 from .errors import MatchNotFound
 from .models import Match, Seat, as_utc
+from .single_flight import SingleFlight
 
 CHANNEL = "basra_versions"
 NOBODY = -1
@@ -350,9 +351,8 @@ class Peek:
     """(seat, token hash) of the taken seats."""
 
 
-_first_reads: dict[str, threading.Event] = {}
+_first_reads = SingleFlight()
 """Matches whose seats a request of this process is reading for the board right now."""
-_first_reads_lock = threading.Lock()
 
 
 def peek(match_id: str, tenant: int) -> Peek:
@@ -366,19 +366,10 @@ def peek(match_id: str, tenant: int) -> Peek:
     board = _board()
     known = board.seats(match_id) if board else None
     if known is None and board is not None:
-        with _first_reads_lock:
-            reading = _first_reads.get(match_id)
-            if reading is None:
-                _first_reads[match_id] = threading.Event()
-        if reading is not None:
-            reading.wait(5.0)
-            known = board.seats(match_id)  # still None while the match waits for players
-        else:
-            try:
+        with _first_reads.first(match_id) as mine:
+            if mine:
                 return _read_peek(board, match_id, tenant)
-            finally:
-                with _first_reads_lock:
-                    _first_reads.pop(match_id).set()
+        known = board.seats(match_id)  # still None while the match waits for players
     if known is not None:
         assert board is not None
         if known[0] != tenant:

@@ -59,6 +59,7 @@ from .seats import (
     seat_hashes,
     seat_of,
 )
+from .single_flight import SingleFlight
 from .views import (
     MatchView,
     MoveResult,
@@ -240,8 +241,9 @@ def read_match(
 _VIEWS_KEPT = 4096
 _views: OrderedDict[tuple[int, str, int, int | None], MatchView] = OrderedDict()
 _cache_lock = threading.Lock()
-"""Guards this process's caches: recent views, views being read, matches just written."""
-_loading: dict[tuple[int, str, int, int | None], threading.Event] = {}
+"""Guards this process's caches: recent views and matches just written."""
+_view_reads = SingleFlight()
+"""Views a woken request of this process is reading right now."""
 
 
 def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
@@ -256,32 +258,10 @@ def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
     key = (tenant, match_id, version, seat)
     if not shared:
         return _read_view(match_id, tenant, seat)
-    with _cache_lock:
-        view = _views.get(key)
-        loading = _loading.get(key)
-        if view is None and loading is None:
-            loading = _loading[key] = threading.Event()
-            mine = True
-        else:
-            mine = False
-    if view is not None:
-        return view
-    if not mine:  # another request of this process is reading it: one read for all
-        assert loading is not None
-        loading.wait(5.0)
+    with _view_reads.first(key):  # the first reads; the others find its view kept
         with _cache_lock:
             view = _views.get(key)
-        if view is not None:
-            return view
-    try:
-        view = _read_view(match_id, tenant, seat)
-    finally:
-        if mine:
-            with _cache_lock:
-                _loading.pop(key, None)
-            assert loading is not None
-            loading.set()
-    return view
+        return view if view is not None else _read_view(match_id, tenant, seat)
 
 
 def _read_view(match_id: str, tenant: int, seat: int | None) -> MatchView:

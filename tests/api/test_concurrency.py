@@ -322,3 +322,41 @@ def test_spectators_arriving_together_read_a_new_match_once(tmp_path: Path) -> N
     with app.app_context():
         event.remove(db.engine, "before_cursor_execute", slow_seat_read)
         db.engine.dispose()
+
+
+def test_waiters_woken_together_read_the_new_view_once(tmp_path: Path) -> None:
+    """The spectators a move wakes together want the same view: one of them reads the
+    match and the others are given its view, not a query each."""
+    from service import matches
+
+    app = make_app("postgres", tmp_path)
+    created = create(app.test_client())
+    match, version = created["id"], created["state"]["version"]
+    reads: list[str] = []
+
+    def slow_match_read(_conn, _cursor, statement: str, *_args) -> None:  # noqa: ANN001
+        if "FROM matches" in statement:
+            reads.append(statement)
+            time.sleep(0.2)  # the others wake while the first read is in flight
+
+    with app.app_context():
+        event.listen(db.engine, "before_cursor_execute", slow_match_read)
+    crowd = 8
+    together = threading.Barrier(crowd)
+    views = []
+
+    def woken() -> None:
+        with app.app_context():
+            together.wait(10)
+            views.append(matches._view_at(match, LOCAL_TENANT, None, version, shared=True))
+
+    threads = [threading.Thread(target=woken) for _ in range(crowd)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(15)
+    assert len(views) == crowd and all(v is views[0] for v in views)
+    assert len(reads) == 1, len(reads)
+    with app.app_context():
+        event.remove(db.engine, "before_cursor_execute", slow_match_read)
+        db.engine.dispose()
