@@ -129,7 +129,9 @@ class Capturer:
             if not self._sums.entry(v, reach)[0]:
                 return _NOTHING[0]  # the common play: the card takes nothing
             return self._sum_outcomes(v, floor, reach)[k]
-        return self._outcomes(card, tuple(floor))[k]
+        if _VALUES[card]:  # a special 7D
+            return self._outcomes(card, tuple(floor))[k]
+        return self._face(card, floor)  # a face card has one outcome
 
     def _is_wild(self, card: Card) -> bool:
         return self._wild and card == SEVEN_OF_DIAMONDS
@@ -202,20 +204,22 @@ class Capturer:
             for taken_cards in self._sums.captures(value, packed, by_value)
         )
 
-    def _face(self, card: Card, floor: tuple[Card, ...]) -> Outcome:
+    def _face(self, card: Card, floor: Sequence[Card]) -> Outcome:
         """A jack, queen or king."""
         rank = card >> 2
         if rank == _JACK and self.rules.jack.sweeps:
             return Outcome(tuple(sorted(floor)), self._jack_basra_kind(floor, None))
         wild = SEVEN_OF_DIAMONDS if self._wild else None  # a wild 7D counts as this rank
         taken = tuple(sorted(c for c in floor if c >> 2 == rank or c == wild))
+        if not taken:
+            return _NOTHING[0]
         kind: BasraKind | None = None
-        if taken and len(taken) == len(floor):
+        if len(taken) == len(floor):
             kind = self._jack_basra_kind(floor, "basra") if rank == _JACK else "basra"
         return Outcome(taken, kind)
 
     def _jack_basra_kind(
-        self, floor: tuple[Card, ...], otherwise: BasraKind | None
+        self, floor: Sequence[Card], otherwise: BasraKind | None
     ) -> BasraKind | None:
         lone = len(floor) == 1 and (floor[0] >> 2 == _JACK or self._is_wild(floor[0]))
         if lone and self.rules.jack.lone_jack_basra:
