@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 from .cards import DECK, RANKS, SEVEN_OF_DIAMONDS, Card
 from .rules import Rules, derived
@@ -31,9 +31,9 @@ class Outcome:
 
 # A stand-in card of each rank for "what would a card of rank r do here"
 # (the 7D acting as any rank); spades are never the special card.
-_STAND_INS: tuple[Card, ...] = tuple(DECK[i * 4 + 3] for i in range(len(RANKS)))
-_VALUES: tuple[int, ...] = tuple(c.value for c in DECK)
-_JACK = RANKS.index("J")
+_STAND_INS: Final[tuple[Card, ...]] = tuple(DECK[i * 4 + 3] for i in range(len(RANKS)))
+_VALUES: Final[tuple[int, ...]] = tuple(c.value for c in DECK)
+_JACK: Final = RANKS.index("J")
 
 
 class Capturer:
@@ -254,12 +254,12 @@ def _reach(value: int, packed: int, wild: bool) -> int:
     return (packed & _LOWER[value]) + _UNITS[value - 1] if wild else packed & _LOWER[value]
 
 
-_CACHE_LIMIT = 50_000
-_FIELD = (1 << COUNT_BITS) - 1
-_UNITS = tuple(1 << (COUNT_BITS * i) for i in range(10))
-_LOWER = tuple((1 << (COUNT_BITS * v)) - 1 for v in range(11))
+_CACHE_LIMIT: Final = 50_000
+_FIELD: Final = (1 << COUNT_BITS) - 1
+_UNITS: Final = tuple(1 << (COUNT_BITS * i) for i in range(10))
+_LOWER: Final = tuple((1 << (COUNT_BITS * v)) - 1 for v in range(11))
 """Masks of the counts of values 1..v."""
-_NOTHING = (Outcome((), None),)
+_NOTHING: Final = (Outcome((), None),)
 
 
 def capturer_for(rules: Rules) -> Capturer:

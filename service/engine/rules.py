@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Final, Literal, TypeVar, cast
 
 import yaml
 
@@ -39,7 +39,7 @@ class _FrozenDict(dict[str, int]):
     __setitem__ = __delitem__ = update = pop = clear = setdefault = _readonly  # type: ignore[assignment]
 
 
-TEAMS = 2
+TEAMS: Final = 2
 """Sides that keep a pile and a score: 2 with two players and with four (partnerships)."""
 
 

@@ -21,12 +21,13 @@ import hashlib
 import hmac
 import secrets
 import struct
+from typing import Final
 
 from .cards import DECK, Card
 from .errors import InvalidDeck
 
-SEED_BYTES = 32
-_DOMAIN = b"basra-deck"
+SEED_BYTES: Final = 32
+_DOMAIN: Final = b"basra-deck"
 
 
 def new_seed() -> bytes:
@@ -62,8 +63,8 @@ def _words(seed: bytes, round_number: int, start: int, blocks: int) -> tuple[int
 
 
 # (position i, bound below which a word is kept) for i = 51 .. 1
-_DRAWS = tuple((i, (1 << 32) - ((1 << 32) % (i + 1))) for i in range(51, 0, -1))
-_FIRST_BLOCKS = 7
+_DRAWS: Final = tuple((i, (1 << 32) - ((1 << 32) % (i + 1))) for i in range(51, 0, -1))
+_FIRST_BLOCKS: Final = 7
 """Blocks drawn at once: 51 words and five spare (a word is rejected about once in
 ten million)."""
 

@@ -23,23 +23,25 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Sequence
 from math import comb, prod
+from typing import Final
 
 from .cards import Card
 
-MAX_LISTED = 64
+MAX_LISTED: Final = 64
 """The most captures listed for one card (the default first); more may be named."""
 
-COUNT_BITS = _BITS = 5
+COUNT_BITS: Final = 5
 """Bits a value's count takes in a packed vector."""
-_FIELD = (1 << _BITS) - 1
-_GUARD = sum(16 << (_BITS * i) for i in range(10))
-_UNIT = tuple(1 << (_BITS * i) for i in range(10))
+_BITS: Final = COUNT_BITS
+_FIELD: Final = (1 << _BITS) - 1
+_GUARD: Final = sum(16 << (_BITS * i) for i in range(10))
+_UNIT: Final = tuple(1 << (_BITS * i) for i in range(10))
 # score of a capture: its size first, then more of the smaller values (which puts
 # the capture whose cards come first in deck order ahead); counts stay below 8
-_SIZE = 8**11
-_TIE = tuple(8 ** (10 - i) for i in range(1, 11))
-_MEMO_LIMIT = 200_000
-_WALK_LIMIT = 4_000
+_SIZE: Final = 8**11
+_TIE: Final = tuple(8 ** (10 - i) for i in range(1, 11))
+_MEMO_LIMIT: Final = 200_000
+_WALK_LIMIT: Final = 4_000
 
 
 def pack(counts: Sequence[int]) -> int:
@@ -81,9 +83,9 @@ def _partners(value: int) -> list[list[tuple[int, int, int]]]:
     return table
 
 
-_PARTNERS = [_partners(v) if v else [] for v in range(11)]
-_BEST: list[dict[int, int]] = [{} for _ in range(11)]
-_EXACT: list[dict[int, bool]] = [{} for _ in range(11)]
+_PARTNERS: Final = [_partners(v) if v else [] for v in range(11)]
+_BEST: Final[list[dict[int, int]]] = [{} for _ in range(11)]
+_EXACT: Final[list[dict[int, bool]]] = [{} for _ in range(11)]
 
 
 def best_score(value: int, counts: int) -> int:
