@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from flask import Flask
 from flask.testing import FlaskClient
@@ -288,40 +290,50 @@ def test_a_worker_keeps_its_pooled_connections_through_bursts(tmp_path: Path) ->
         db.engine.dispose()
 
 
+T = TypeVar("T")
+
+
+def _crowd(app: Flask, marker: str, ask: Callable[[], T], crowd: int = 8) -> tuple[list[T], int]:
+    """(answers, statements containing ``marker`` run) when ``crowd`` threads call ``ask``
+    together, each such statement held 0.2 s so the others arrive while it is in flight."""
+    reads: list[str] = []
+
+    def slow_read(_conn, _cursor, statement: str, *_args) -> None:  # noqa: ANN001
+        if marker in statement:
+            reads.append(statement)
+            time.sleep(0.2)
+
+    with app.app_context():
+        event.listen(db.engine, "before_cursor_execute", slow_read)
+    together = threading.Barrier(crowd)
+    answers: list[T] = []
+
+    def one() -> None:
+        with app.app_context():
+            together.wait(10)
+            answers.append(ask())
+
+    threads = [threading.Thread(target=one) for _ in range(crowd)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(15)
+    with app.app_context():
+        event.remove(db.engine, "before_cursor_execute", slow_read)
+        db.engine.dispose()
+    assert len(answers) == crowd
+    return answers, len(reads)
+
+
 def test_spectators_arriving_together_read_a_new_match_once(tmp_path: Path) -> None:
     """Requests that find a match new to this process's board at once (its spectators
     connecting together) wait for one read of its seats instead of each reading: a
     crowd on one match costs one query, not one pooled connection each."""
     app = make_app("postgres", tmp_path)
     match = create(app.test_client())["id"]
-    reads: list[str] = []
-
-    def slow_seat_read(_conn, _cursor, statement: str, *_args) -> None:  # noqa: ANN001
-        if "JOIN seats" in statement:
-            reads.append(statement)
-            time.sleep(0.2)  # the others arrive while the first read is in flight
-
-    with app.app_context():
-        event.listen(db.engine, "before_cursor_execute", slow_seat_read)
-    crowd = 8
-    together = threading.Barrier(crowd)
-    peeks: list[changes.Peek] = []
-
-    def spectator() -> None:
-        with app.app_context():
-            together.wait(10)
-            peeks.append(changes.peek(match, LOCAL_TENANT))
-
-    threads = [threading.Thread(target=spectator) for _ in range(crowd)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(15)
-    assert len(peeks) == crowd and len({(p.version, tuple(p.seats)) for p in peeks}) == 1
-    assert len(reads) == 1, len(reads)
-    with app.app_context():
-        event.remove(db.engine, "before_cursor_execute", slow_seat_read)
-        db.engine.dispose()
+    peeks, reads = _crowd(app, "JOIN seats", lambda: changes.peek(match, LOCAL_TENANT))
+    assert len({(p.version, tuple(p.seats)) for p in peeks}) == 1
+    assert reads == 1, reads
 
 
 def test_waiters_woken_together_read_the_new_view_once(tmp_path: Path) -> None:
@@ -332,31 +344,7 @@ def test_waiters_woken_together_read_the_new_view_once(tmp_path: Path) -> None:
     app = make_app("postgres", tmp_path)
     created = create(app.test_client())
     match, version = created["id"], created["state"]["version"]
-    reads: list[str] = []
-
-    def slow_match_read(_conn, _cursor, statement: str, *_args) -> None:  # noqa: ANN001
-        if "FROM matches" in statement:
-            reads.append(statement)
-            time.sleep(0.2)  # the others wake while the first read is in flight
-
-    with app.app_context():
-        event.listen(db.engine, "before_cursor_execute", slow_match_read)
-    crowd = 8
-    together = threading.Barrier(crowd)
-    views = []
-
-    def woken() -> None:
-        with app.app_context():
-            together.wait(10)
-            views.append(matches._view_at(match, LOCAL_TENANT, None, version, shared=True))
-
-    threads = [threading.Thread(target=woken) for _ in range(crowd)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(15)
-    assert len(views) == crowd and all(v is views[0] for v in views)
-    assert len(reads) == 1, len(reads)
-    with app.app_context():
-        event.remove(db.engine, "before_cursor_execute", slow_match_read)
-        db.engine.dispose()
+    views, reads = _crowd(app, "FROM matches", lambda: matches._view_at(
+        match, LOCAL_TENANT, None, version, shared=True))
+    assert all(v is views[0] for v in views)
+    assert reads == 1, reads
