@@ -54,10 +54,13 @@ class Capturer:
             for c in DECK
         )
         self.units: tuple[int, ...] = tuple(
-            0 if not _VALUES[c] or self._is_wild(c) else _UNITS[_VALUES[c] - 1] for c in DECK
+            _WILD_ON_FLOOR if self._is_wild(c) else _UNITS[_VALUES[c] - 1] if _VALUES[c] else 0
+            for c in DECK
         )
         """What each card adds to the floor's packed value counts while it lies there
-        (nothing for a face card or a wild 7D): a board keeps their sum up to date."""
+        (nothing for a face card; a wild 7D sets a field of its own above the values, so
+        the packed counts also say whether it is there): a board keeps their sum up to
+        date."""
         # the value a card takes sums with; 0 for faces and a special 7D
         self._sum_value = tuple(0 if self._key[c] > 10 else self._key[c] for c in DECK)
         self._cache: dict[tuple[int, tuple[Card, ...]], tuple[Outcome, ...]] = {}
@@ -103,7 +106,7 @@ class Capturer:
         :attr:`units` over its cards)."""
         if not floor:
             return [1] * len(hand)
-        wild = self._wild and SEVEN_OF_DIAMONDS in floor
+        wild = packed & _WILD_ON_FLOOR
         sums = self._sums
         known = sums.known
         sum_value = self._sum_value
@@ -125,7 +128,7 @@ class Capturer:
             return _NOTHING[0]
         v = self._sum_value[card]
         if v:
-            reach = _reach(v, packed, self._wild and SEVEN_OF_DIAMONDS in floor)
+            reach = _reach(v, packed, bool(packed & _WILD_ON_FLOOR))
             if not self._sums.entry(v, reach)[0]:
                 return _NOTHING[0]  # the common play: the card takes nothing
             return self._sum_outcomes(v, floor, reach)[k]
@@ -157,8 +160,8 @@ class Capturer:
 
     def _packed(self, value: int, floor: tuple[Card, ...]) -> int:
         """The packed counts of what a number card of ``value`` may take in a sum."""
-        wild = self._wild and SEVEN_OF_DIAMONDS in floor
-        return _reach(value, self._packed_floor(floor), wild)
+        packed = self._packed_floor(floor)
+        return _reach(value, packed, bool(packed & _WILD_ON_FLOOR))
 
     def _by_value(self, value: int, floor: tuple[Card, ...]) -> list[list[Card]]:
         """The floor's cards that a number card of ``value`` may take in a sum, by value
@@ -192,10 +195,10 @@ class Capturer:
             # one capture listed: every card of each value it takes (no choice of cards)
             taken = choices[0]
             units = self.units
-            wild_unit = _UNITS[value - 1] if self._wild else 0
+            wild_unit = _UNITS[value - 1]  # a wild 7D counts as one more of the card's value
             capture = tuple(sorted(
                 c for c in floor
-                if taken & (units[c] or (wild_unit if c == SEVEN_OF_DIAMONDS else 0)) * _FIELD
+                if taken & (wild_unit if units[c] == _WILD_ON_FLOOR else units[c]) * _FIELD
             ))
             return (Outcome(capture, "basra" if len(capture) == whole else None),)
         by_value = self._by_value(value, tuple(floor))
@@ -259,6 +262,8 @@ _FIELD: Final = (1 << COUNT_BITS) - 1
 _UNITS: Final = tuple(1 << (COUNT_BITS * i) for i in range(10))
 _LOWER: Final = tuple((1 << (COUNT_BITS * v)) - 1 for v in range(11))
 """Masks of the counts of values 1..v."""
+_WILD_ON_FLOOR: Final = 1 << (COUNT_BITS * 10)
+"""The field above value 10's count: set while a wild 7D lies on the floor."""
 _NOTHING: Final = (Outcome((), None),)
 
 
