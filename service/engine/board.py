@@ -135,7 +135,10 @@ class Board:
         hand = self.hands[self.turn]
         floor = self.floor
         counts = self.capturer.counts_on(hand, floor, self.packed)
-        k = int(rng.random() * sum(counts))
+        total = sum(counts)
+        k = int(rng.random() * total)
+        if total == len(hand):  # one outcome a card, the usual case: the k-th card's
+            return k, self.capturer.outcome_on(hand[k], floor, self.packed, 0)
         for at, n in enumerate(counts):
             if k < n:
                 return at, self.capturer.outcome_on(hand[at], floor, self.packed, k)
