@@ -144,13 +144,13 @@ class Moves(MethodView):
             raise Problem(422, "validation_error",
                           "Idempotency-Key must be 1 to 255 printable characters",
                           field="Idempotency-Key", message="1 to 255 printable characters")
-        raw = request.get_json(silent=True) if key is not None else None
+        fingerprint = ""
+        if key is not None:  # only a keyed move is ever compared with another request
+            raw = request.get_json(silent=True)
+            fingerprint = matches.fingerprint(raw if isinstance(raw, dict) else {})
         result = matches.play_move(
             match_id, tenant(), bearer_token(), body["card"], body.get("capture"),
-            if_match=if_match_version(), idempotency_key=key,
-            # only a keyed move is ever compared with another request
-            request_fingerprint=matches.fingerprint(raw if isinstance(raw, dict) else {})
-            if key is not None else "",
+            if_match=if_match_version(), idempotency_key=key, request_fingerprint=fingerprint,
         )
         return result, 201, _etag(result.state)
 
