@@ -40,14 +40,31 @@ def test_the_first_reads_and_the_others_go_on_once_it_is_done() -> None:
 
 
 def test_a_failed_read_releases_the_others_and_the_key() -> None:
+    """A first read that raises lets its waiters go on at once (not after PATIENCE), and
+    the next to ask reads afresh."""
     flight = SingleFlight()
+    inside = threading.Event()
+    others: list[tuple[bool, float]] = []
+
+    def other() -> None:
+        inside.wait(5)
+        started = time.monotonic()
+        with flight.first("m") as mine:
+            others.append((mine, time.monotonic() - started))
+
+    waiter = threading.Thread(target=other)
+    waiter.start()
     with pytest.raises(RuntimeError), flight.first("m") as mine:
         assert mine
+        inside.set()
+        time.sleep(0.1)  # the other is waiting on this read by now
         raise RuntimeError("the database went away")
-    started = time.monotonic()
+    waiter.join(10)
+    assert len(others) == 1
+    mine_there, waited = others[0]
+    assert not mine_there and 0.05 <= waited < 1.0
     with flight.first("m") as mine:  # nobody is reading it now: this one is first
         assert mine
-    assert time.monotonic() - started < 1.0
 
 
 def test_different_keys_do_not_wait_for_each_other() -> None:
