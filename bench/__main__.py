@@ -1,7 +1,9 @@
 """``make bench``: engine throughput, bot move time, HTTP throughput, history at scale.
 
 ``python -m bench engine|bots|http|waiters|history`` runs one part; ``strength`` (expert
-against its 40-world self and greedy, 400 matches each) runs only when named. The last
+against its 40-world self and greedy, 400 matches each) and ``instructions`` (callgrind's
+counts per move, per ``/healthz`` and per round: :mod:`bench.instructions`) run only
+when named. The last
 line printed is one JSON object with every figure measured (rounded medians).
 """
 
@@ -118,6 +120,10 @@ def main(argv: list[str]) -> int:
         from bench import strength
 
         figures.update(strength.run())
+    if "instructions" in wanted:  # several minutes under valgrind: only when asked for
+        from bench import instructions
+
+        figures.update(instructions.run())
     print(json.dumps(figures, sort_keys=True))
     return 0
 
