@@ -240,7 +240,14 @@ class Capturer:
         if mode == "never":
             return Outcome(whole, None)
         kinds = set()
+        # a number card takes only number cards of its value or lower (no wild 7D lies
+        # there: it is the card played), so only those from the floor's highest value up
+        # can take it whole, and none if a face card lies there
+        values = [_VALUES[c] for c in floor]
+        lowest = max(values) if all(values) else 11
         for stand_in in _STAND_INS:
+            if 0 < _VALUES[stand_in] < lowest:
+                continue
             o = self.outcomes(stand_in, floor)[0]  # the largest capture comes first
             if o.basra is not None and len(o.capture) == len(floor):
                 kinds.add(o.basra)
