@@ -233,6 +233,9 @@ async def _run(server_pid: int, kind: str = "polls") -> dict[str, float]:
     await asyncio.sleep(1.0)
     stop.set()
     lags = [max(0.0, at - acked[(mid, v)]) for mid, v, at in wakes if (mid, v) in acked]
+    # a waiter that failed (refused, cut off) ends its task: say so, not only count less
+    failed = [task.exception() for task in waiters if task.done() and not task.cancelled()
+              and task.exception() is not None]
     for task in waiters:
         task.cancel()
     expected = sum(WAITERS_PER_MATCH for _ in acked)
@@ -244,6 +247,8 @@ async def _run(server_pid: int, kind: str = "polls") -> dict[str, float]:
     print(f"  moves alone p50 {_pct(alone, 0.5):.1f} ms p99 {_pct(alone, 0.99):.1f} ms; "
           f"with the waiters p50 {_pct(busy, 0.5):.1f} ms p99 {_pct(busy, 0.99):.1f} ms")
     print(f"  CPU while moving: server {cpu:.2f} cores, this client {client_cpu:.2f}")
+    if failed:
+        print(f"  {len(failed):,} waiters failed, the first with: {failed[0]!r}")
     per_waiter = (parked_mb - idle_mb) * 1024 / max(held, 1)
     print(f"  server memory {idle_mb:.0f} MB idle, {parked_mb:.0f} MB with the waiters: "
           f"{per_waiter:.1f} KB per waiter")
@@ -253,7 +258,7 @@ async def _run(server_pid: int, kind: str = "polls") -> dict[str, float]:
             "moves_alone_p99_ms": round(_pct(alone, 0.99), 1),
             "moves_with_waiters_p50_ms": round(_pct(busy, 0.5), 1),
             "moves_with_waiters_p99_ms": round(_pct(busy, 0.99), 1),
-            "kb_per_waiter": round(per_waiter, 1)}
+            "kb_per_waiter": round(per_waiter, 1), "waiters_failed": len(failed)}
 
 
 RUNS = 3
@@ -263,7 +268,7 @@ STREAM_KEYS = {"waiters_parked": "streams_parked", "wake_p50_ms": "stream_wake_p
                "moves_alone_p99_ms": "moves_alone_streams_run_p99_ms",
                "moves_with_waiters_p50_ms": "moves_with_streams_p50_ms",
                "moves_with_waiters_p99_ms": "moves_with_streams_p99_ms",
-               "kb_per_waiter": "kb_per_stream"}
+               "kb_per_waiter": "kb_per_stream", "waiters_failed": "streams_failed"}
 """The figures of the event-stream runs, named apart from the long polls'."""
 
 
@@ -278,6 +283,7 @@ def run() -> dict[str, float]:
             with serve() as server:
                 runs.append(asyncio.run(_run(server.pid, kind)))
         medians = {key: round(statistics.median(r[key] for r in runs), 1) for key in runs[0]}
+        medians["waiters_failed"] = sum(r["waiters_failed"] for r in runs)  # any, not typical
         print(f"  {kind}, median of {RUNS}: wake-ups p50 {medians['wake_p50_ms']} ms, p99 "
               f"{medians['wake_p99_ms']} ms (runs: "
               f"{', '.join(str(r['wake_p99_ms']) for r in runs)}); moves with them p99 "
