@@ -6,8 +6,9 @@ import time
 
 from flask.testing import FlaskClient
 
-from service.engine import DECK
+from service.engine import DECK, load_variant
 from service.engine.shuffle import deck_for_round
+from service.engine.simulate import simulate
 from tests.api.helpers import LARGEST_CHOOSE_FLOOR, auth, create, tokens
 
 
@@ -18,6 +19,16 @@ def _timed(call):  # noqa: ANN001, ANN202
     started = time.thread_time()
     r = call()
     return r, time.thread_time() - started
+
+
+def _bound_for_this_machine() -> float:
+    """A second, or more on a machine slower than the ones the bound was set on: ten
+    times the CPU this thread takes for 200 random-play rounds (40-45 ms where a
+    second left four times the headroom the search needs; 90-130 ms on a machine of
+    the same kind that was twice as slow, where the same search took 0.26-1.07 s)."""
+    rules = load_variant("egyptian-v2").rules
+    unit = min(_timed(lambda: simulate(rules, "calibrate", rounds=200))[1] for _ in range(3))
+    return max(1.0, 10 * unit)
 
 
 def test_house_rules_beyond_the_bounds_are_refused_naming_the_key(client: FlaskClient) -> None:
@@ -40,22 +51,23 @@ def test_house_rules_beyond_the_bounds_are_refused_naming_the_key(client: FlaskC
 def test_a_large_choose_floor_with_a_leading_bot_answers_fast(client: FlaskClient) -> None:
     """The largest starting floor allowed, under choose mode with no compulsory capture and
     an expert bot that leads: the create, the human's view and an expert hint each
-    answer well under a second. The deal is fixed, so every run measures the same work:
+    answer well under a second (scaled on a slower machine). The deal is fixed, so every run measures the same work:
     the bot's first search costs 0.13-0.63 s of CPU over random deals on a slow machine
     (0.2-0.3 s for this one), and a random deal's tail under a loaded CI failed the bound."""
     rules = LARGEST_CHOOSE_FLOOR
     deck = [str(c) for c in deck_for_round(bytes([32]) * 32, 1)]
+    bound = _bound_for_this_machine()
     r, took = _timed(lambda: client.post("/v1/matches", json={
         "players": [{"bot": "expert"}, {"name": "human"}], "rules": rules, "decks": [deck]}))
-    assert r.status_code == 201 and took < 1, took
+    assert r.status_code == 201 and took < bound, (took, bound)
     created = r.get_json()
     token = tokens(created)[1]
     r, took = _timed(lambda: client.get(f"/v1/matches/{created['id']}", headers=auth(token)))
-    assert r.status_code == 200 and took < 1, took
+    assert r.status_code == 200 and took < bound, (took, bound)
     assert r.get_json()["turn"] == 1 and r.get_json()["legal_moves"]
     r, took = _timed(lambda: client.get(f"/v1/matches/{created['id']}/hint?level=expert",
                                         headers=auth(token)))
-    assert r.status_code == 200 and took < 1, took
+    assert r.status_code == 200 and took < bound, (took, bound)
 
 
 def test_views_stay_fast_on_a_floor_grown_by_seats_that_never_capture(client: FlaskClient) -> None:
