@@ -15,7 +15,7 @@ import time
 
 import psycopg
 
-from bench.http import DEFAULT_URL, _ensure_database
+from bench.http import bench_database
 
 TARGET = int(os.environ.get("BASRA_BENCH_HISTORY_ROWS", "1000000"))
 
@@ -58,13 +58,7 @@ def _fill(dsn: str) -> int:
 def run() -> dict[str, float]:
     """Fill, then time the history queries through the service's own use case; the
     medians in milliseconds."""
-    url = os.environ.get("BASRA_BENCH_DATABASE_URL", DEFAULT_URL)
-    _ensure_database(url)
-    import subprocess
-
-    env = {**os.environ, "DATABASE_URL": url}
-    subprocess.run([sys.executable, "-m", "service.cli", "db", "upgrade"], env=env, check=True,
-                   capture_output=True)
+    url = bench_database()
     rows = _fill(url.replace("postgresql+psycopg://", "postgresql://"))
 
     from service import create_app, matches, store

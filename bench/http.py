@@ -17,7 +17,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,17 @@ def _ensure_database(url: str) -> None:
     with psycopg.connect(admin, autocommit=True) as conn:
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
             conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def bench_database() -> str:
+    """The bench's PostgreSQL database (``BASRA_BENCH_DATABASE_URL``), created if missing
+    and migrated to the newest schema."""
+    url = os.environ.get("BASRA_BENCH_DATABASE_URL", DEFAULT_URL)
+    _ensure_database(url)
+    subprocess.run([sys.executable, "-m", "service.cli", "db", "upgrade"],
+                   env={**os.environ, "DATABASE_URL": url}, check=True, cwd=ROOT,
+                   capture_output=True)
+    return url
 
 
 class Client:
@@ -86,35 +97,53 @@ def _polls(deadline: float, out: list[float]) -> int:
     return n
 
 
-def _moves(deadline: float, out: list[float]) -> int:
-    """Play whole matches, seat by seat; a seat's hand is known from its last response."""
-    c = Client()
-    n = 0
-    while time.monotonic() < deadline:
-        _, _, created = c.request("POST", "/v1/matches", {
-            "variant": "egyptian-v2", "players": [{"name": "a"}, {"name": "b"}]})
+Call = Callable[[str, str, Any, dict[str, str]], tuple[int, Any]]
+"""(method, path, JSON body or None, headers) -> (status, JSON answer)."""
+
+
+def play_matches(call: Call, go_on: Callable[[int], bool],
+                 latencies: list[float] | None = None) -> tuple[int, int]:
+    """Play two-seat egyptian-v2 matches seat by seat while ``go_on(moves so far)``: a
+    seat's hand is known from its last response, and read again (its view) when it runs
+    out; a finished match is followed by a new one. (moves made, matches created); each
+    move's latency goes into ``latencies``."""
+    moves = created_matches = 0
+    while go_on(moves):
+        created_matches += 1
+        _, created = call("POST", "/v1/matches", {
+            "variant": "egyptian-v2", "players": [{"name": "a"}, {"name": "b"}]}, {})
         match = created["id"]
         tokens = {s["seat"]: s["token"] for s in created["seats"]}
         hands: dict[int, list[str]] = {0: [], 1: []}
         turn = created["state"]["turn"]
-        while time.monotonic() < deadline:
+        while go_on(moves):
             auth = {"Authorization": f"Bearer {tokens[turn]}"}
             if not hands[turn]:
-                _, _, mine = c.request("GET", f"/v1/matches/{match}", headers=auth)
-                hands[turn] = mine["hand"]
-            card = hands[turn][0]
+                hands[turn] = call("GET", f"/v1/matches/{match}", None, auth)[1]["hand"]
             t = time.perf_counter()
-            status, _, body = c.request("POST", f"/v1/matches/{match}/moves", {"card": card},
-                                        headers=auth)
-            out.append(time.perf_counter() - t)
+            status, body = call("POST", f"/v1/matches/{match}/moves", {"card": hands[turn][0]},
+                                auth)
+            if latencies is not None:
+                latencies.append(time.perf_counter() - t)
             assert status == 201, body
-            n += 1
+            moves += 1
             state = body["state"]
             hands[turn] = state["hand"]
             if state["status"] == "finished":
                 break
             turn = state["turn"]
-    return n
+    return moves, created_matches
+
+
+def _moves(deadline: float, out: list[float]) -> int:
+    """Play whole matches over HTTP until the deadline."""
+    c = Client()
+
+    def call(method: str, path: str, body: Any, headers: dict[str, str]) -> tuple[int, Any]:
+        status, _, payload = c.request(method, path, body, headers)
+        return status, payload
+
+    return play_matches(call, lambda _: time.monotonic() < deadline, out)[0]
 
 
 PHASES = {"healthz": _healthz, "moves": _moves, "polls": _polls}
@@ -166,12 +195,9 @@ def run_phase(phase: str, seconds: float = SECONDS) -> tuple[float, float, float
 @contextlib.contextmanager
 def serve(**settings: str) -> Iterator[subprocess.Popen[bytes]]:
     """gunicorn with the default settings on the bench's PostgreSQL database, at PORT."""
-    url = os.environ.get("BASRA_BENCH_DATABASE_URL", DEFAULT_URL)
-    _ensure_database(url)
+    url = bench_database()
     env = {**os.environ, "DATABASE_URL": url, "BASRA_ACCESS_LOG": "", "BASRA_RATE_LIMITS": "off",
            **settings}
-    subprocess.run([sys.executable, "-m", "service.cli", "db", "upgrade"], env=env, check=True,
-                   cwd=ROOT, capture_output=True)
     server = subprocess.Popen(
         [str(Path(sys.executable).with_name("gunicorn")), "--config", "service/gunicorn_conf.py",
          "--bind", f"127.0.0.1:{PORT}", "service:create_app()"],

@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from bench.http import DEFAULT_URL, _ensure_database
+from bench.http import bench_database, play_matches
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPILED = ROOT / "build" / "compiled"
@@ -38,31 +38,14 @@ _WARM_UP = {"moves": 30, "healthz": 50, "engine": 50, "engine_compiled": 50}
 
 
 def _play(client: Any, moves: int) -> int:
-    """``moves`` POST moves of two-seat egyptian-v2 matches, as ``bench.http`` plays them
-    (a seat reads its view when its hand runs out; a finished match is followed by a
-    new one); how many matches that took."""
-    done = created_matches = 0
-    while done < moves:
-        created_matches += 1
-        created = client.post("/v1/matches", json={
-            "variant": "egyptian-v2", "players": [{"name": "a"}, {"name": "b"}]}).get_json()
-        match, turn = created["id"], created["state"]["turn"]
-        tokens = {s["seat"]: s["token"] for s in created["seats"]}
-        hands: dict[int, list[str]] = {0: [], 1: []}
-        while done < moves:
-            auth = {"Authorization": f"Bearer {tokens[turn]}"}
-            if not hands[turn]:
-                hands[turn] = client.get(f"/v1/matches/{match}", headers=auth).get_json()["hand"]
-            answer = client.post(f"/v1/matches/{match}/moves", json={"card": hands[turn][0]},
-                                 headers=auth)
-            assert answer.status_code == 201, answer.get_json()
-            done += 1
-            state = answer.get_json()["state"]
-            hands[turn] = state["hand"]
-            if state["status"] == "finished":
-                break
-            turn = state["turn"]
-    return created_matches
+    """``moves`` moves as ``bench.http`` plays them, through the test client; how many
+    matches that took."""
+
+    def call(method: str, path: str, body: Any, headers: dict[str, str]) -> tuple[int, Any]:
+        answer = client.open(path, method=method, json=body, headers=headers)
+        return answer.status_code, answer.get_json()
+
+    return play_matches(call, lambda done: done < moves)[1]
 
 
 def _child(workload: str, units: int) -> None:
@@ -93,11 +76,11 @@ def _child(workload: str, units: int) -> None:
         raise RuntimeError("the moves outlasted their match: its create would not cancel out")
 
 
-def count(workload: str, units: int) -> int:
-    """Instructions callgrind counts for a child running ``workload`` for ``units``."""
+def count(workload: str, units: int, url: str) -> int:
+    """Instructions callgrind counts for a child running ``workload`` for ``units``, on
+    the database at ``url``."""
     env = {**os.environ, "PYTHONHASHSEED": "0", "BASRA_RATE_LIMITS": "off",
-           "BASRA_ACCESS_LOG": "",
-           "DATABASE_URL": os.environ.get("BASRA_BENCH_DATABASE_URL", DEFAULT_URL)}
+           "BASRA_ACCESS_LOG": "", "DATABASE_URL": url}
     done = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
          "-m", "bench.instructions", "--child", workload, str(units)],
@@ -108,11 +91,11 @@ def count(workload: str, units: int) -> int:
     return int(found.group(1))
 
 
-def per_unit(workload: str) -> int:
+def per_unit(workload: str, url: str) -> int:
     """Instructions per unit of ``workload``: runs at n and 3n units, the difference."""
     n = WORKLOADS[workload]
     with ThreadPoolExecutor(2) as pool:  # one child a core
-        low, high = pool.map(lambda units: count(workload, units), (n, 3 * n))
+        low, high = pool.map(lambda units: count(workload, units, url), (n, 3 * n))
     return round((high - low) / (2 * n))
 
 
@@ -121,13 +104,10 @@ def run() -> dict[str, float]:
     if shutil.which("valgrind") is None:
         print("instructions: skipped, valgrind is not installed (apt-get install valgrind)")
         return {}
-    url = os.environ.get("BASRA_BENCH_DATABASE_URL", DEFAULT_URL)
-    _ensure_database(url)
-    subprocess.run([sys.executable, "-m", "service.cli", "db", "upgrade"], check=True,
-                   cwd=ROOT, capture_output=True, env={**os.environ, "DATABASE_URL": url})
+    url = bench_database()
     workloads = [w for w in WORKLOADS
                  if w != "engine_compiled" or (COMPILED / "service").is_dir()]
-    figures = {f"{w}_instructions": float(per_unit(w)) for w in workloads}
+    figures = {f"{w}_instructions": float(per_unit(w, url)) for w in workloads}
     print("instructions (callgrind, in-process, PostgreSQL for requests):")
     for workload, label in (("moves", "a move request (and a quarter of a view read)"),
                             ("healthz", "a GET /healthz"),
