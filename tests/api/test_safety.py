@@ -51,9 +51,10 @@ def test_house_rules_beyond_the_bounds_are_refused_naming_the_key(client: FlaskC
 def test_a_large_choose_floor_with_a_leading_bot_answers_fast(client: FlaskClient) -> None:
     """The largest starting floor allowed, under choose mode with no compulsory capture and
     an expert bot that leads: the create, the human's view and an expert hint each
-    answer well under a second (scaled on a slower machine). The deal is fixed, so every run measures the same work:
-    the bot's first search costs 0.13-0.63 s of CPU over random deals on a slow machine
-    (0.2-0.3 s for this one), and a random deal's tail under a loaded CI failed the bound."""
+    answer well under a second (scaled on a slower machine). The deal is fixed, so every
+    run measures the same work: the bot's first search costs 0.13-0.63 s of CPU over
+    random deals on a slow machine (0.2-0.3 s for this one), and a random deal's tail
+    under a loaded CI failed the bound."""
     rules = LARGEST_CHOOSE_FLOOR
     deck = [str(c) for c in deck_for_round(bytes([32]) * 32, 1)]
     bound = _bound_for_this_machine()
