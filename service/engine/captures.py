@@ -10,7 +10,6 @@ are cached by (card, floor).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Final, Literal
 
 from .cards import DECK, RANKS, SEVEN_OF_DIAMONDS, Card
@@ -20,13 +19,31 @@ from .sums import COUNT_BITS, SumSearch
 BasraKind = Literal["basra", "jack_basra"]
 
 
-@dataclass(frozen=True, slots=True)
 class Outcome:
-    """One possible result of playing a card: what it takes and what it scores."""
+    """One possible result of playing a card: what it takes and what it scores.
 
-    capture: tuple[Card, ...]
-    """Captured floor cards in card order; empty when the card stays on the floor."""
-    basra: BasraKind | None
+    A value, equal to another with the same fields. Not a frozen dataclass: its
+    ``__init__`` stays interpreted Python in the mypyc build, where making outcomes cost
+    7% of a random-play round; ``Final`` attributes are read-only there, and mypy holds
+    pure Python to them."""
+
+    __slots__ = ("capture", "basra")
+
+    def __init__(self, capture: tuple[Card, ...], basra: BasraKind | None) -> None:
+        self.capture: Final = capture
+        """Captured floor cards in card order; empty when the card stays on the floor."""
+        self.basra: Final = basra
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Outcome):
+            return NotImplemented
+        return self.capture == other.capture and self.basra == other.basra
+
+    def __hash__(self) -> int:
+        return hash((self.capture, self.basra))
+
+    def __repr__(self) -> str:
+        return f"Outcome(capture={self.capture!r}, basra={self.basra!r})"
 
 
 # A stand-in card of each rank for "what would a card of rank r do here"

@@ -22,7 +22,7 @@ from service.engine import (
     parse_card,
     with_house_rules,
 )
-from service.engine.captures import capturer_for
+from service.engine.captures import Outcome, capturer_for
 from service.engine.errors import IllegalCapture
 from service.engine.game import Move, legal_moves
 from service.engine.sums import MAX_LISTED
@@ -236,3 +236,16 @@ def test_capture_searches_leave_no_reference_cycles(mode: dict) -> None:
         gc.set_debug(0)
         gc.garbage.clear()
     assert left == []
+
+
+def test_outcomes_are_values() -> None:
+    """An outcome equals, and hashes as, another with the same capture and basra kind
+    (bots and tests compare them), and differs when either differs."""
+    taken = (parse_card("5H"), parse_card("5S"))
+    assert Outcome(taken, "basra") == Outcome(tuple(taken), "basra")
+    assert hash(Outcome(taken, "basra")) == hash(Outcome(tuple(taken), "basra"))
+    assert Outcome(taken, "basra") != Outcome(taken, None)
+    assert Outcome(taken, None) != Outcome(taken[:1], None)
+    assert Outcome((), None) != ((), None)
+    assert len({Outcome(taken, None), Outcome(taken, None), Outcome((), None)}) == 2
+    assert repr(Outcome((), None)) == "Outcome(capture=(), basra=None)"
