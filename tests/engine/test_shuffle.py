@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
+import struct
 from collections import Counter
 
 import pytest
 
 from service.engine import DECK, InvalidDeck, commitment, deck_for_round, new_match, new_seed
-from service.engine.shuffle import check_deck
+from service.engine.shuffle import _words, check_deck
 from tests.helpers import SEED, rules_of
 
 
@@ -23,6 +25,20 @@ def test_deck_derivation_known_answer() -> None:
     """The documented shuffle gives this exact deck: a change to it breaks old matches."""
     first = [str(c) for c in deck_for_round(bytes.fromhex("00ff"), 2)[:8]]
     assert first == ["4D", "5S", "5C", "10S", "10H", "KC", "9S", "KH"]
+
+
+@pytest.mark.parametrize("seed", [bytes.fromhex("00ff"), SEED, bytes(range(32)) * 3])
+def test_deck_words_are_the_documented_hmac_stream(seed: bytes) -> None:
+    """The words the shuffle draws are HMAC-SHA256(seed, b"basra-deck" || k || n), as the
+    module documents, whichever HMAC implementation computes them (blocks past the
+    first seven too, drawn when words are rejected)."""
+    for round_number in (1, 2, 300):
+        blocks = b"".join(
+            hmac.new(seed, b"basra-deck" + struct.pack(">II", round_number, n), "sha256").digest()
+            for n in range(9))
+        expected = struct.unpack(">72I", blocks)
+        assert _words(seed, round_number, 0, 7) == expected[:56]
+        assert _words(seed, round_number, 7, 2) == expected[56:]
 
 
 def test_commitment_is_sha256_of_the_seed() -> None:
