@@ -27,7 +27,7 @@ class Board:
     __slots__ = (
         "rules", "seed", "decks", "round", "dealer", "turn", "hands", "floor", "stock",
         "piles", "basras", "jack_basras", "last_capturer", "scores", "carry", "results",
-        "ply", "_last", "finished", "winner", "draw", "capturer", "packed",
+        "ply", "_last", "finished", "winner", "draw", "capturer", "packed", "held",
     )
     rules: Rules
     seed: bytes
@@ -54,6 +54,8 @@ class Board:
     capturer: Capturer
     packed: int
     """The floor's value counts, packed (see :attr:`.captures.Capturer.units`)."""
+    held: int
+    """How many cards the hands hold between them (0: time to deal, or the round's end)."""
 
     def __init__(self, state: State | None = None) -> None:
         """The position of ``state``; without one, an unfilled board for :meth:`copy` (a
@@ -77,7 +79,8 @@ class Board:
         self.round = source.round
         self.dealer = source.dealer
         self.turn = source.turn
-        self.hands = [list(h) for h in source.hands]
+        self.hands = hands = [list(h) for h in source.hands]
+        self.held = sum(map(len, hands))
         self.floor = list(source.floor)
         self.stock = list(source.stock)
         self.piles = [list(p) for p in source.piles]
@@ -154,6 +157,7 @@ class Board:
         assert seat is not None
         hands = self.hands
         card = hands[seat].pop(at)
+        held = self.held = self.held - 1
         team = seat % TEAMS  # team_of(seat), inlined on the hottest path
         captured = outcome.capture
         floor = self.floor
@@ -175,7 +179,7 @@ class Board:
         else:
             floor.append(card)
             self.packed += self.capturer.units[card]
-        round_over = not self.stock and not any(hands)
+        round_over = not held and not self.stock
         kind: BasraKind | None = outcome.basra
         if kind is not None:
             if round_over and not self.rules.basra.last_play_counts:
@@ -190,9 +194,10 @@ class Board:
             self._end_round()
             return
         players = self.rules.players
-        if not any(hands):
+        if not held:
             turn = first_seat(self.rules, self.dealer)
             self.hands = deal_hands(self.stock, players, self.rules.hand_size, turn)
+            self.held = sum(map(len, self.hands))
         else:
             turn = (seat + 1) % players
             while not hands[turn]:
@@ -239,6 +244,7 @@ class Board:
         self.hands, self.floor, self.stock = start_round(
             rules, self.seed, self.decks, self.round, self.dealer
         )
+        self.held = sum(map(len, self.hands))
         self.packed = self.capturer.packed_counts(self.floor)
         self.turn = first_seat(rules, self.dealer)
         zero = [0] * rules.teams

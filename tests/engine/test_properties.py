@@ -17,6 +17,7 @@ from service.engine import (
     replay,
     with_house_rules,
 )
+from service.engine.board import Board
 
 VARIANTS = ["egyptian-v1", "egyptian-v2", "pagat", "egyptian-4p"]
 HOUSE_RULES = st.fixed_dictionaries(
@@ -128,6 +129,28 @@ def test_round_points_add_up_as_the_settings_say(variant: str, house: dict, seed
         else:
             assert sum(r.cards) <= 52
     assert list(state.scores) == [sum(r.points[t] for r in state.results) for t in range(2)]
+
+
+@FAST
+@given(
+    variant=st.sampled_from(VARIANTS),
+    house=HOUSE_RULES,
+    seed=st.integers(0, 2**32),
+    decks=st.integers(0, 2),
+)
+def test_a_board_kept_across_plays_keeps_its_tallies(
+    variant: str, house: dict, seed: int, decks: int
+) -> None:
+    """A board played on for whole rounds (as simulate and the expert's playouts do) keeps
+    its running tallies, the floor's packed value counts and the cards held, equal to a
+    board rebuilt from its snapshot, across deals and rounds."""
+    _, rng, _, state = _random_game(variant, house, seed, decks)
+    board = Board(state)
+    while board.round <= 2:
+        board.play_random(rng)
+        rebuilt = Board(board.state())
+        assert board.held == rebuilt.held == sum(map(len, board.hands))
+        assert board.packed == rebuilt.packed
 
 
 @FAST
