@@ -9,7 +9,7 @@ import pytest
 import redis
 from flask import Flask
 
-from service import tenants
+from service import limits, tenants
 from tests.api.helpers import auth, tokens
 from tests.conftest import make_app
 
@@ -73,3 +73,22 @@ def test_budgets_live_in_redis_when_configured(tmp_path: Path) -> None:
                 for _ in range(3)]
     assert statuses == [201, 201, 429]
     redis.Redis.from_url(url).flushdb()
+
+
+def test_with_limits_off_nothing_is_counted_or_checked(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BASRA_RATE_LIMITS=off: past every budget, no 429 and no rate-limit headers, and
+    Flask-Limiter is not even asked (its check worked out, every request, that no limit
+    applied)."""
+    app = make_app(backend, tmp_path, BASRA_RATE_LIMITS="off", BASRA_LIMIT_CREATES="1/minute")
+
+    def asked(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the limiter was asked with limits off")
+
+    monkeypatch.setattr(limits.limiter, "_check_request_limit", asked)
+    client = app.test_client()
+    answers = [client.post("/v1/matches", json=PLAYERS) for _ in range(3)]
+    assert [a.status_code for a in answers] == [201, 201, 201]
+    assert not [h for a in answers for h in a.headers.keys() if h.startswith("X-RateLimit")]
+    assert client.get(f"/v1/matches/{answers[0].get_json()['id']}").status_code == 200
