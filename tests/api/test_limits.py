@@ -22,13 +22,15 @@ def _limited(backend: str, tmp_path: Path, **settings: object) -> Flask:
 
 
 def test_a_spent_budget_is_429_with_retry_after(backend: str, tmp_path: Path) -> None:
-    """The fourth create in a minute is a 429 problem with Retry-After; another client
-    address, and another tenant's key, each have a budget of their own; reads are a
-    separate budget."""
+    """The fourth create in a minute is a 429 problem with Retry-After (each answer says
+    what is left of the budget); another client address, and another tenant's key, each
+    have a budget of their own; reads are a separate budget."""
     app = _limited(backend, tmp_path)
     client = app.test_client()
-    for _ in range(3):
-        assert client.post("/v1/matches", json=PLAYERS).status_code == 201
+    answers = [client.post("/v1/matches", json=PLAYERS) for _ in range(3)]
+    assert [a.status_code for a in answers] == [201, 201, 201]
+    assert [(a.headers["X-RateLimit-Limit"], a.headers["X-RateLimit-Remaining"])
+            for a in answers] == [("3", "2"), ("3", "1"), ("3", "0")]
     r = client.post("/v1/matches", json=PLAYERS)
     assert r.status_code == 429 and r.content_type == "application/problem+json"
     assert r.get_json()["reason"] == "rate_limited"
@@ -90,5 +92,5 @@ def test_with_limits_off_nothing_is_counted_or_checked(
     client = app.test_client()
     answers = [client.post("/v1/matches", json=PLAYERS) for _ in range(3)]
     assert [a.status_code for a in answers] == [201, 201, 201]
-    assert not [h for a in answers for h in a.headers.keys() if h.startswith("X-RateLimit")]
+    assert not [k for a in answers for k, _ in a.headers.items() if k.startswith("X-RateLimit")]
     assert client.get(f"/v1/matches/{answers[0].get_json()['id']}").status_code == 200
