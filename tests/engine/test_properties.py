@@ -53,6 +53,14 @@ HOUSE_RULES = st.fixed_dictionaries(
 )
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+RANDOM_GAMES = given(
+    variant=st.sampled_from(VARIANTS),
+    house=HOUSE_RULES,
+    seed=st.integers(0, 2**32),
+    decks=st.integers(0, 2),
+)
+"""Matches of every variant under random house rules, dealt from the seed or from up to
+two given decks (see :func:`_random_game`)."""
 
 
 def _random_game(variant: str, house: dict, seed: int, decks: int, rounds: int = 3):  # noqa: ANN202
@@ -68,12 +76,7 @@ def _random_game(variant: str, house: dict, seed: int, decks: int, rounds: int =
 
 
 @FAST
-@given(
-    variant=st.sampled_from(VARIANTS),
-    house=HOUSE_RULES,
-    seed=st.integers(0, 2**32),
-    decks=st.integers(0, 2),
-)
+@RANDOM_GAMES
 def test_random_play_keeps_every_card_offers_moves_and_replays(
     variant: str, house: dict, seed: int, decks: int
 ) -> None:
@@ -132,12 +135,7 @@ def test_round_points_add_up_as_the_settings_say(variant: str, house: dict, seed
 
 
 @FAST
-@given(
-    variant=st.sampled_from(VARIANTS),
-    house=HOUSE_RULES,
-    seed=st.integers(0, 2**32),
-    decks=st.integers(0, 2),
-)
+@RANDOM_GAMES
 def test_a_board_kept_across_plays_keeps_its_tallies(
     variant: str, house: dict, seed: int, decks: int
 ) -> None:
