@@ -39,10 +39,15 @@ def _ensure_database(url: str) -> None:
             conn.execute(f'CREATE DATABASE "{name}"')
 
 
+def bench_url() -> str:
+    """The bench's PostgreSQL database URL (``BASRA_BENCH_DATABASE_URL``)."""
+    return os.environ.get("BASRA_BENCH_DATABASE_URL", DEFAULT_URL)
+
+
 def bench_database() -> str:
-    """The bench's PostgreSQL database (``BASRA_BENCH_DATABASE_URL``), created if missing
-    and migrated to the newest schema."""
-    url = os.environ.get("BASRA_BENCH_DATABASE_URL", DEFAULT_URL)
+    """:func:`bench_url`, the database created if missing and migrated to the newest
+    schema."""
+    url = bench_url()
     _ensure_database(url)
     subprocess.run([sys.executable, "-m", "service.cli", "db", "upgrade"],
                    env={**os.environ, "DATABASE_URL": url}, check=True, cwd=ROOT,

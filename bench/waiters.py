@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.http import DEFAULT_URL, PORT, ROOT, serve
+from bench.http import PORT, ROOT, bench_url, serve
 
 FRONT_ENDS = int(os.environ.get("BASRA_BENCH_FRONT_ENDS", "10"))
 MATCHES_PER_FRONT_END = 50
@@ -83,7 +83,7 @@ def _rss_mb(pid: int) -> float:
 
 async def _setup() -> list[dict[str, Any]]:
     """Front ends' keys and their matches: [{id, key, tokens}]."""
-    env = {**os.environ, "DATABASE_URL": os.environ.get("BASRA_BENCH_DATABASE_URL", DEFAULT_URL)}
+    env = {**os.environ, "DATABASE_URL": bench_url()}  # serve() made and migrated it
     suffix = random.randrange(10**9)
     keys = []
     for i in range(FRONT_ENDS):
