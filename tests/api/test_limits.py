@@ -3,6 +3,7 @@ separate budgets, 429 problems with Retry-After, Redis storage when configured."
 
 from __future__ import annotations
 
+import types
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,32 @@ def test_with_limits_off_nothing_is_counted_or_checked(
     assert [a.status_code for a in answers] == [201, 201, 201]
     assert not [k for a in answers for k, _ in a.headers.items() if k.startswith("X-RateLimit")]
     assert client.get(f"/v1/matches/{answers[0].get_json()['id']}").status_code == 200
+
+
+def test_a_budgeted_request_asks_the_limiter_once(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With limits on, a move is checked against its budget once, by its route: not again
+    before dispatch for application-wide limits, of which there are none."""
+    checks: list[bool] = []
+    check = limits.limiter._check_request_limit
+
+    def counted(self: object, callable_name: str | None = None,
+                in_middleware: bool = True) -> None:
+        checks.append(in_middleware)
+        check(callable_name=callable_name, in_middleware=in_middleware)
+
+    # set before the app exists, so a before-request hook would be this bound method too
+    monkeypatch.setattr(limits.limiter, "_check_request_limit",
+                        types.MethodType(counted, limits.limiter))
+    app = _limited(backend, tmp_path)
+    client = app.test_client()
+    created = client.post("/v1/matches", json=PLAYERS).get_json()
+    seat = created["state"]["turn"]
+    checks.clear()
+    hand = client.get(f"/v1/matches/{created['id']}", headers=auth(tokens(created)[seat]))
+    move = client.post(f"/v1/matches/{created['id']}/moves",
+                       json={"card": hand.get_json()["hand"][0]},
+                       headers=auth(tokens(created)[seat]))
+    assert move.status_code == 201, move.get_json()
+    assert checks == [False, False]  # the read's and the move's, each by its decorator
