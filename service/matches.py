@@ -69,7 +69,7 @@ from .views import (
     match_view,
     seat_infos,
 )
-from .yielding import pause_for_others
+from .yielding import after_requests_under_way, pause_for_others
 
 BOT_LEVELS = tuple(POLICIES)
 
@@ -202,6 +202,7 @@ def _events(match_id: str, tenant: int, seat: int | None, version: int, fresh: b
                 yield Event(None)
                 continue
             version = current
+            after_requests_under_way()
         view = _view_at(match_id, tenant, seat, version, shared=not fresh)
         fresh = False
         version = view.version
@@ -231,6 +232,8 @@ def read_match(
         with waiters.parked(client), metrics.WAITERS.labels("poll").track_inprogress():
             version = changes.wait_for_change(match_id, version, wait)
         woken = not seen.holds(version, seat)
+        if woken:
+            after_requests_under_way()
     if seen.holds(version, seat):
         version = changes.settled(match_id, version)  # never hide a committed move
     if seen.holds(version, seat):

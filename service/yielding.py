@@ -1,7 +1,8 @@
 """Sharing a worker while a request computes: a bot's or a hint's search pauses now
 and then (:data:`service.engine.bots.Pause`), and under gunicorn's gevent workers a
 pause lets the worker's other requests and long polls run, so a long search never
-stalls the connections that share its worker."""
+stalls the connections that share its worker. Waiters a move wakes let the worker's
+requests under way go first (:func:`after_requests_under_way`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ SLICE = 0.002
 """The longest a search runs before the worker's other greenlets get a turn, seconds."""
 TURN = 0.001
 """The longest the others then keep a busy worker before the search goes on, seconds."""
+WOKEN_PATIENCE = 0.02
+"""The longest a woken waiter lets a busy worker's other requests go first, seconds."""
 
 
 def _hub() -> Any:
@@ -25,14 +28,14 @@ def _hub() -> Any:
     return None
 
 
-def _give_way(hub: Any) -> None:
+def _give_way(hub: Any, turn: float = TURN) -> None:
     """Let the event loop go round once: wait until it is idle (it has polled for I/O
-    and run what was ready) or :data:`TURN` has passed, whichever comes first.
+    and run what was ready) or ``turn`` seconds have passed, whichever comes first.
     (``gevent.sleep(0)`` would not poll for I/O; ``gevent.idle()`` alone could wait
     for ever on a busy worker.)"""
     loop = hub.loop
     waiter = sys.modules["gevent.hub"].Waiter(hub)
-    idle, timer = loop.idle(), loop.timer(TURN)
+    idle, timer = loop.idle(), loop.timer(turn)
     idle.start(waiter.switch, None)
     timer.start(waiter.switch, None)
     try:
@@ -59,3 +62,34 @@ def pause_for_others() -> Pause:
             due = time.perf_counter() + SLICE
 
     return pause
+
+
+_one_at_a_time: Any = None
+"""Under gevent, the woken waiters' turnstile (made on first use, after gevent patched)."""
+
+
+def after_requests_under_way(patience: float = WOKEN_PATIENCE) -> None:
+    """A waiter just woken (a long poll or an event stream whose match moved) lets the
+    requests under way in its worker go first: it waits, one woken waiter at a time,
+    until the worker has nothing else ready (I/O, timers, greenlets), or ``patience``
+    seconds have passed since it was woken. A move wakes all its match's waiters at
+    once; answered back to back they would hold the worker for all that time, and a
+    move arriving meanwhile (or waiting on its statement) would wait behind them.
+    Elsewhere (threads, tests) it does nothing."""
+    global _one_at_a_time
+    hub = _hub()
+    if hub is None:
+        return
+    woken = time.perf_counter()
+    if _one_at_a_time is None:
+        from gevent.lock import Semaphore  # gevent is there: it patched this process
+
+        _one_at_a_time = Semaphore()
+    if not _one_at_a_time.acquire(timeout=patience):
+        return
+    try:
+        left = woken + patience - time.perf_counter()
+        if left > 0:
+            _give_way(hub, left)
+    finally:
+        _one_at_a_time.release()
