@@ -115,8 +115,10 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "BASRA_WEBHOOK_RETRY_SECONDS": _float("BASRA_WEBHOOK_RETRY_SECONDS", 5.0),
         "BASRA_WEBHOOK_ATTEMPTS": int(_float("BASRA_WEBHOOK_ATTEMPTS", 11)),
         "BASRA_WEBHOOK_DISABLE_AFTER": int(_float("BASRA_WEBHOOK_DISABLE_AFTER", 5)),
-        # parked requests (long polls, event streams) per process, and per client
-        "BASRA_MAX_WAITERS": int(_float("BASRA_MAX_WAITERS", 3000)),
+        # parked requests (long polls, event streams) per process, and per client: one
+        # process alone holds the 5,000 an instance is meant to (a worker's share of
+        # the connections is not even: whichever is idle accepts)
+        "BASRA_MAX_WAITERS": int(_float("BASRA_MAX_WAITERS", 5000)),
         "BASRA_MAX_WAITERS_PER_CLIENT": int(_float("BASRA_MAX_WAITERS_PER_CLIENT", 500)),
         "MAX_CONTENT_LENGTH": 256 * 1024,  # a request with 64 explicit decks is ~15 KB
         "API_TITLE": "Basra match service",

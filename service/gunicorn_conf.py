@@ -28,9 +28,9 @@ worker_class = os.environ.get("BASRA_WORKER_CLASS", "gevent")
 # processes than cores only add context switches and PostgreSQL connections (moves
 # measured 15-17% of /healthz with two workers on two cores, 12-15% with five).
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count()))
-# at most BASRA_MAX_WAITERS (3,000) of them parked (service/waiters.py): the rest stay
+# at most BASRA_MAX_WAITERS (5,000) of them parked (service/waiters.py): the rest stay
 # free for moves and reads however many long polls wait
-worker_connections = int(os.environ.get("BASRA_WORKER_CONNECTIONS", "4000"))
+worker_connections = int(os.environ.get("BASRA_WORKER_CONNECTIONS", "6000"))
 # a request may wait up to BASRA_MAX_WAIT seconds in a long poll
 timeout = int(float(os.environ.get("BASRA_MAX_WAIT", "30"))) + 30
 graceful_timeout = 30

@@ -2,11 +2,14 @@
 in all and per client, so parked requests never take the slots that moves and reads
 need, and one client cannot take them all.
 
-gunicorn's gevent worker serves ``worker_connections`` (4,000) requests at once;
-at most ``BASRA_MAX_WAITERS`` (3,000) of them may be parked, and at most
+gunicorn's gevent worker serves ``worker_connections`` (6,000) requests at once;
+at most ``BASRA_MAX_WAITERS`` (5,000) of them may be parked, and at most
 ``BASRA_MAX_WAITERS_PER_CLIENT`` (500) from one client (its front end and its
 address). One more is refused at once (``429 too_many_waiters``, ``Retry-After``)
-instead of waiting for a slot.
+instead of waiting for a slot. One process alone can hold the 5,000 an instance is
+meant to: the workers do not share the connections evenly (whichever is idle
+accepts), and with 3,000 a process, one worker of two refused hundreds of the
+bench's 5,000 long polls in some runs.
 """
 
 from __future__ import annotations

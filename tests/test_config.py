@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,3 +31,21 @@ def test_a_bad_pool_setting_is_refused_by_name(name: str, value: str, tmp_path: 
     monkeypatch.setenv(name, value)
     with pytest.raises(ValueError, match=f"{name} must be a whole number"):
         settings_from_env(str(tmp_path))
+
+
+def test_one_worker_alone_parks_an_instances_waiters_and_keeps_slots_free(
+        tmp_path: Path) -> None:
+    """An instance holds 5,000 long polls and event streams with the default settings
+    even when one of its processes takes them all (the workers do not share connections
+    evenly), and that process still has slots free for moves and reads."""
+    settings = settings_from_env(str(tmp_path))
+    # the gunicorn settings module sets process-wide variables on import: read it apart
+    found = subprocess.run(
+        [sys.executable, "-c",
+         "import service.gunicorn_conf as g; print(g.worker_connections)"],
+        cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, check=True,
+        env={k: v for k, v in os.environ.items() if k != "BASRA_WORKER_CONNECTIONS"})
+    connections = int(found.stdout)
+    assert settings["BASRA_MAX_WAITERS"] >= 5000
+    assert connections - settings["BASRA_MAX_WAITERS"] >= 1000
+    assert settings["BASRA_MAX_WAITERS_PER_CLIENT"] < settings["BASRA_MAX_WAITERS"]
