@@ -6,6 +6,7 @@ requests under way go first (:func:`after_requests_under_way`)."""
 
 from __future__ import annotations
 
+import importlib
 import sys
 import time
 from typing import Any
@@ -81,10 +82,8 @@ def after_requests_under_way(patience: float = WOKEN_PATIENCE) -> None:
     if hub is None:
         return
     woken = time.perf_counter()
-    if _one_at_a_time is None:
-        from gevent.lock import Semaphore  # gevent is there: it patched this process
-
-        _one_at_a_time = Semaphore()
+    if _one_at_a_time is None:  # gevent is there: it patched this process
+        _one_at_a_time = importlib.import_module("gevent.lock").Semaphore()
     if not _one_at_a_time.acquire(timeout=patience):
         return
     try:
