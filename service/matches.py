@@ -202,7 +202,6 @@ def _events(match_id: str, tenant: int, seat: int | None, version: int, fresh: b
                 yield Event(None)
                 continue
             version = current
-            after_requests_under_way()
         view = _view_at(match_id, tenant, seat, version, shared=not fresh)
         fresh = False
         version = view.version
@@ -232,8 +231,6 @@ def read_match(
         with waiters.parked(client), metrics.WAITERS.labels("poll").track_inprogress():
             version = changes.wait_for_change(match_id, version, wait)
         woken = not seen.holds(version, seat)
-        if woken:
-            after_requests_under_way()
     if seen.holds(version, seat):
         version = changes.settled(match_id, version)  # never hide a committed move
     if seen.holds(version, seat):
@@ -256,11 +253,13 @@ def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
     ``shared`` (requests woken by the notification of ``version``): a view never
     changes once made (every change is a new version), so a process keeps the views
     it read lately, and the waiters of one match that a move wakes together read the
-    database once. Other reads always read the database: a version heard here may lag
-    one that the client saw acknowledged elsewhere."""
+    database once, each after the requests under way in its worker
+    (:func:`after_requests_under_way`). Other reads always read the database: a version
+    heard here may lag one that the client saw acknowledged elsewhere."""
     key = (tenant, match_id, version, seat)
     if not shared:
         return _read_view(match_id, tenant, seat)
+    after_requests_under_way()
     with _view_reads.first(key):  # the first reads; the others find its view kept
         with _cache_lock:
             view = _views.get(key)
