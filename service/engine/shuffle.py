@@ -26,11 +26,13 @@ from .cards import DECK, Card
 from .errors import InvalidDeck
 
 try:
-    # CPython's HMAC object itself: the hmac module wraps each of its calls in Python
-    # (its copy, update and digest were a tenth of a round in the mypyc build)
-    from _hashlib import hmac_new as _keyed
+    # CPython's one-shot C functions: a round's whole stream in two calls (one HMAC object
+    # per block, copied, fed and finished, was a sixth of a compiled random-play round)
+    from _hashlib import hmac_digest as _hmac
+    from _hashlib import pbkdf2_hmac as _pbkdf2
 except ImportError:  # pragma: no cover - a Python without OpenSSL
-    from hmac import new as _keyed  # type: ignore[assignment]
+    from hashlib import pbkdf2_hmac as _pbkdf2
+    from hmac import digest as _hmac  # type: ignore[assignment]
 
 SEED_BYTES: Final = 32
 _DOMAIN: Final = b"basra-deck"
@@ -57,31 +59,56 @@ def parse_seed(text: str) -> bytes:
     return seed
 
 
+def _stream(seed: bytes, round_number: int, blocks: int) -> bytes:
+    """Blocks 0 .. ``blocks - 1`` of the round's stream, joined.
+
+    Block 0 is one HMAC; blocks 1, 2, ... are PBKDF2-HMAC-SHA256 of the same prefix with
+    one iteration, which is by definition (RFC 8018, 5.2) the concatenation of
+    ``HMAC(seed, prefix || INT(i))`` for i = 1, 2, ...: the documented stream, two C calls
+    instead of one HMAC object per block."""
+    prefix = _DOMAIN + struct.pack(">I", round_number)
+    first = _hmac(seed, prefix + _BLOCK_ZERO, "sha256")
+    if blocks == 1:
+        return first
+    return first + _pbkdf2("sha256", seed, prefix, 1, 32 * (blocks - 1))
+
+
 def _words(seed: bytes, round_number: int, start: int, blocks: int) -> tuple[int, ...]:
     """Words of blocks ``start`` .. ``start + blocks - 1`` of the round's stream."""
-    keyed = _keyed(seed, _DOMAIN + struct.pack(">I", round_number), "sha256")
-    stream = []
-    for n in range(start, start + blocks):
-        block = keyed.copy()  # the key and prefix are hashed once per round
-        block.update(_BLOCK_NUMBERS[n] if n < _FIRST_BLOCKS else struct.pack(">I", n))
-        stream.append(block.digest())
-    return struct.unpack(f">{8 * blocks}I", b"".join(stream))
+    stream = _stream(seed, round_number, start + blocks)[32 * start:]
+    return struct.unpack(f">{8 * blocks}I", stream)
 
 
 # (position i, bound below which a word is kept) for i = 51 .. 1
 _DRAWS: Final = tuple((i, (1 << 32) - ((1 << 32) % (i + 1))) for i in range(51, 0, -1))
+_LIMITS: Final[tuple[int, ...]] = tuple(limit for _, limit in _DRAWS)
 _FIRST_BLOCKS: Final = 7
 """Blocks drawn at once: 51 words and five spare (a word is rejected about once in
 ten million)."""
-_BLOCK_NUMBERS: Final = tuple(struct.pack(">I", n) for n in range(_FIRST_BLOCKS))
+_BLOCK_ZERO: Final = struct.pack(">I", 0)
+_FIRST_WORDS: Final = struct.Struct(f">{8 * _FIRST_BLOCKS}I").unpack
 
 
 def deck_for_round(seed: bytes, round_number: int) -> tuple[Card, ...]:
     """The shuffled deck of round ``round_number`` (1-based), top card first."""
     if round_number < 1:
         raise InvalidDeck("rounds are numbered from 1")
+    words: tuple[int, ...] = _FIRST_WORDS(_stream(seed, round_number, _FIRST_BLOCKS))
     deck = list(DECK)
-    words = _words(seed, round_number, 0, _FIRST_BLOCKS)
+    # the usual case: none of the first 51 words is rejected, so word w is position 51 - w's
+    for w in range(51):
+        word = words[w]
+        if word >= _LIMITS[w]:
+            return _drawn(seed, round_number, words)
+        i = 51 - w
+        j = word % (i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+def _drawn(seed: bytes, round_number: int, words: tuple[int, ...]) -> tuple[Card, ...]:
+    """:func:`deck_for_round` step by step, rejected words skipped (from the start)."""
+    deck = list(DECK)
     w = 0
     for i, limit in _DRAWS:
         while True:
