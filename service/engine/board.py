@@ -130,16 +130,22 @@ class Board:
     def random_choice(self, rng: Random) -> tuple[int, Outcome]:
         """(hand index, outcome) of a uniformly random legal move: the same distribution
         as picking from ``legal_moves``, without listing them (only the chosen card's
-        captures are worked out). One ``rng.random()`` a play: its bias, under 2**-45
-        with at most a few hundred moves, is far below what any simulation can see, and
-        ``randrange`` cost 7% of a compiled random-play run."""
+        captures are worked out)."""
+        return self.choice_at(rng.random())
+
+    def choice_at(self, r: float) -> tuple[int, Outcome]:
+        """(hand index, outcome) of the legal move at ``r`` (in [0, 1)) of the way along
+        ``legal_moves``: a uniformly random one for a uniform ``r``. One ``rng.random()``
+        a play: its bias, under 2**-45 with at most a few hundred moves, is far below
+        what any simulation can see, and ``randrange`` cost 7% of a compiled random-play
+        run."""
         if self.finished or self.turn is None:
             raise MatchFinished("the match is finished")
         hand = self.hands[self.turn]
         floor = self.floor
         counts = self.capturer.counts_on(hand, floor, self.packed)
         total = sum(counts)
-        k = int(rng.random() * total)
+        k = int(r * total)
         if total == len(hand):  # one outcome a card, the usual case: the k-th card's
             return k, self.capturer.outcome_on(hand[k], floor, self.packed, 0)
         for at, n in enumerate(counts):
@@ -170,7 +176,8 @@ class Board:
                 packed = self.packed
                 for c in captured:
                     floor.remove(c)
-                    packed -= units[c]
+                    index: int = c  # typed int: the mypyc build indexes natively
+                    packed -= units[index]
                 self.packed = packed
             pile = self.piles[team]
             pile.extend(captured)
@@ -178,7 +185,8 @@ class Board:
             self.last_capturer = team
         else:
             floor.append(card)
-            self.packed += self.capturer.units[card]
+            played: int = card
+            self.packed += self.capturer.units[played]
         round_over = not held and not self.stock
         kind: BasraKind | None = outcome.basra
         if kind is not None:
@@ -193,7 +201,7 @@ class Board:
         if round_over:
             self._end_round()
             return
-        players = self.rules.players
+        players = len(hands)  # one hand a seat: no attribute look-up on the rules
         if not held:
             turn = first_seat(self.rules, self.dealer)
             self.hands = deal_hands(self.stock, players, self.rules.hand_size, turn)
@@ -206,7 +214,13 @@ class Board:
 
     def play_random(self, rng: Random) -> None:
         """Play a uniformly random legal move (random self-play, ``basra simulate``)."""
-        at, outcome = self.random_choice(rng)
+        self.play_at(rng.random())
+
+    def play_at(self, r: float) -> None:
+        """Play the legal move at ``r`` (:meth:`choice_at`); random self-play draws ``r``
+        from a bound ``rng.random``, which the mypyc build calls for a tenth of what
+        looking the method up on the ``Random`` each play cost."""
+        at, outcome = self.choice_at(r)
         self.play(at, outcome)
 
     def resign(self, seat: int) -> None:

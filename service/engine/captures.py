@@ -66,7 +66,7 @@ class Capturer:
         self._compulsory = rules.capture.compulsory
         # Cards that behave the same share a cache key: a number card's value
         # (1-10), 11/12/13 for J/Q/K, and 0 for a special 7D.
-        self._key = tuple(
+        self._key: tuple[int, ...] = tuple(
             0 if self._special and c == SEVEN_OF_DIAMONDS else (_VALUES[c] or 11 + (c >> 2) - 10)
             for c in DECK
         )
@@ -79,7 +79,9 @@ class Capturer:
         the packed counts also say whether it is there): a board keeps their sum up to
         date."""
         # the value a card takes sums with; 0 for faces and a special 7D
-        self._sum_value = tuple(0 if self._key[c] > 10 else self._key[c] for c in DECK)
+        self._sum_value: tuple[int, ...] = tuple(
+            0 if self._key[c] > 10 else self._key[c] for c in DECK
+        )
         self._cache: dict[tuple[int, tuple[Card, ...]], tuple[Outcome, ...]] = {}
         # the packed value counts of a floor, shared by every card played onto it
         self._packed_floors: dict[tuple[Card, ...], int] = {}
@@ -116,9 +118,9 @@ class Capturer:
     def counts(self, hand: Sequence[Card], floor: tuple[Card, ...]) -> list[int]:
         """How many outcomes each card of ``hand`` lists on ``floor`` (the lengths of
         :meth:`outcomes`), without building any capture."""
-        return self.counts_on(hand, floor, self._packed_floor(floor))
+        return self.counts_on(list(hand), floor, self._packed_floor(floor))
 
-    def counts_on(self, hand: Sequence[Card], floor: Sequence[Card], packed: int) -> list[int]:
+    def counts_on(self, hand: list[Card], floor: Sequence[Card], packed: int) -> list[int]:
         """:meth:`counts` on a floor whose packed value counts are known (the sum of
         :attr:`units` over its cards)."""
         if not floor:
@@ -128,11 +130,15 @@ class Capturer:
         known = sums.known
         sum_value = self._sum_value
         out = []
+        # typed int, not Card: the mypyc build then indexes its tables natively
+        card: int
         for card in hand:
             v = sum_value[card]
             if v:  # _reach and SumSearch.entry inlined: this loop is the hottest there is
                 reach = (packed & _LOWER[v]) + _UNITS[v - 1] if wild else packed & _LOWER[v]
-                found = known.get(reach << 4 | v) or sums.entry(v, reach)
+                found = known.get(reach << 4 | v)
+                if found is None:
+                    found = sums.entry(v, reach)
                 out.append(found[1])
             else:
                 out.append(1)
@@ -143,13 +149,17 @@ class Capturer:
         worked out afresh (a board's floors rarely come back, so they are not cached)."""
         if not floor:
             return _NOTHING[0]
-        v = self._sum_value[card]
+        index: int = card  # typed int: the mypyc build indexes the tables natively
+        v = self._sum_value[index]
         if v:
             reach = _reach(v, packed, bool(packed & _WILD_ON_FLOOR))
-            if not self._sums.entry(v, reach)[0]:
+            found = self._sums.known.get(reach << 4 | v)
+            if found is None:
+                found = self._sums.entry(v, reach)
+            if not found[0]:
                 return _NOTHING[0]  # the common play: the card takes nothing
             return self._sum_outcomes(v, floor, reach)[k]
-        if _VALUES[card]:  # a special 7D
+        if _VALUES[index]:  # a special 7D
             return self._outcomes(card, tuple(floor))[k]
         return self._face(card, floor)  # a face card has one outcome
 
@@ -213,10 +223,14 @@ class Capturer:
             taken = choices[0]
             units = self.units
             wild_unit = _UNITS[value - 1]  # a wild 7D counts as one more of the card's value
-            capture = tuple(sorted(
-                c for c in floor
-                if taken & (wild_unit if units[c] == _WILD_ON_FLOOR else units[c]) * _FIELD
-            ))
+            listed = []
+            for c in floor:
+                index: int = c
+                unit = units[index]
+                if taken & (wild_unit if unit == _WILD_ON_FLOOR else unit) * _FIELD:
+                    listed.append(c)
+            listed.sort()
+            capture = tuple(listed)
             return (Outcome(capture, "basra" if len(capture) == whole else None),)
         by_value = self._by_value(value, tuple(floor))
         return tuple(
@@ -226,13 +240,20 @@ class Capturer:
 
     def _face(self, card: Card, floor: Sequence[Card]) -> Outcome:
         """A jack, queen or king."""
-        rank = card >> 2
+        played: int = card
+        rank = played >> 2
         if rank == _JACK and self.rules.jack.sweeps:
             return Outcome(tuple(sorted(floor)), self._jack_basra_kind(floor, None))
-        wild = SEVEN_OF_DIAMONDS if self._wild else None  # a wild 7D counts as this rank
-        taken = tuple(sorted(c for c in floor if c >> 2 == rank or c == wild))
-        if not taken:
+        wild = SEVEN_OF_DIAMONDS if self._wild else -1  # a wild 7D counts as this rank
+        listed = []
+        for c in floor:
+            index: int = c
+            if index >> 2 == rank or index == wild:
+                listed.append(c)
+        if not listed:
             return _NOTHING[0]
+        listed.sort()
+        taken = tuple(listed)
         kind: BasraKind | None = None
         if len(taken) == len(floor):
             kind = self._jack_basra_kind(floor, "basra") if rank == _JACK else "basra"

@@ -124,9 +124,9 @@ def simulate(
                 assert seat is not None
                 before = board.round
                 if fast_random:  # uniform like random_policy, without building a view: a round
-                    play_random = board.play_random
+                    draw = rng.random
                     while board.round == before and not board.finished:
-                        play_random(rng)
+                        board.play_at(draw())
                         report.plies += 1
                 else:
                     slot = (team_of(seat) + m) % 2
