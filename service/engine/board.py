@@ -144,7 +144,9 @@ class Board:
         hand = self.hands[self.turn]
         floor = self.floor
         counts = self.capturer.counts_on(hand, floor, self.packed)
-        total = sum(counts)
+        total = 0
+        for n in counts:  # not sum(): the mypyc build calls that through the builtins module
+            total += n
         k = int(r * total)
         if total == len(hand):  # one outcome a card, the usual case: the k-th card's
             return k, self.capturer.outcome_on(hand[k], floor, self.packed, 0)

@@ -46,9 +46,11 @@ class Outcome:
         return f"Outcome(capture={self.capture!r}, basra={self.basra!r})"
 
 
-# A stand-in card of each rank for "what would a card of rank r do here"
-# (the 7D acting as any rank); spades are never the special card.
-_STAND_INS: Final[tuple[Card, ...]] = tuple(DECK[i * 4 + 3] for i in range(len(RANKS)))
+# A stand-in card of each face rank for "what would a card of rank r do here" (the 7D
+# acting as any rank); spades are never the special card.
+_FACE_STAND_INS: Final[tuple[Card, ...]] = tuple(
+    DECK[i * 4 + 3] for i in range(len(RANKS)) if RANKS[i] in ("J", "Q", "K")
+)
 _VALUES: Final[tuple[int, ...]] = tuple(c.value for c in DECK)
 _JACK: Final = RANKS.index("J")
 
@@ -277,19 +279,24 @@ class Capturer:
             return Outcome(whole, "basra" if small else None)
         if mode == "never":
             return Outcome(whole, None)
-        kinds = set()
-        # a number card takes only number cards of its value or lower (no wild 7D lies
-        # there: it is the card played), so only those from the floor's highest value up
-        # can take it whole, and none if a face card lies there
         values = [_VALUES[c] for c in floor]
-        lowest = max(values) if all(values) else 11
-        for stand_in in _STAND_INS:
-            if 0 < _VALUES[stand_in] < lowest:
-                continue
-            o = self.outcomes(stand_in, floor)[0]  # the largest capture comes first
+        if all(values):
+            # number cards only (no wild 7D lies there: it is the card played): no face card
+            # takes any, and a number card of value v takes them all when its largest
+            # capture does, for v from the floor's highest value up
+            packed = self.packed_counts(floor)
+            for v in range(max(values), 11):
+                choices = self._sums.entry(v, packed)[0]
+                if choices and choices[0] == packed:
+                    return Outcome(whole, "basra")
+            return Outcome(whole, None)
+        # a face card lies there: no number card takes it, so only J, Q or K could
+        kinds = set()
+        for stand_in in _FACE_STAND_INS:
+            o = self._face(stand_in, floor)
             if o.basra is not None and len(o.capture) == len(floor):
                 kinds.add(o.basra)
-        # a plain basra where a number card, Q or K would make one; else a jack's
+        # a plain basra where a Q or K would make one; else a jack's
         kind: BasraKind | None = (
             "basra" if "basra" in kinds else ("jack_basra" if "jack_basra" in kinds else None)
         )
