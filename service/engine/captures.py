@@ -92,7 +92,8 @@ class Capturer:
     def outcomes(self, card: Card, floor: tuple[Card, ...]) -> tuple[Outcome, ...]:
         """The outcomes of playing ``card`` onto ``floor`` to list, default first (at most
         :data:`~.sums.MAX_LISTED`; :meth:`named` accepts any other valid capture)."""
-        key = (self._key[card], floor)
+        index: int = card  # typed int: a native table look-up in the mypyc build
+        key = (self._key[index], floor)
         found = self._cache.get(key)
         if found is None:
             if len(self._cache) > _CACHE_LIMIT:
@@ -132,10 +133,11 @@ class Capturer:
         known = sums.known
         sum_value = self._sum_value
         out = []
-        # typed int, not Card: the mypyc build then indexes its tables natively
-        card: int
         for card in hand:
-            v = sum_value[card]
+            # declared int where it is assigned (a separate declaration would narrow it to
+            # Card again): the mypyc build then indexes its tables natively
+            index: int = card
+            v = sum_value[index]
             if v:  # _reach and SumSearch.entry inlined: this loop is the hottest there is
                 reach = (packed & _LOWER[v]) + _UNITS[v - 1] if wild else packed & _LOWER[v]
                 found = known.get(reach << 4 | v)
@@ -178,7 +180,11 @@ class Capturer:
     def packed_counts(self, floor: Iterable[Card]) -> int:
         """The packed value counts of these floor cards: the sum of their :attr:`units`."""
         units = self.units
-        return sum(units[c] for c in floor)
+        packed = 0
+        for c in floor:
+            index: int = c
+            packed += units[index]
+        return packed
 
     def _packed_floor(self, floor: tuple[Card, ...]) -> int:
         """:meth:`packed_counts`, cached by floor."""
@@ -207,7 +213,8 @@ class Capturer:
         return by_value
 
     def _plain(self, card: Card, floor: tuple[Card, ...]) -> tuple[Outcome, ...]:
-        value = _VALUES[card]
+        index: int = card
+        value = _VALUES[index]
         if not value:
             return (self._face(card, floor),)
         return self._sum_outcomes(value, floor, self._packed(value, floor))
