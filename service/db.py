@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import orjson
+import psycopg
 from flask import Flask, current_app
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import event, exc
@@ -174,6 +175,41 @@ def transaction(*, write: bool = False, one_statement: bool = False) -> Iterator
         if isinstance(error, _UNAVAILABLE):
             raise DatabaseUnavailable("the database is unavailable; retry shortly") from error
         raise
+
+
+@contextmanager
+def statement_connection() -> Iterator[Any | None]:
+    """For a change that is one statement on PostgreSQL (a move's save): the psycopg
+    connection of a pooled connection in autocommit, outside the ORM session, whose
+    bookkeeping around one statement cost more CPU than the pool and the statement
+    together (a ``SELECT 1``: 258 us through the session, 120 us through the pool,
+    measured). It goes back to the pool out of autocommit; one the database dropped is
+    invalidated, with :class:`DatabaseUnavailable`. On SQLite: None, inside a write
+    transaction of the session, through which the change is made in a few statements."""
+    if backend() != "postgresql":
+        with transaction(write=True):
+            yield None
+        return
+    try:
+        pooled = db.engine.raw_connection()
+    except _UNAVAILABLE as error:
+        raise DatabaseUnavailable("the database is unavailable; retry shortly") from error
+    try:
+        driver = pooled.driver_connection
+        driver.autocommit = True
+        yield driver
+        driver.autocommit = False
+    except (psycopg.OperationalError, psycopg.InterfaceError) as error:
+        pooled.invalidate(error)
+        raise DatabaseUnavailable("the database is unavailable; retry shortly") from error
+    except BaseException:
+        try:  # no transaction is open in autocommit: leaving it fails only a lost connection
+            driver.autocommit = False
+        except psycopg.Error as error:
+            pooled.invalidate(error)
+        raise
+    finally:
+        pooled.close()
 
 
 def backend() -> str:

@@ -22,7 +22,7 @@ from typing import Any
 from flask import current_app
 
 from . import changes, clocks, metrics, store, waiters
-from .db import transaction
+from .db import statement_connection, transaction
 from .engine import (
     Card,
     IllegalMove,
@@ -383,9 +383,9 @@ def play_move(
             if match.timeouts and match.timeouts[seat] else None
         key = store.KeyRecord(seat, idempotency_key, request_fingerprint) \
             if idempotency_key else None
-        with transaction(write=True, one_statement=True):  # the save is one statement
+        with statement_connection() as alone:  # the save is one statement
             if not store.append_plays_if_unchanged(match, read, [mine, *replies], state,
-                                                   timeouts=timeouts, key=key):
+                                                   timeouts=timeouts, key=key, alone=alone):
                 continue  # somebody moved while this one was worked out: again
             result = MoveResult(mine, tuple(replies), match_view(match, state, seat))
         changes.saw(match)

@@ -191,15 +191,16 @@ _KEPT = ("version", "status", "finished_at", "end_reason", "rounds", "turn", "de
 def _save_state(match: Match, state: State, version: int, status: str | None = None,
                 end_reason: str | None = None, plays: Sequence[dict[str, Any]] = (), *,
                 read: int | None = None, timeouts: list[int] | None = None,
-                key: KeyRecord | None = None) -> bool:
+                key: KeyRecord | None = None, alone: Any | None = None) -> bool:
     """Save a new snapshot and append ``plays`` (move-log rows), only if the stored match
     is still at version ``read`` (default: the version ``match`` shows); whether it was.
     With it go the seats' ``timeouts`` in a row, the Idempotency-Key record and the
     change's webhook messages.
 
     PostgreSQL takes it all as one statement (no separate locking read: the UPDATE
-    takes the row lock), so it needs no transaction around it; SQLite as a few
-    statements in the caller's write transaction."""
+    takes the row lock), so it needs no transaction around it: on the session's
+    connection, or on ``alone`` (from :func:`~.db.statement_connection`); SQLite as a
+    few statements in the caller's write transaction."""
     columns = _state_columns(state, version, status, end_reason, match.clock_seconds)
     if timeouts is not None:
         columns["timeouts"] = timeouts
@@ -214,7 +215,8 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
     notice = changes.announcement(match.id, version, columns["status"], columns["turn"],
                                   columns["deadline"])
     if notice is not None:  # PostgreSQL
-        saved = _save_postgresql(match, old_version, columns, plays, key, messages, notice)
+        saved = _save_postgresql(match, old_version, columns, plays, key, messages, notice,
+                                 alone)
     else:
         saved = _save_in_steps(match, old_version, columns, plays, key, messages)
     if not saved:
@@ -230,7 +232,7 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
 
 def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
                      plays: Sequence[dict[str, Any]], key: KeyRecord | None,
-                     messages: list[dict[str, Any]], notice: str) -> bool:
+                     messages: list[dict[str, Any]], notice: str, alone: Any | None) -> bool:
     params: dict[str, Any] = {
         f"new_{name}": Jsonb(value) if name == "snapshot" else
         Json(value) if isinstance(value, list) else value
@@ -246,6 +248,8 @@ def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
     if messages:
         params["messages"] = Json(messages)
     statement = _save_at_once(tuple(columns), bool(plays), key is not None, bool(messages))
+    if alone is not None:  # statement_connection() drops it if it was lost
+        return alone.execute(statement, params).fetchone() is not None
     # straight to psycopg on the session's connection: SQLAlchemy's execution path cost
     # about as much again as the statement (measured); a lost connection is dropped
     conn = db.session.connection()
@@ -329,14 +333,14 @@ def append_plays(match: Match, plays: Sequence[Play], state: State,
 
 def append_plays_if_unchanged(match: Match, read: int, plays: Sequence[Play], state: State,
                               timed_out: int = 0, *, timeouts: list[int] | None = None,
-                              key: KeyRecord | None = None) -> bool:
+                              key: KeyRecord | None = None, alone: Any | None = None) -> bool:
     """Save the new snapshot and append plays to the move log, if the stored match is
     still at version ``read``, the one the plays were worked out on; False, with nothing
     written, when it has moved on. (Not ``match.version``: a session rollback before
     the save, as SQLite's wait for its write lock makes, reloads the object with
     whatever version is stored by then.) The first ``timed_out`` plays were made on a
-    seat's behalf when its time ran out; ``timeouts`` and ``key`` go with the move (see
-    :func:`_save_state`)."""
+    seat's behalf when its time ran out; ``timeouts``, ``key`` and ``alone`` go with the
+    move (see :func:`_save_state`)."""
     rows = [
         {"seq": read + i, "round": play.round, "seat": play.seat, "card": str(play.card),
          "captured": [str(c) for c in play.captured], "basra": play.basra,
@@ -344,7 +348,7 @@ def append_plays_if_unchanged(match: Match, read: int, plays: Sequence[Play], st
         for i, play in enumerate(plays, start=1)
     ]
     return _save_state(match, state, read + len(rows), plays=rows, read=read,
-                       timeouts=timeouts, key=key)
+                       timeouts=timeouts, key=key, alone=alone)
 
 
 def append_resign(match: Match, seat: int, round_number: int, state: State) -> None:
