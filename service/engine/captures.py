@@ -155,13 +155,8 @@ class Capturer:
             return _NOTHING[0]
         index: int = card  # typed int: the mypyc build indexes the tables natively
         v = self._sum_value[index]
-        if v:
+        if v:  # _sum_outcomes answers "nothing" first, before looking at the floor's cards
             reach = _reach(v, packed, bool(packed & _WILD_ON_FLOOR))
-            found = self._sums.known.get(reach << 4 | v)
-            if found is None:
-                found = self._sums.entry(v, reach)
-            if not found[0]:
-                return _NOTHING[0]  # the common play: the card takes nothing
             return self._sum_outcomes(v, floor, reach)[k]
         if _VALUES[index]:  # a special 7D
             return self._outcomes(card, tuple(floor))[k]
