@@ -178,7 +178,7 @@ def transaction(*, write: bool = False, one_statement: bool = False) -> Iterator
 
 
 @contextmanager
-def statement_connection() -> Iterator[Any | None]:
+def statement_connection() -> Iterator[psycopg.Connection[Any] | None]:
     """For a change that is one statement on PostgreSQL (a move's save): the psycopg
     connection of a pooled connection in autocommit, outside the ORM session, whose
     bookkeeping around one statement cost more CPU than the pool and the statement
@@ -194,8 +194,9 @@ def statement_connection() -> Iterator[Any | None]:
         pooled = db.engine.raw_connection()
     except _UNAVAILABLE as error:
         raise DatabaseUnavailable("the database is unavailable; retry shortly") from error
+    driver = pooled.driver_connection
+    assert isinstance(driver, psycopg.Connection)  # a pooled connection checked out
     try:
-        driver = pooled.driver_connection
         driver.autocommit = True
         yield driver
         driver.autocommit = False

@@ -191,7 +191,7 @@ _KEPT = ("version", "status", "finished_at", "end_reason", "rounds", "turn", "de
 def _save_state(match: Match, state: State, version: int, status: str | None = None,
                 end_reason: str | None = None, plays: Sequence[dict[str, Any]] = (), *,
                 read: int | None = None, timeouts: list[int] | None = None,
-                key: KeyRecord | None = None, alone: Any | None = None) -> bool:
+                key: KeyRecord | None = None, alone: psycopg.Connection[Any] | None = None) -> bool:
     """Save a new snapshot and append ``plays`` (move-log rows), only if the stored match
     is still at version ``read`` (default: the version ``match`` shows); whether it was.
     With it go the seats' ``timeouts`` in a row, the Idempotency-Key record and the
@@ -232,7 +232,8 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
 
 def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
                      plays: Sequence[dict[str, Any]], key: KeyRecord | None,
-                     messages: list[dict[str, Any]], notice: str, alone: Any | None) -> bool:
+                     messages: list[dict[str, Any]], notice: str,
+                     alone: psycopg.Connection[Any] | None) -> bool:
     params: dict[str, Any] = {
         f"new_{name}": Jsonb(value) if name == "snapshot" else
         Json(value) if isinstance(value, list) else value
@@ -333,7 +334,8 @@ def append_plays(match: Match, plays: Sequence[Play], state: State,
 
 def append_plays_if_unchanged(match: Match, read: int, plays: Sequence[Play], state: State,
                               timed_out: int = 0, *, timeouts: list[int] | None = None,
-                              key: KeyRecord | None = None, alone: Any | None = None) -> bool:
+                              key: KeyRecord | None = None,
+                              alone: psycopg.Connection[Any] | None = None) -> bool:
     """Save the new snapshot and append plays to the move log, if the stored match is
     still at version ``read``, the one the plays were worked out on; False, with nothing
     written, when it has moved on. (Not ``match.version``: a session rollback before
