@@ -178,16 +178,17 @@ def transaction(*, write: bool = False, one_statement: bool = False) -> Iterator
 
 
 @contextmanager
-def statement_connection() -> Iterator[psycopg.Connection[Any] | None]:
-    """For a change that is one statement on PostgreSQL (a move's save): the psycopg
-    connection of a pooled connection in autocommit, outside the ORM session, whose
-    bookkeeping around one statement cost more CPU than the pool and the statement
+def statement_connection(*, write: bool = True) -> Iterator[psycopg.Connection[Any] | None]:
+    """For work that is one statement on PostgreSQL (a move's save, a version check): the
+    psycopg connection of a pooled connection in autocommit, outside the ORM session,
+    whose bookkeeping around one statement cost more CPU than the pool and the statement
     together (a ``SELECT 1``: 258 us through the session, 120 us through the pool,
     measured). It goes back to the pool out of autocommit; one the database dropped is
-    invalidated, with :class:`DatabaseUnavailable`. On SQLite: None, inside a write
-    transaction of the session, through which the change is made in a few statements."""
+    invalidated, with :class:`DatabaseUnavailable`. On SQLite: None, inside a transaction
+    of the session (a write transaction if ``write``), through which the work is done in
+    a few statements."""
     if backend() != "postgresql":
-        with transaction(write=True):
+        with transaction(write=write):
             yield None
         return
     try:

@@ -272,12 +272,13 @@ def _read_view(match_id: str, tenant: int, seat: int | None) -> MatchView:
     loaded again: one small query says so (every change moves the version)."""
     recalled = _recalled(tenant, match_id)
     if recalled is not None:
-        with transaction(one_statement=True):
-            if store.version_of(match_id, tenant) == recalled[0]:
-                _, match, state = recalled
-                view = match_view(match, state, seat)
-            else:
-                recalled = None
+        with statement_connection(write=False) as alone:
+            stored = store.version_of(match_id, tenant, alone)
+        if stored == recalled[0]:
+            _, match, state = recalled
+            view = match_view(match, state, seat)
+        else:
+            recalled = None
     if recalled is None:
         with transaction(one_statement=True):  # get_match is one SELECT
             match = store.get_match(match_id, tenant)

@@ -65,9 +65,17 @@ def _version_by_id() -> Any:
         table.c.id == bindparam("match_id"), table.c.tenant_pk == bindparam("tenant"))
 
 
-def version_of(match_id: str, tenant: int) -> int | None:
-    """A tenant's match's version (None: no such match), without loading it (a Core
-    query on the session's connection: no ORM work)."""
+_VERSION_BY_ID = "SELECT version FROM matches WHERE id = %s AND tenant_pk = %s"
+
+
+def version_of(match_id: str, tenant: int,
+               alone: psycopg.Connection[Any] | None = None) -> int | None:
+    """A tenant's match's version (None: no such match), without loading it: on ``alone``
+    (from :func:`~.db.statement_connection`), else a Core query on the session's
+    connection (no ORM work either way)."""
+    if alone is not None:
+        row = alone.execute(_VERSION_BY_ID, (match_id, tenant)).fetchone()
+        return None if row is None else int(row[0])
     found = db.session.connection().execute(
         _version_by_id(), {"match_id": match_id, "tenant": tenant})
     return found.scalar_one_or_none()  # type: ignore[no-any-return]
