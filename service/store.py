@@ -19,6 +19,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Json, Jsonb
 from sqlalchemy import bindparam, delete, exists, func, insert, or_, select, tuple_, update
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import defer, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -65,7 +66,10 @@ def _version_by_id() -> Any:
         table.c.id == bindparam("match_id"), table.c.tenant_pk == bindparam("tenant"))
 
 
-_VERSION_BY_ID = "SELECT version FROM matches WHERE id = %s AND tenant_pk = %s"
+@lru_cache(maxsize=1)
+def _version_by_id_text() -> str:
+    """:func:`_version_by_id` as PostgreSQL text, for a psycopg connection of its own."""
+    return str(_version_by_id().compile(dialect=postgresql.psycopg.dialect()))
 
 
 def version_of(match_id: str, tenant: int,
@@ -74,7 +78,8 @@ def version_of(match_id: str, tenant: int,
     (from :func:`~.db.statement_connection`), else a Core query on the session's
     connection (no ORM work either way)."""
     if alone is not None:
-        row = alone.execute(_VERSION_BY_ID, (match_id, tenant)).fetchone()
+        row = alone.execute(_version_by_id_text(),
+                            {"match_id": match_id, "tenant": tenant}).fetchone()
         return None if row is None else int(row[0])
     found = db.session.connection().execute(
         _version_by_id(), {"match_id": match_id, "tenant": tenant})
