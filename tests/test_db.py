@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from psycopg.adapt import PyFormat
 from psycopg.types.json import Json, Jsonb
 
-from service.db import db, json_text
+from service import create_app
+from service.db import db, json_text, statement_connection
+from service.errors import DatabaseUnavailable
 from tests.conftest import make_app
 
 
@@ -34,3 +37,15 @@ def test_the_stores_own_json_parameters_are_written_by_json_text(pg_url: str,
             assert driver.adapters.get_dumper(wrapper, PyFormat.AUTO)._dumps is json_text
         db.session.rollback()
         db.engine.dispose()
+
+
+def test_a_statement_connection_the_database_refuses_is_database_unavailable() -> None:
+    """Checking out the lone connection (a move's save, a version check) when the database
+    refuses new connections is a DatabaseUnavailable (a 503), not the driver's raw error
+    (a 500): the pool hands psycopg's error through unwrapped."""
+    app = create_app({"SQLALCHEMY_DATABASE_URI": "postgresql+psycopg://nobody@127.0.0.1:1/none",
+                      "TESTING": True, "BASRA_LISTEN": False})
+    for write in (True, False):
+        with app.app_context(), pytest.raises(DatabaseUnavailable), \
+                statement_connection(write=write):
+            pass
