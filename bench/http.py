@@ -16,6 +16,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -197,18 +198,30 @@ def run_phase(phase: str, seconds: float = SECONDS) -> tuple[float, float, float
     return total / elapsed, p50, p99
 
 
+def server_errors(log: str) -> list[str]:
+    """The lines of a server's log (gunicorn's and the service's JSON lines) that report an
+    error: an unhandled exception in a request, a worker that died or timed out."""
+    return [line for line in log.splitlines()
+            if '"level": "error"' in line or '"level": "critical"' in line
+            or "[ERROR]" in line or "[CRITICAL]" in line]
+
+
 @contextlib.contextmanager
 def serve(**settings: str) -> Iterator[subprocess.Popen[bytes]]:
-    """gunicorn with the default settings on the bench's PostgreSQL database, at PORT."""
+    """gunicorn with the default settings on the bench's PostgreSQL database, at PORT. Its
+    log goes to a file, not a pipe nobody reads: when the server logged an error, the
+    first lines are printed and the file is kept (a 500 in a phase shows only as failed
+    client threads otherwise)."""
     url = bench_database()
     env = {**os.environ, "DATABASE_URL": url, "BASRA_ACCESS_LOG": "", "BASRA_RATE_LIMITS": "off",
            **settings}
-    server = subprocess.Popen(
-        [str(Path(sys.executable).with_name("gunicorn")), "--config", "service/gunicorn_conf.py",
-         "--bind", f"127.0.0.1:{PORT}", "service:create_app()"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    with tempfile.NamedTemporaryFile(prefix="basra-bench-server-", suffix=".log",
+                                     delete=False) as log:
+        server = subprocess.Popen(
+            [str(Path(sys.executable).with_name("gunicorn")), "--config",
+             "service/gunicorn_conf.py", "--bind", f"127.0.0.1:{PORT}", "service:create_app()"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
     try:
         for _ in range(100):
             try:
@@ -224,6 +237,14 @@ def serve(**settings: str) -> Iterator[subprocess.Popen[bytes]]:
         except subprocess.TimeoutExpired:  # streams or polls still open
             os.killpg(server.pid, signal.SIGKILL)
             server.wait(10)
+        errors = server_errors(Path(log.name).read_text(errors="replace"))
+        if errors:
+            print(f"  the server logged {len(errors)} error(s); log kept at {log.name}:",
+                  file=sys.stderr)
+            for line in errors[:3]:
+                print(f"    {line[:2000]}", file=sys.stderr)
+        else:
+            os.unlink(log.name)
 
 
 def run() -> dict[str, float]:

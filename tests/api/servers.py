@@ -87,30 +87,34 @@ def gunicorn(database_url: str, workers: int = 3, *, kill: bool = False,
     subprocess.run([sys.executable, "-m", "service.cli", "db", "upgrade"], cwd=ROOT, env=env,
                    check=True, capture_output=True)
     binary = str(Path(sys.executable).with_name("gunicorn"))
-    proc = subprocess.Popen(
-        [binary, "--config", "service/gunicorn_conf.py", "--bind", f"127.0.0.1:{port}",
-         "service:create_app()"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(150):
-            try:
-                if call(base, "GET", "/readyz")[0] == 200:
-                    break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("gunicorn did not start")
-        yield base
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL if kill else signal.SIGTERM)
+    # the log goes to a file: a pipe nobody reads would stop the workers once it filled
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(
+            [binary, "--config", "service/gunicorn_conf.py", "--bind", f"127.0.0.1:{port}",
+             "service:create_app()"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        base = f"http://127.0.0.1:{port}"
         try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:  # a stream still open: do not wait for it
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(15)
+            for _ in range(150):
+                try:
+                    if call(base, "GET", "/readyz")[0] == 200:
+                        break
+                except OSError:
+                    time.sleep(0.1)
+            else:
+                pytest.fail("gunicorn did not start")
+            yield base
+        finally:
+            os.killpg(proc.pid, signal.SIGKILL if kill else signal.SIGTERM)
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:  # a stream still open: do not wait for it
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(15)
+            log.seek(0)
+            # shown with a failing test's captured output
+            sys.stdout.write(log.read()[-20_000:].decode(errors="replace"))
 
 
 class Cluster:
