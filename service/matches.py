@@ -16,7 +16,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
@@ -360,9 +360,8 @@ def play_move(
             # conditional save below finds it moved and sends this move round again
             read, match, state = recalled
             seat = require_seat(seat_hashes(match.seats), token)
-            if if_match is not None and if_match != read \
-                    or _key_was_used(match, seat, idempotency_key):
-                recalled = None  # the database says which version, or what the key answered
+            if if_match is not None and if_match != read:
+                recalled = None  # the database says which version
         if recalled is None:
             read, state, seat, match, replayed = _read_for_move(
                 match_id, tenant, token, if_match, idempotency_key, request_fingerprint)
@@ -382,8 +381,10 @@ def play_move(
         state, replies = run_bots(state, bot_levels(match.seats), pause_for_others())
         timeouts = [0 if i == seat else n for i, n in enumerate(match.timeouts)] \
             if match.timeouts and match.timeouts[seat] else None
-        key = store.KeyRecord(seat, idempotency_key, request_fingerprint) \
-            if idempotency_key else None
+        # the save refuses a key the seat already used: then the move goes round again
+        # and the read finds what the key answered first
+        key = store.KeyRecord(seat, idempotency_key, request_fingerprint,
+                              _idempotency_since()) if idempotency_key else None
         with statement_connection() as alone:  # the save is one statement
             if not store.append_plays_if_unchanged(match, read, [mine, *replies], state,
                                                    timeouts=timeouts, key=key, alone=alone):
@@ -424,16 +425,6 @@ def _read_for_move(
         return match.version, store.state_of(match), seat, match, None
 
 
-def _key_was_used(match: Match, seat: int, idempotency_key: str | None) -> bool:
-    """Whether the seat already used this Idempotency-Key (any age: the read path
-    decides whether it has expired); one small query, no match loaded."""
-    if not idempotency_key:
-        return False
-    with transaction(one_statement=True):  # find_idempotent is one SELECT
-        return store.find_idempotent(match, seat, idempotency_key, _EPOCH) is not None
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _RECENT_KEPT = 2048
 _recent: OrderedDict[tuple[int, str], tuple[int, Match, State]] = OrderedDict()
 

@@ -144,12 +144,18 @@ _MESSAGE_FIELDS = "webhook_pk bigint, msg_id text, type text, body text"
 @lru_cache(maxsize=32)
 def _save_at_once(names: tuple[str, ...], plays: bool, key: bool, messages: bool) -> str:
     """PostgreSQL: a change saved in one statement (a data-modifying WITH). The UPDATE
-    saves the snapshot only if the match is still at the version read; the log rows,
-    the Idempotency-Key record and the webhook messages are written only if it did;
-    the NOTIFY goes out when the statement commits; a row back says it saved."""
+    saves the snapshot only if the match is still at the version read (and, with a key,
+    the seat has not used that Idempotency-Key yet); the log rows, the key's record and
+    the webhook messages are written only if it did; the NOTIFY goes out when the
+    statement commits; a row back says it saved."""
     sets = ", ".join(f"{name} = %(new_{name})s" for name in names)
+    # a key the seat used already (and not yet expired) saves nothing: the move is read
+    # again, and the first answer found
+    unused = (" AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE match_pk = "
+              "%(match_pk)s AND seat = %(key_seat)s AND key = %(key)s AND created_at >= "
+              "%(key_since)s)") if key else ""
     parts = [f"saved AS (UPDATE matches SET {sets} "
-             "WHERE pk = %(match_pk)s AND version = %(read)s RETURNING pk)"]
+             f"WHERE pk = %(match_pk)s AND version = %(read)s{unused} RETURNING pk)"]
     if plays:
         parts.append(
             "logged AS (INSERT INTO moves (match_pk, seq, kind, round, seat, card, captured, "
@@ -177,11 +183,13 @@ def _save_at_once(names: tuple[str, ...], plays: bool, key: bool, messages: bool
 @dataclass(frozen=True)
 class KeyRecord:
     """An Idempotency-Key to remember with a move: the seat's key and the request's
-    fingerprint."""
+    fingerprint; a record of the key made at or after ``since`` (not expired) stops
+    the save."""
 
     seat: int
     key: str
     fingerprint: str
+    since: datetime
 
 
 def _set_state(match: Match, state: State, version: int, status: str | None = None,
@@ -206,7 +214,8 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
                 read: int | None = None, timeouts: list[int] | None = None,
                 key: KeyRecord | None = None, alone: psycopg.Connection[Any] | None = None) -> bool:
     """Save a new snapshot and append ``plays`` (move-log rows), only if the stored match
-    is still at version ``read`` (default: the version ``match`` shows); whether it was.
+    is still at version ``read`` (default: the version ``match`` shows) and the seat has
+    not used ``key`` yet; whether it saved.
     With it go the seats' ``timeouts`` in a row, the Idempotency-Key record and the
     change's webhook messages.
 
@@ -260,7 +269,7 @@ def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
         params["plays"] = Json(list(plays))
     if key is not None:
         params.update(key_seat=key.seat, key=key.key, fingerprint=key.fingerprint,
-                      first_seq=read + 1)
+                      first_seq=read + 1, key_since=key.since)
     if messages:
         params["messages"] = Json(messages)
     statement = _save_at_once(tuple(columns), bool(plays), key is not None, bool(messages))
@@ -282,6 +291,9 @@ def _save_in_steps(match: Match, read: int, columns: dict[str, Any],
                    messages: list[dict[str, Any]]) -> bool:
     params = {f"new_{name}": value for name, value in columns.items()}
     params["match_pk"], params["read"] = match.pk, read
+    # in SQLite's write transaction: nobody can use the key between this and the save
+    if key is not None and find_idempotent(match, key.seat, key.key, key.since) is not None:
+        return False
     conn = db.session.connection()
     if conn.execute(_save_statement(tuple(columns)), params).rowcount != 1:
         return False

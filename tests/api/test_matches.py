@@ -179,6 +179,25 @@ def test_idempotent_retry_returns_the_first_response(client: FlaskClient) -> Non
     assert view(client, created["id"])["version"] == 1
 
 
+def test_a_used_idempotency_key_with_another_legal_move_is_refused(client: FlaskClient) -> None:
+    """The seat's key answered its first move: the key with another body is an error even
+    when that body is a legal move by then (the seat on turn again), and nothing more is
+    applied."""
+    created = create(client)
+    toks = tokens(created)
+    first = view(client, created["id"], toks[0])["legal_moves"][0]
+    r = play(client, created["id"], toks[0], first["card"], first["capture"], Idempotency_Key="k-1")
+    assert r.status_code == 201
+    reply = view(client, created["id"], toks[1])["legal_moves"][0]
+    assert play(client, created["id"], toks[1], reply["card"], reply["capture"]).status_code == 201
+    again = view(client, created["id"], toks[0])["legal_moves"][0]
+    r = play(client, created["id"], toks[0], again["card"], again["capture"], Idempotency_Key="k-1")
+    assert r.status_code == 422 and r.get_json()["reason"] == "idempotency_key_reused"
+    assert view(client, created["id"])["version"] == 2
+    r = play(client, created["id"], toks[0], again["card"], again["capture"], Idempotency_Key="k-2")
+    assert r.status_code == 201 and r.get_json()["state"]["version"] == 3
+
+
 def test_move_errors_are_problems_with_reasons_and_change_nothing(client: FlaskClient) -> None:
     """401/403 for tokens, 404 for unknown matches, 409 with a reason for illegal moves,
     422 naming the field for bad input; the stored match never changes."""
