@@ -145,9 +145,9 @@ def _begin_write() -> None:
 # the database did not answer, dropped the connection, or stayed locked
 _UNAVAILABLE = (exc.OperationalError, exc.InterfaceError, exc.TimeoutError,
                 exc.DisconnectionError)
-# the same from psycopg itself: a raw connection's checkout and statements are not
-# wrapped by SQLAlchemy
-_LOST = (psycopg.OperationalError, psycopg.InterfaceError)
+# the same from psycopg itself, which SQLAlchemy does not wrap: a raw connection's
+# checkout and statements, here and in the store's save on the session's connection
+CONNECTION_LOST = (psycopg.OperationalError, psycopg.InterfaceError)
 
 
 @contextmanager
@@ -196,7 +196,7 @@ def statement_connection(*, write: bool = True) -> Iterator[psycopg.Connection[A
         return
     try:
         pooled = db.engine.raw_connection()
-    except (*_UNAVAILABLE, *_LOST) as error:
+    except (*_UNAVAILABLE, *CONNECTION_LOST) as error:
         raise DatabaseUnavailable("the database is unavailable; retry shortly") from error
     driver = pooled.driver_connection
     assert isinstance(driver, psycopg.Connection)  # a pooled connection checked out
@@ -204,7 +204,7 @@ def statement_connection(*, write: bool = True) -> Iterator[psycopg.Connection[A
         driver.autocommit = True
         yield driver
         driver.autocommit = False
-    except _LOST as error:
+    except CONNECTION_LOST as error:
         pooled.invalidate(error)
         raise DatabaseUnavailable("the database is unavailable; retry shortly") from error
     except BaseException:

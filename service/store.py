@@ -24,7 +24,7 @@ from sqlalchemy.orm import defer, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from . import changes, metrics, webhooks
-from .db import db
+from .db import CONNECTION_LOST, db
 from .engine import Play, State
 from .engine.codec import rules_from_json, state_from_dict, state_to_dict
 from .errors import DatabaseUnavailable, InvalidCursor, MatchNotFound
@@ -280,7 +280,7 @@ def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
     conn = db.session.connection()
     try:
         found = conn.connection.driver_connection.execute(statement, params).fetchone()
-    except (psycopg.OperationalError, psycopg.InterfaceError) as error:
+    except CONNECTION_LOST as error:
         conn.invalidate(error)
         raise DatabaseUnavailable("the database is unavailable; retry shortly") from error
     return found is not None
