@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from service.engine.shuffle import deck_for_round
 from tests.api.helpers import LARGEST_CHOOSE_FLOOR
 from tests.api.servers import KeepAlive, call, gunicorn
 from tests.conftest import require_postgres
@@ -217,14 +218,22 @@ def test_a_long_bot_search_does_not_stall_its_worker(
 ) -> None:
     """An expert hint on the largest choose-mode floor searches for a while; on the one
     gevent worker, health checks sent meanwhile keep being answered (the search pauses
-    for them, service/yielding.py) instead of queueing until it is done."""
+    for them, service/yielding.py) instead of queueing until it is done.
+
+    Each search is on its own fixed deal: random deals cost 0.04-0.42 s of CPU on a slow
+    machine, and a search again on the same floor finds the capture cache warm and costs
+    a quarter as much, which on a fast CI machine (21 ms) was too short to tell. These
+    three deals cost 0.36-0.42 s each, cold."""
     folder = tmp_path_factory.mktemp("search")
     with gunicorn(f"sqlite:///{folder / 'basra.sqlite3'}", workers=1) as base:
-        _, created = call(base, "POST", "/v1/matches",
-                          {"players": [{"name": "human"}, {"bot": "expert"}],
-                           "rules": LARGEST_CHOOSE_FLOOR})
-        token = created["seats"][0]["token"]
-        hint = f"/v1/matches/{created['id']}/hint?level=expert"
+        hints = []
+        for seed in (13, 24, 19):
+            deck = [str(c) for c in deck_for_round(bytes([seed]) * 32, 1)]
+            _, created = call(base, "POST", "/v1/matches",
+                              {"players": [{"name": "human"}, {"bot": "expert"}],
+                               "rules": LARGEST_CHOOSE_FLOOR, "decks": [deck]})
+            hints.append((f"/v1/matches/{created['id']}/hint?level=expert",
+                          created["seats"][0]["token"]))
         answered: list[float] = []
         searches: list[tuple[float, float]] = []
         done = threading.Event()
@@ -239,7 +248,7 @@ def test_a_long_bot_search_does_not_stall_its_worker(
         checker.start()
         try:
             searcher = KeepAlive(base)
-            for _ in range(3):
+            for hint, token in hints:
                 started = time.monotonic()
                 assert searcher.call("GET", hint, token=token)[0] == 200
                 searches.append((started, time.monotonic()))
