@@ -176,7 +176,7 @@ def transaction(*, write: bool = False, one_statement: bool = False) -> Iterator
         except _UNAVAILABLE:  # the connection is gone with the database: drop it
             session.close()
         if isinstance(error, _UNAVAILABLE):
-            raise DatabaseUnavailable("the database is unavailable; retry shortly") from error
+            raise DatabaseUnavailable() from error
         raise
 
 
@@ -197,7 +197,7 @@ def statement_connection(*, write: bool = True) -> Iterator[psycopg.Connection[A
     try:
         pooled = db.engine.raw_connection()
     except (*_UNAVAILABLE, *CONNECTION_LOST) as error:
-        raise DatabaseUnavailable("the database is unavailable; retry shortly") from error
+        raise DatabaseUnavailable() from error
     driver = pooled.driver_connection
     assert isinstance(driver, psycopg.Connection)  # a pooled connection checked out
     try:
@@ -206,7 +206,7 @@ def statement_connection(*, write: bool = True) -> Iterator[psycopg.Connection[A
         driver.autocommit = False
     except CONNECTION_LOST as error:
         pooled.invalidate(error)
-        raise DatabaseUnavailable("the database is unavailable; retry shortly") from error
+        raise DatabaseUnavailable() from error
     except BaseException:
         try:  # no transaction is open in autocommit: leaving it fails only a lost connection
             driver.autocommit = False

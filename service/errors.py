@@ -72,6 +72,9 @@ class DatabaseUnavailable(ServiceError):
 
     reason = "database_unavailable"
 
+    def __init__(self, message: str = "the database is unavailable; retry shortly") -> None:
+        super().__init__(message)
+
 
 class MissingApiKey(ServiceError):
     """No X-API-Key where the deployment requires one."""

@@ -282,7 +282,7 @@ def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
         found = conn.connection.driver_connection.execute(statement, params).fetchone()
     except CONNECTION_LOST as error:
         conn.invalidate(error)
-        raise DatabaseUnavailable("the database is unavailable; retry shortly") from error
+        raise DatabaseUnavailable() from error
     return found is not None
 
 
