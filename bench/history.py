@@ -61,8 +61,10 @@ def run() -> dict[str, float]:
     url = bench_database()
     rows = _fill(url.replace("postgresql+psycopg://", "postgresql://"))
 
-    from service import create_app, matches, store
-    from service.models import LOCAL_TENANT
+    from service import create_app
+    from service.matches import service as matches
+    from service.matches import store
+    from service.storage.models import LOCAL_TENANT
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url})
     print(f"history: {rows:,} matches in PostgreSQL, 20-match pages, median of 20 calls")

@@ -60,7 +60,8 @@ def _child(workload: str, units: int) -> None:
         simulate(rules, "warm-up", rounds=_WARM_UP[workload])
         simulate(rules, "bench-0", rounds=units)
         return
-    from service import create_app, matches
+    from service import create_app
+    from service.matches import service as matches
 
     client = create_app().test_client()
     if workload == "healthz":

@@ -1,81 +1,20 @@
-"""The Basra match service: ``create_app()`` is the WSGI app factory.
+"""The Basra match service: a pure rules engine (:mod:`service.engine`) and the REST
+service around it, one package per domain, wired in :mod:`service.app`.
 
-``gunicorn 'service:create_app()'`` serves it; configuration comes from the
-environment (``DATABASE_URL`` and ``BASRA_*``, see :mod:`service.config`).
+``gunicorn 'service:create_app()'`` serves it. Importing the engine alone loads
+neither Flask nor a database driver.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flask import Flask
-from flask_cors import CORS
-from flask_migrate import Migrate
-
-from . import models  # noqa: F401  (the tables, for migrations)
-from .api import BasraApi
-from .config import settings_from_env
-from .db import db, init_db
-from .json_provider import OrjsonProvider
-from .limits import init_limits
-from .observability import init_observability
-from .sessions import NoSessions
-
-MIGRATIONS = str(Path(__file__).resolve().parent / "migrations")
-migrate = Migrate()
+if TYPE_CHECKING:
+    from flask import Flask
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    """Build the app; ``config`` overrides settings read from the environment."""
-    app = Flask(__name__)
-    app.json = OrjsonProvider(app)
-    app.session_interface = NoSessions()
-    app.config.update(settings_from_env(app.instance_path))
-    if config:
-        app.config.update(config)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    """Build the app (:func:`service.app.create_app`)."""
+    from .app import create_app as build
 
-    init_db(app)
-    migrate.init_app(app, db, directory=MIGRATIONS)
-    CORS(
-        app,
-        origins=app.config["BASRA_CORS_ORIGINS"],
-        expose_headers=["ETag", "Location", "Link"],
-        allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match",
-                       "Idempotency-Key", "X-API-Key"],
-        methods=["GET", "POST", "OPTIONS"],
-        max_age=600,
-    )
-
-    api = BasraApi(app, spec_kwargs={
-        # the tenant's key: required where BASRA_API_KEYS=required, else optional
-        "security": [{}, {"apiKey": []}],
-        "info": {"description": "Egyptian Basra matches for third-party front ends. Errors are "
-                 "application/problem+json (RFC 9457) with a machine-readable `reason`."},
-    })
-    api.spec.components.security_scheme(
-        "seatToken", {"type": "http", "scheme": "bearer", "description": "a seat token"}
-    )
-    api.spec.components.security_scheme("apiKey", {
-        "type": "apiKey", "in": "header", "name": "X-API-Key",
-        "description": "the front end's (tenant's) key; required unless the deployment "
-        "runs with BASRA_API_KEYS=optional",
-    })
-    from .resources import docs, metrics, play, register
-    from .resources.headers import resolve_tenant
-
-    # the tenant first: the rate limits that follow spend from its budget
-    init_observability(app)  # first: the request id is in every log line after
-    app.before_request(resolve_tenant)
-    init_limits(app)
-    register(api)
-    app.register_blueprint(docs.blp)
-    app.register_blueprint(play.blp)
-    app.register_blueprint(metrics.blp)
-
-    @app.teardown_appcontext
-    def _end_session(_exc: BaseException | None) -> None:
-        db.session.remove()
-
-    return app
+    return build(config)

@@ -60,7 +60,7 @@ def _db(args: argparse.Namespace) -> int:
 
 def _worker(args: argparse.Namespace) -> int:
     from . import create_app
-    from .observability import json_logging
+    from .ops.logs import json_logging
     from .worker import run, serve_metrics
 
     json_logging()

@@ -127,7 +127,7 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "OPENAPI_URL_PREFIX": "/",
         "OPENAPI_JSON_PATH": "openapi.json",
         "OPENAPI_SWAGGER_UI_PATH": "/docs",
-        # served by the service itself from the pinned swagger-ui-py (resources/docs.py)
+        # served by the service itself from the pinned swagger-ui-py (web/docs.py)
         "OPENAPI_SWAGGER_UI_URL": "/docs/assets/",
         "JSON_SORT_KEYS": False,
     }

@@ -8,7 +8,8 @@ import flask_migrate
 
 def run_db_command(command: str, revision: str | None) -> int:
     """Run one migration command against ``DATABASE_URL`` (SQLite file by default)."""
-    from . import MIGRATIONS, create_app
+    from .app import create_app
+    from .storage import MIGRATIONS
 
     app = create_app()
     with app.app_context():
@@ -25,8 +26,9 @@ def run_keys_command(command: str, name: str | None, origins: list[str]) -> int:
     """Create a key (printed once, one line), list tenants and keys, or revoke a tenant's."""
     import sys
 
-    from . import create_app, tenants
+    from . import create_app
     from .engine.errors import BasraError
+    from .tenants import service as tenants
 
     if command != "list" and not (name and 0 < len(name) <= 64):
         print(f"basra keys {command}: give a tenant NAME of 1 to 64 characters", file=sys.stderr)

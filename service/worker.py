@@ -1,7 +1,8 @@
 """``basra worker``: applies what time decides, with no request needed.
 
 Each pass applies passed turn deadlines (``clocks.apply_due_timeouts``), aborts
-tables nobody filled in time and purges expired idempotency keys. Deadlines are
+tables nobody filled in time and purges expired idempotency keys
+(:mod:`service.matches.scheduled`). Deadlines are
 rows of the matches table (indexed), so the worker is a short polling loop over
 that index: any number of workers may run, each match is locked while its
 timeout is applied (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, SQLite's single
@@ -11,40 +12,30 @@ next pass (or the next read of the match) applies what is due.
 
 Each pass also hands due webhook messages to :class:`deliveries.Dispatcher` (its
 own threads, so a slow receiver never delays a deadline) and purges webhook
-messages and attempts older than ``WEBHOOK_DAYS``.
+messages and attempts older than a week (:mod:`service.webhooks.scheduled`).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from datetime import timedelta
 
 from flask import Flask
 from prometheus_client import start_http_server
 
-from . import clocks, deliveries, matches, metrics, store
-from .db import transaction
-from .errors import DatabaseUnavailable
-from .models import utcnow
+from .matches import scheduled as match_chores
+from .ops import metrics
+from .storage.errors import DatabaseUnavailable
+from .webhooks import deliveries
+from .webhooks import scheduled as webhook_chores
 
 log = logging.getLogger(__name__)
 
-WEBHOOK_DAYS = 7
-"""Delivered and failed webhook messages, and attempts, are kept this long."""
-
 
 def run_once() -> int:
-    """One pass: every passed deadline applied, unfilled tables aborted; how many
-    matches it timed out."""
-    with transaction():
-        due = store.due_matches(utcnow())
-        unfilled = store.unfilled_tables(clocks.waiting_since())
-    applied = sum(1 for match_id in due if clocks.apply_due_timeouts(match_id))
-    for match_id, tenant in unfilled:
-        clocks.expire_if_due(match_id, tenant, -1)
-    matches.purge_expired()
-    deliveries.purge(utcnow() - timedelta(days=WEBHOOK_DAYS))
+    """One pass of every domain's chores; how many matches it timed out."""
+    applied = match_chores.run_clocks()
+    webhook_chores.purge_old()
     return applied
 
 

@@ -24,8 +24,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import text
 
-from service import MIGRATIONS, create_app
-from service.db import db
+from service import create_app
+from service.storage import MIGRATIONS
+from service.storage.db import db
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 REQUIRE_PG = os.environ.get("BASRA_REQUIRE_POSTGRES") == "1"

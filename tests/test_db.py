@@ -11,8 +11,8 @@ from psycopg.adapt import PyFormat
 from psycopg.types.json import Json, Jsonb
 
 from service import create_app
-from service.db import db, json_text, statement_connection
-from service.errors import DatabaseUnavailable
+from service.storage.db import db, json_text, statement_connection
+from service.storage.errors import DatabaseUnavailable
 from tests.conftest import make_app
 
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from service.single_flight import SingleFlight
+from service.live.single_flight import SingleFlight
 
 
 def _crowd(flight: SingleFlight, key: str, n: int, hold: float) -> list[tuple[bool, float]]:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from service import yielding
+from service.live import yielding
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -16,7 +16,7 @@ _UNDER_WAY = """
 from gevent import monkey; monkey.patch_all()
 import json, socket, sys, time
 import gevent
-from service.yielding import WOKEN_PATIENCE, after_requests_under_way
+from service.live.yielding import WOKEN_PATIENCE, after_requests_under_way
 
 order = []
 

@@ -6,12 +6,12 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.db import db
 from service.engine import apply_move, resign
 from service.engine.bots import bot_move
 from service.engine.codec import move_from_parts
-from service.models import Match
-from service.store import move_log, state_of
+from service.matches.store import move_log, state_of
+from service.storage.db import db
+from service.storage.models import Match
 from tests.api.helpers import auth, play, tokens, view
 
 

@@ -15,8 +15,8 @@ from flask.testing import FlaskClient
 from sqlalchemy import update
 
 from service import worker
-from service.db import db
-from service.models import Match, utcnow
+from service.storage.db import db
+from service.storage.models import Match, utcnow
 from tests.api.helpers import play, tokens, view
 from tests.api.servers import ROOT, call, gunicorn
 from tests.conftest import require_postgres

@@ -12,9 +12,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import event, text
 
-from service import changes
-from service.db import db, transaction
-from service.models import LOCAL_TENANT
+from service.matches import versions
+from service.storage.db import db, transaction
+from service.storage.models import LOCAL_TENANT
 from tests.api.helpers import auth, create, play, tokens, view
 from tests.conftest import make_app
 
@@ -124,16 +124,16 @@ def test_many_concurrent_writers_never_fail_with_a_locked_database(app: Flask) -
 def test_a_slow_bot_reply_holds_no_lock(app: Flask, monkeypatch) -> None:  # noqa: ANN001
     """The engine and bot replies run outside the write transaction: while one match's bot
     thinks for a second, a move in another match is applied at once."""
-    import service.matches
+    import service.matches.service
 
-    real = service.matches.run_bots
+    real = service.matches.service.run_bots
 
     def slow_bots(state, bots, pause):  # noqa: ANN001, ANN202
         if bots:
             time.sleep(1.0)
         return real(state, bots, pause)
 
-    monkeypatch.setattr(service.matches, "run_bots", slow_bots)
+    monkeypatch.setattr(service.matches.service, "run_bots", slow_bots)
     client = app.test_client()
     with_bot = client.post("/v1/matches", json={
         "players": [{"name": "human"}, {"bot": "greedy"}]}).get_json()
@@ -164,9 +164,9 @@ def _overtaken(app: Flask, monkeypatch, release=lambda go_on: go_on.set()):  # n
     """Hold seat 0's first move after the engine, land another of its moves meanwhile,
     then let the held one go on (``release(go_on)``); the held move's status and body,
     the log's cards and version, and the card that landed."""
-    import service.matches
+    import service.matches.service
 
-    real = service.matches.run_bots
+    real = service.matches.service.run_bots
     worked_out, go_on = threading.Event(), threading.Event()
     first = [True]
 
@@ -181,7 +181,7 @@ def _overtaken(app: Flask, monkeypatch, release=lambda go_on: go_on.set()):  # n
     created = create(client)
     token = tokens(created)[0]
     moves = view(client, created["id"], token)["legal_moves"]
-    monkeypatch.setattr(service.matches, "run_bots", held_bots)  # the next move waits
+    monkeypatch.setattr(service.matches.service, "run_bots", held_bots)  # the next move waits
     result: dict[str, object] = {}
 
     def overtaken() -> None:
@@ -214,7 +214,7 @@ def test_a_read_shows_a_move_another_instance_saved(app: Flask, monkeypatch) -> 
     """A process makes a seat's view from the match it wrote last only while the database
     is still at that version: a move saved elsewhere since (here, one this process made
     with no memory of it, as another instance would) is shown."""
-    import service.matches
+    import service.matches.service
 
     client = app.test_client()
     created = create(client)
@@ -226,8 +226,8 @@ def test_a_read_shows_a_move_another_instance_saved(app: Flask, monkeypatch) -> 
     assert before["version"] == 1 and before["turn"] == 1
     theirs = view(client, match, second)["legal_moves"][0]
     with monkeypatch.context() as elsewhere:
-        elsewhere.setattr(service.matches, "_recalled", lambda *_args: None)
-        elsewhere.setattr(service.matches, "_remember", lambda *_args: None)
+        elsewhere.setattr(service.matches.service, "_recalled", lambda *_args: None)
+        elsewhere.setattr(service.matches.service, "_remember", lambda *_args: None)
         assert play(client, match, second, theirs["card"], theirs["capture"]).status_code == 201
     after = view(client, match, first)
     assert after["version"] == 2 and after["turn"] == 0
@@ -331,7 +331,7 @@ def test_spectators_arriving_together_read_a_new_match_once(tmp_path: Path) -> N
     crowd on one match costs one query, not one pooled connection each."""
     app = make_app("postgres", tmp_path)
     match = create(app.test_client())["id"]
-    peeks, reads = _crowd(app, "JOIN seats", lambda: changes.peek(match, LOCAL_TENANT))
+    peeks, reads = _crowd(app, "JOIN seats", lambda: versions.peek(match, LOCAL_TENANT))
     assert len({(p.version, tuple(p.seats)) for p in peeks}) == 1
     assert reads == 1, reads
 
@@ -339,7 +339,7 @@ def test_spectators_arriving_together_read_a_new_match_once(tmp_path: Path) -> N
 def test_waiters_woken_together_read_the_new_view_once(tmp_path: Path) -> None:
     """The spectators a move wakes together want the same view: one of them reads the
     match and the others are given its view, not a query each."""
-    from service import matches
+    from service.matches import service as matches
 
     app = make_app("postgres", tmp_path)
     created = create(app.test_client())

@@ -18,8 +18,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from service.db import db
 from service.openapi import render
+from service.storage.db import db
 from tests.api.helpers import create
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,8 @@ import pytest
 import redis
 from flask import Flask
 
-from service import limits, tenants
+from service.tenants import limits
+from service.tenants import service as tenants
 from tests.api.helpers import auth, tokens
 from tests.conftest import make_app
 

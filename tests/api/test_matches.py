@@ -9,11 +9,11 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.db import db
 from service.engine import deck_for_round, format_cards, parse_card, replay
 from service.engine.codec import move_from_parts
-from service.models import Match
-from service.store import move_log, state_of
+from service.matches.store import move_log, state_of
+from service.storage.db import db
+from service.storage.models import Match
 from tests.api.helpers import auth, create, play, play_to_end, tokens, view
 from tests.helpers import conformance_cases, conformance_setup, deck_with
 

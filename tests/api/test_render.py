@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.engine import apply_move, legal_moves, new_match, observe, team_of
-from service.resources.matches.schemas import MatchStateSchema, MoveResponseSchema
-from service.views import MatchView, MoveResult, SeatInfo
+from service.matches.schemas import MatchStateSchema, MoveResponseSchema
+from service.matches.views import MatchView, MoveResult, SeatInfo
 from tests.helpers import rules_of
 
 VARIANTS = ("egyptian-v1", "egyptian-v2", "egyptian-4p", "pagat")

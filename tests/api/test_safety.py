@@ -124,7 +124,7 @@ def test_forged_and_foreign_cursors_are_refused(client: FlaskClient, app) -> Non
     signed with another secret get 422 invalid_cursor."""
     import base64
 
-    from service import store
+    from service.matches import store
 
     for _ in range(3):
         create(client)
@@ -176,8 +176,8 @@ def test_nul_characters_are_refused_before_reaching_the_database(client: FlaskCl
 def test_idempotency_keys_expire(backend: str, tmp_path) -> None:  # noqa: ANN001
     """An Idempotency-Key is honoured for BASRA_IDEMPOTENCY_HOURS (24 by default); after
     that the same key is a new request, and expired records are purged."""
-    from service.db import db
-    from service.models import IdempotencyKey
+    from service.storage.db import db
+    from service.storage.models import IdempotencyKey
     from tests.conftest import make_app
 
     app = make_app(backend, tmp_path, BASRA_IDEMPOTENCY_HOURS=0.5 / 3600)  # half a second
@@ -195,9 +195,9 @@ def test_idempotency_keys_expire(backend: str, tmp_path) -> None:  # noqa: ANN00
     late = client.post(url, json=move, headers={**auth(toks[0]), "Idempotency-Key": "k1"})
     assert late.status_code == 409 and late.get_json()["reason"] == "not_your_turn"
     with app.app_context():
-        from service import store
-        from service.db import transaction
-        from service.models import utcnow
+        from service.matches import store
+        from service.storage.db import transaction
+        from service.storage.models import utcnow
 
         with transaction(write=True):
             assert store.purge_idempotency(utcnow()) == 1

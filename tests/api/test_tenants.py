@@ -8,7 +8,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service import tenants
+from service.tenants import service as tenants
 from tests.api.helpers import auth, create, tokens
 from tests.conftest import make_app
 

@@ -22,10 +22,12 @@ from flask.testing import FlaskClient
 from sqlalchemy import func, select
 from standardwebhooks.webhooks import Webhook as Verifier
 
-from service import deliveries, tenants, webhooks
-from service.db import db
-from service.models import WebhookMessage
-from service.webhooks import EVENTS
+from service.storage.db import db
+from service.storage.models import WebhookMessage
+from service.tenants import service as tenants
+from service.webhooks import deliveries
+from service.webhooks import service as webhooks
+from service.webhooks.service import EVENTS
 from tests.api.helpers import create, play_to_end
 from tests.api.servers import ROOT
 from tests.conftest import make_app
@@ -352,7 +354,7 @@ def test_two_workers_never_send_a_message_twice_at_once(
 def test_metrics_move_after_a_played_match(client: FlaskClient,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """/metrics (Prometheus text): moves, requests by route and status, matches by status."""
-    from service import metrics
+    from service.ops import metrics
 
     monkeypatch.setattr(metrics._Database, "DB_SECONDS", 0.0)
 
@@ -387,7 +389,7 @@ def test_requests_carry_a_request_id(client: FlaskClient, app: Flask) -> None:
     JSON log lines of the request."""
     import logging
 
-    from service.observability import JsonFormatter
+    from service.ops.logs import JsonFormatter
 
     r = client.get("/healthz", headers={"X-Request-ID": "lb-1234.abc"})
     assert r.headers["X-Request-ID"] == "lb-1234.abc"

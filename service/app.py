@@ -1,0 +1,87 @@
+"""The composition root: ``create_app()`` builds the WSGI app and is the one place that
+wires every domain (its routes, hooks, error map, database and limits).
+
+``gunicorn 'service:create_app()'`` serves it; configuration comes from the
+environment (``DATABASE_URL`` and ``BASRA_*``, see :mod:`service.config`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+from flask_cors import CORS
+from flask_migrate import Migrate
+
+from . import problems
+from .config import settings_from_env
+from .lobby import resources as lobby
+from .matches import resources as matches
+from .ops import resources as ops
+from .ops.logs import init_observability
+from .play import resources as play
+from .storage import MIGRATIONS, models  # noqa: F401  (the tables, for migrations)
+from .storage.db import db, init_db
+from .tenants.limits import init_limits
+from .tenants.requests import resolve_tenant
+from .variants import resources as variants
+from .web import docs
+from .web.api import BasraApi
+from .web.json_provider import OrjsonProvider
+from .web.sessions import NoSessions
+from .webhooks import resources as webhooks
+
+migrate = Migrate()
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Build the app; ``config`` overrides settings read from the environment."""
+    app = Flask("service")
+    app.json = OrjsonProvider(app)
+    app.session_interface = NoSessions()
+    app.config.update(settings_from_env(app.instance_path))
+    if config:
+        app.config.update(config)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+
+    init_db(app)
+    migrate.init_app(app, db, directory=MIGRATIONS)
+    CORS(
+        app,
+        origins=app.config["BASRA_CORS_ORIGINS"],
+        expose_headers=["ETag", "Location", "Link"],
+        allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match",
+                       "Idempotency-Key", "X-API-Key"],
+        methods=["GET", "POST", "OPTIONS"],
+        max_age=600,
+    )
+
+    api = BasraApi(app, problems.STATUSES, problems.HEADERS, spec_kwargs={
+        # the tenant's key: required where BASRA_API_KEYS=required, else optional
+        "security": [{}, {"apiKey": []}],
+        "info": {"description": "Egyptian Basra matches for third-party front ends. Errors are "
+                 "application/problem+json (RFC 9457) with a machine-readable `reason`."},
+    })
+    api.spec.components.security_scheme(
+        "seatToken", {"type": "http", "scheme": "bearer", "description": "a seat token"}
+    )
+    api.spec.components.security_scheme("apiKey", {
+        "type": "apiKey", "in": "header", "name": "X-API-Key",
+        "description": "the front end's (tenant's) key; required unless the deployment "
+        "runs with BASRA_API_KEYS=optional",
+    })
+    # the tenant first: the rate limits that follow spend from its budget
+    init_observability(app)  # first: the request id is in every log line after
+    app.before_request(resolve_tenant)
+    init_limits(app)
+    for resources in (ops, variants, matches, lobby, webhooks):
+        api.register_blueprint(resources.blp)
+    app.register_blueprint(ops.scrape_blp)
+    app.register_blueprint(docs.blp)
+    app.register_blueprint(play.blp)
+
+    @app.teardown_appcontext
+    def _end_session(_exc: BaseException | None) -> None:
+        db.session.remove()
+
+    return app

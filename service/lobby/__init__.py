@@ -1,0 +1,1 @@
+"""Tables between strangers: open seats, quick play, rematch, abort."""

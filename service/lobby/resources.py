@@ -1,0 +1,103 @@
+"""``/v1/matches``' lobby routes: quick play, join, leave, rematch, abort."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import url_for
+from flask.views import MethodView
+
+from ..matches.headers import bearer_token
+from ..matches.resources import BEARER, Headers, etag, known_id
+from ..matches.schemas import MatchStateSchema, MoveResponseSchema
+from ..matches.views import MatchView, MoveResult
+from ..tenants.limits import budget
+from ..tenants.requests import tenant
+from ..web.parser import Blueprint
+from ..web.problems import problem_doc
+from . import service as lobby
+from .schemas import JoinSchema, QuickPlaySchema, SeatedSchema
+from .service import Seated
+
+blp = Blueprint("lobby", __name__, url_prefix="/v1/matches",
+                description="Tables between strangers")
+blp.url_value_preprocessor(known_id)
+
+
+def _seated(result: Seated) -> tuple[Seated, int, Headers]:
+    return result, 201, {
+        "Location": url_for("matches.MatchById", match_id=result.id), **etag(result.state)}
+
+
+@blp.route("/quick")
+class QuickPlay(MethodView):
+    """Find a table."""
+
+    @budget("creates")
+    @blp.arguments(QuickPlaySchema)
+    @blp.response(201, SeatedSchema)
+    def post(self, body: dict[str, Any]) -> tuple[Seated, int, Headers]:
+        """Join the oldest waiting quick-play match of this front end with the same
+        effective rules, or open one with the caller in seat 0."""
+        return _seated(lobby.quick_play(
+            tenant(), body["variant"], body["rules"], body["name"], body.get("player_id")))
+
+
+@blp.route("/<string:match_id>/join")
+class Join(MethodView):
+    """Take an open seat."""
+
+    @budget("moves")
+    @blp.arguments(JoinSchema)
+    @blp.response(201, SeatedSchema)
+    @blp.alt_response(409, **problem_doc("no open seat"))
+    def post(self, body: dict[str, Any], match_id: str) -> tuple[Seated, int, Headers]:
+        """Take the first open seat of a waiting match; the token is in this response only.
+        The match deals when its last seat fills."""
+        return _seated(lobby.join_match(match_id, tenant(), body["name"],
+                                          body.get("player_id")))
+
+
+@blp.route("/<string:match_id>/leave")
+class Leave(MethodView):
+    """Give a seat back."""
+
+    @budget("moves")
+    @blp.response(200, MatchStateSchema)
+    @blp.alt_response(409, **problem_doc("the match has started"))
+    @blp.doc(security=BEARER)
+    def post(self, match_id: str) -> tuple[MatchView, int, Headers]:
+        """The token's seat leaves a waiting match; the seat is open again."""
+        view = lobby.leave_match(match_id, tenant(), bearer_token())
+        return view, 200, etag(view)
+
+
+@blp.route("/<string:match_id>/rematch")
+class Rematch(MethodView):
+    """Play again."""
+
+    @budget("creates")
+    @blp.response(201, SeatedSchema)
+    @blp.alt_response(409, **problem_doc("the match is not finished, or the seat is taken"))
+    @blp.doc(security=BEARER)
+    def post(self, match_id: str) -> tuple[Seated, int, Headers]:
+        """Create or join the follow-up of a finished match: the same rules, seats rotated
+        one place; both matches' views show `rematch`."""
+        return _seated(lobby.rematch(match_id, tenant(), bearer_token()))
+
+
+@blp.route("/<string:match_id>/abort")
+class Abort(MethodView):
+    """Call a match off."""
+
+    @budget("moves")
+    @blp.response(200, MoveResponseSchema)
+    @blp.alt_response(409, **problem_doc("not active, or the seat has played"))
+    @blp.doc(security=BEARER)
+    def post(self, match_id: str) -> tuple[MoveResult, int, Headers]:
+        """End an active match in which the token's seat has not played yet: nobody wins,
+        `status` and `end_reason` are `aborted`."""
+        result = lobby.abort_match(match_id, tenant(), bearer_token())
+        return result, 200, etag(result.state)
+
+

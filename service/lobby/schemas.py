@@ -1,0 +1,31 @@
+"""Bodies of the lobby's routes: a player taking a seat, looking for a table, seated."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import validate
+
+from ..matches.schemas import MatchStateSchema
+
+
+class JoinSchema(ma.Schema):
+    """A player taking an open seat."""
+
+    name = ma.fields.String(required=True, validate=validate.Length(min=1, max=64))
+    player_id = ma.fields.String(validate=validate.Length(min=1, max=128))
+
+
+class QuickPlaySchema(JoinSchema):
+    """A player looking for a table: the variant and house rules to play."""
+
+    variant = ma.fields.String(load_default="egyptian-v2", validate=validate.Length(min=1, max=64))
+    rules = ma.fields.Dict(load_default=dict, metadata={"description": "house-rule overrides"})
+
+
+class SeatedSchema(ma.Schema):
+    """A seat taken: its token (shown only here) and the player's view."""
+
+    id = ma.fields.String(required=True)
+    seat = ma.fields.Integer(required=True)
+    token = ma.fields.String(required=True)
+    state = ma.fields.Nested(MatchStateSchema, required=True)

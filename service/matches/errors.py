@@ -1,0 +1,59 @@
+"""Errors of matches: ids, seat tokens, versions, bodies the rules refuse."""
+
+from __future__ import annotations
+
+from ..errors import ServiceError
+
+
+class MatchNotFound(ServiceError, LookupError):
+    """No match with that id."""
+
+    reason = "match_not_found"
+
+
+class MissingToken(ServiceError):
+    """A seat token is needed and none (or no Bearer one) was sent."""
+
+    reason = "missing_token"
+
+
+class InvalidToken(ServiceError):
+    """The token belongs to no seat of this match."""
+
+    reason = "invalid_token"
+
+
+class VersionMismatch(ServiceError):
+    """The match moved on since the version the client named (If-Match)."""
+
+    reason = "version_mismatch"
+
+
+class WrongPlayerCount(ServiceError):
+    """The players listed do not fit the rules' number of seats."""
+
+    reason = "wrong_player_count"
+
+
+class NoHumanSeat(ServiceError):
+    """Every seat would be a bot."""
+
+    reason = "no_human_seat"
+
+
+class IdempotencyKeyReused(ServiceError):
+    """An Idempotency-Key sent again with a different request."""
+
+    reason = "idempotency_key_reused"
+
+
+class InvalidCursor(ServiceError):
+    """A history cursor this service did not issue."""
+
+    reason = "invalid_cursor"
+
+
+class MatchNotStarted(ServiceError):
+    """A move in a match still waiting for players."""
+
+    reason = "match_not_started"

@@ -1,0 +1,240 @@
+"""``/v1/matches``: create, view (ETag, long poll), moves, resign, hint, history."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Response, current_app, json, request, stream_with_context, url_for
+from flask.views import MethodView
+
+from ..tenants.limits import budget
+from ..tenants.requests import tenant, waiter
+from ..web.parser import Blueprint
+from ..web.problems import Problem, problem_doc
+from . import service as matches
+from .errors import MatchNotFound
+from .headers import bearer_token, etag_for, if_match_version, seen
+from .schemas import (
+    CreatedMatchSchema,
+    CreateMatchSchema,
+    HintQuerySchema,
+    HintSchema,
+    HistoryPageSchema,
+    HistoryQuerySchema,
+    LogQuerySchema,
+    MatchStateSchema,
+    MoveLogSchema,
+    MoveRequestSchema,
+    MoveResponseSchema,
+    WaitQuerySchema,
+)
+from .seats import PlayerSpec
+from .service import CreatedMatch, HistoryPage, MoveLog
+from .store import HistoryQuery
+from .views import MatchView, MoveResult, Unchanged
+
+blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches")
+_MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+@blp.url_value_preprocessor
+def known_id(_endpoint: str | None, values: dict[str, Any] | None) -> None:
+    """An id that no match could have (a NUL byte, odd characters, too long) is not found,
+    without a query."""
+    match_id = (values or {}).get("match_id")
+    if match_id is not None and not _MATCH_ID.fullmatch(match_id):
+        raise MatchNotFound(f"no match with id {match_id[:64]!r}")
+
+# a seat token, with or without the tenant's key (see the global security)
+BEARER = [{"seatToken": []}, {"apiKey": [], "seatToken": []}]
+OPTIONAL_BEARER = [{}, {"apiKey": []}, *BEARER]
+Headers = dict[str, str]
+
+
+def etag(view: MatchView) -> Headers:
+    return {"ETag": etag_for(view.version, view.view.seat)}
+
+
+@blp.route("")
+class Matches(MethodView):
+    """Create matches and list the history."""
+
+    @budget("creates")
+    @blp.arguments(CreateMatchSchema)
+    @blp.response(201, CreatedMatchSchema, headers={"Location": {
+        "description": "URL of the match", "schema": {"type": "string"}}})
+    def post(self, body: dict[str, Any]) -> tuple[CreatedMatch, int, Headers]:
+        """Create a match; the seat tokens are in this response only."""
+        players = [PlayerSpec(**p) for p in body["players"]]
+        clock = body.get("clock")
+        created = matches.create_match(
+            tenant(), body["variant"], body["rules"], players, body.get("decks"),
+            clock=(clock["move_seconds"], clock["timeout"]) if clock else None,
+        )
+        location = url_for("matches.MatchById", match_id=created.id)
+        return created, 201, {"Location": location, **etag(created.state)}
+
+    @budget("reads")
+    @blp.arguments(HistoryQuerySchema, location="query")
+    @blp.response(200, HistoryPageSchema, headers={"Link": {
+        "description": "rel=next URL of the following page", "schema": {"type": "string"}}})
+    def get(self, query: dict[str, Any]) -> tuple[HistoryPage, int, Headers]:
+        """Match history, newest first; keyset pagination with `next` and a Link header."""
+        page = matches.history(HistoryQuery(tenant(), **query))
+        headers = {}
+        if page.next:
+            args = {k: v for k, v in request.args.items() if k != "cursor"}
+            link = url_for("matches.Matches", _external=False, **args, cursor=page.next)
+            headers["Link"] = f'<{link}>; rel="next"'
+        return page, 200, headers
+
+
+@blp.route("/<string:match_id>")
+class MatchById(MethodView):
+    """One match, as the token's seat or a spectator sees it."""
+
+    @budget("reads")
+    @blp.arguments(WaitQuerySchema, location="query")
+    @blp.response(200, MatchStateSchema, headers={"ETag": {
+        "description": "the version and viewer", "schema": {"type": "string"}}})
+    @blp.alt_response(304, description="Not modified (If-None-Match)")
+    @blp.doc(security=OPTIONAL_BEARER, parameters=[
+        {"in": "header", "name": "If-None-Match", "schema": {"type": "string"},
+         "description": "an ETag from an earlier response: 304 while the match is unchanged"},
+    ])
+    def get(
+        self, query: dict[str, Any], match_id: str
+    ) -> Response | tuple[MatchView, int, Headers]:
+        """The match; `If-None-Match` gives 304, and `?wait=S` long-polls for a change."""
+        result = matches.read_match(match_id, tenant(), bearer_token(), seen(), query["wait"],
+                                    waiter())
+        if isinstance(result, Unchanged):
+            response = current_app.response_class(status=304)
+            response.headers["ETag"] = etag_for(result.version, result.seat)
+            return response
+        return result, 200, etag(result)
+
+
+@blp.route("/<string:match_id>/moves")
+class Moves(MethodView):
+    """Play cards; read the public move log."""
+
+    @budget("moves")
+    @blp.arguments(MoveRequestSchema)
+    @blp.response(201, MoveResponseSchema)
+    @blp.alt_response(409, **problem_doc("not your turn, card not in hand, illegal "
+                                         "capture or match finished"))
+    @blp.alt_response(412, **problem_doc("If-Match names an older version"))
+    @blp.doc(security=BEARER, parameters=[
+        {"in": "header", "name": "Idempotency-Key", "schema": {"type": "string", "maxLength": 255},
+         "description": "a retry with the same key and body returns the first response"},
+        {"in": "header", "name": "If-Match", "schema": {"type": "string"},
+         "description": "the ETag (or version) the move was decided on"},
+    ])
+    def post(self, body: dict[str, Any], match_id: str) -> tuple[MoveResult, int, Headers]:
+        """Play a card for the token's seat; bot seats reply in the same request."""
+        key = request.headers.get("Idempotency-Key")
+        if key is not None and not (0 < len(key) <= 255 and key.isprintable()):
+            raise Problem(422, "validation_error",
+                          "Idempotency-Key must be 1 to 255 printable characters",
+                          field="Idempotency-Key", message="1 to 255 printable characters")
+        fingerprint = ""
+        if key is not None:  # only a keyed move is ever compared with another request
+            raw = request.get_json(silent=True)
+            fingerprint = matches.fingerprint(raw if isinstance(raw, dict) else {})
+        result = matches.play_move(
+            match_id, tenant(), bearer_token(), body["card"], body.get("capture"),
+            if_match=if_match_version(), idempotency_key=key, request_fingerprint=fingerprint,
+        )
+        return result, 201, etag(result.state)
+
+    @budget("reads")
+    @blp.arguments(LogQuerySchema, location="query")
+    @blp.response(200, MoveLogSchema, headers={"ETag": {
+        "description": "the match version", "schema": {"type": "string"}}})
+    @blp.alt_response(304, description="Not modified (If-None-Match)")
+    def get(self, query: dict[str, Any], match_id: str) -> Response | tuple[MoveLog, int, Headers]:
+        """The public move log (entries after `after`); reveals the seed (or explicit
+        decks) once finished. `If-None-Match` with the last ETag gives 304."""
+        log = matches.move_log(match_id, tenant(), query["after"])
+        etag = f'"{log.version}-log"'
+        if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
+            response = current_app.response_class(status=304)
+            response.headers["ETag"] = etag
+            return response
+        return log, 200, {"ETag": etag}
+
+
+@blp.route("/<string:match_id>/resign")
+class Resign(MethodView):
+    """Concede a match."""
+
+    @budget("moves")
+    @blp.response(200, MoveResponseSchema)
+    @blp.alt_response(409, **problem_doc("match finished"))
+    @blp.doc(security=BEARER)
+    def post(self, match_id: str) -> tuple[MoveResult, int, Headers]:
+        """The token's seat (and its team) resigns; the other team wins. The same envelope
+        as a move, with `move` null."""
+        result = matches.resign_match(match_id, tenant(), bearer_token(), if_match_version())
+        return result, 200, etag(result.state)
+
+
+@blp.route("/<string:match_id>/hint")
+class Hint(MethodView):
+    """What a bot would play."""
+
+    @budget("reads")
+    @budget("expensive", when=lambda: request.args.get("level") == "expert")
+    @blp.arguments(HintQuerySchema, location="query")
+    @blp.response(200, HintSchema)
+    @blp.alt_response(409, **problem_doc("not your turn, or match finished"))
+    @blp.doc(security=BEARER)
+    def get(self, query: dict[str, Any], match_id: str) -> dict[str, Any]:
+        """The move the chosen bot level would play for the token's seat now."""
+        move = matches.hint(match_id, tenant(), bearer_token(), query["level"])
+        return {"level": query["level"], "card": move.card, "capture": move.capture or ()}
+
+
+EVENT_SCHEMA = MatchStateSchema()
+
+
+@blp.route("/<string:match_id>/events")
+class Events(MethodView):
+    """Follow a match as it happens."""
+
+    @budget("reads")
+    @blp.response(200, description="text/event-stream: `state` events, one per change",
+                  content_type="text/event-stream")
+    @blp.doc(security=OPTIONAL_BEARER, parameters=[
+        {"in": "header", "name": "Last-Event-ID", "schema": {"type": "string"},
+         "description": "the id (version) of the last event received: resume after it"},
+    ])
+    def get(self, match_id: str) -> Response:
+        """Server-Sent Events of the caller's view: one `state` event on connect (unless
+        `Last-Event-ID` is current), then one per change, each with `id: <version>`; a
+        comment every 15 s when nothing happens; the stream ends after the match does."""
+        last = request.headers.get("Last-Event-ID", "")
+        events = matches.follow_match(
+            match_id, tenant(), bearer_token(),
+            int(last) if last.isascii() and last.isdigit() and len(last) < 19 else None,
+            current_app.config["BASRA_HEARTBEAT_SECONDS"], waiter(),
+        )
+        first = next(events)  # errors (unknown match, bad token) answer as problems
+
+        def stream() -> Iterator[str]:
+            for event in itertools.chain([first], events):
+                if event.view is None:
+                    yield ": heartbeat\n\n"
+                else:
+                    data = json.dumps(EVENT_SCHEMA.dump(event.view), separators=(",", ":"))
+                    yield f"id: {event.view.version}\nevent: state\ndata: {data}\n\n"
+
+        response = current_app.response_class(
+            stream_with_context(stream()), mimetype="text/event-stream")
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["X-Accel-Buffering"] = "no"
+        return response

@@ -1,0 +1,340 @@
+"""Schemas of the matches resource: requests, the seat view, moves, history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import validate
+
+from ..web.fields import CardField, UTCDateTime, card_list
+from . import render
+from .service import BOT_LEVELS
+from .views import MatchView
+
+STATUSES = ["waiting", "active", "finished", "aborted"]
+END_REASON = ma.fields.String(
+    required=True, allow_none=True,
+    validate=validate.OneOf(["target_score", "resigned", "timeout", "aborted"]),
+    metadata={"description": "why the match ended; null while it goes on"},
+)
+
+
+class PlayerSchema(ma.Schema):
+    """A seat to fill: a human (name, optional player_id), a bot, or an open seat that a
+    player joins later (`{"open": true}`)."""
+
+    name = ma.fields.String(validate=validate.Length(min=1, max=64))
+    player_id = ma.fields.String(
+        validate=validate.Length(min=1, max=128),
+        metadata={"description": "the front end's own id of this player, for history queries"},
+    )
+    bot = ma.fields.String(
+        validate=validate.OneOf(BOT_LEVELS), metadata={"description": "a computer opponent"}
+    )
+    open = ma.fields.Boolean(
+        load_default=False, metadata={"description": "a seat left for a player to join"}
+    )
+
+    @ma.validates_schema
+    def _named(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if data.get("open"):
+            if set(data) - {"open"}:
+                raise ma.ValidationError("an open seat names no player or bot", "open")
+        elif "name" not in data and "bot" not in data:
+            raise ma.ValidationError("a human player needs a name", "name")
+
+
+class ClockSchema(ma.Schema):
+    """A turn clock."""
+
+    move_seconds = ma.fields.Integer(required=True, validate=validate.Range(min=5, max=86_400))
+    timeout = ma.fields.String(
+        load_default="autoplay", validate=validate.OneOf(["autoplay", "forfeit"]),
+        metadata={"description": "autoplay: the greedy bot plays for the seat (the third "
+                  "timeout in a row forfeits); forfeit: the seat's team loses"},
+    )
+
+
+class CreateMatchSchema(ma.Schema):
+    """A new match."""
+
+    clock = ma.fields.Nested(ClockSchema, metadata={"description": "no clock when absent"})
+
+    variant = ma.fields.String(
+        load_default="egyptian-v2", validate=validate.Length(min=1, max=64),
+        metadata={"description": "a shipped variant (GET /v1/variants)"},
+    )
+    rules = ma.fields.Dict(
+        load_default=dict, metadata={"description": "house-rule overrides, deep-merged"}
+    )
+    players = ma.fields.List(
+        ma.fields.Nested(PlayerSchema), required=True, validate=validate.Length(min=2, max=4)
+    )
+    decks = ma.fields.List(
+        card_list(validate=validate.Length(equal=52)),
+        validate=validate.Length(max=64),
+        metadata={"description": "52 cards per round, top first; later rounds are shuffled"},
+    )
+
+
+class SeatSchema(ma.Schema):
+    """A seat as everyone sees it."""
+
+    seat = ma.fields.Integer(required=True)
+    team = ma.fields.Integer(required=True)
+    name = ma.fields.String(required=True, allow_none=True, metadata={
+        "description": "null while the seat is open"})
+    open = ma.fields.Boolean(required=True)
+    player_id = ma.fields.String(allow_none=True)
+    bot = ma.fields.String(allow_none=True)
+
+
+class SeatTokenSchema(ma.Schema):
+    """A seat and its bearer token (shown once, in the create response)."""
+
+    seat = ma.fields.Integer(required=True)
+    name = ma.fields.String(required=True, allow_none=True)
+    token = ma.fields.String(
+        required=True, allow_none=True, metadata={"description": "null for a bot or open seat"}
+    )
+    open = ma.fields.Boolean(required=True)
+
+
+class LegalMoveSchema(ma.Schema):
+    """One legal move: a card and what it takes."""
+
+    card = CardField(required=True)
+    capture = card_list(required=True)
+
+
+class PlaySchema(ma.Schema):
+    """A move as it happened."""
+
+    round = ma.fields.Integer(required=True)
+    seat = ma.fields.Integer(required=True)
+    card = CardField(required=True)
+    captured = card_list(required=True)
+    basra = ma.fields.String(
+        required=True, allow_none=True, validate=validate.OneOf(["basra", "jack_basra"])
+    )
+
+
+class RoundSummarySchema(ma.Schema):
+    """A finished round's score sheet, one entry per team."""
+
+    round = ma.fields.Integer(required=True)
+    cards = ma.fields.List(ma.fields.Integer(), required=True)
+    basras = ma.fields.List(ma.fields.Integer(), required=True)
+    jack_basras = ma.fields.List(ma.fields.Integer(), required=True)
+    card_points = ma.fields.List(ma.fields.Integer(), required=True)
+    points = ma.fields.List(ma.fields.Integer(), required=True)
+    carried = ma.fields.Integer(
+        required=True, metadata={"description": "most-cards points carried to the next round"}
+    )
+
+
+class MatchStateSchema(ma.Schema):
+    """A match as one seat (or a spectator) sees it. Never another seat's hand."""
+
+    id = ma.fields.String(required=True)
+    variant = ma.fields.String(required=True)
+    rules = ma.fields.Dict(required=True, metadata={"description": "effective settings"})
+    rules_hash = ma.fields.String(required=True)
+    status = ma.fields.String(required=True, validate=validate.OneOf(STATUSES))
+    version = ma.fields.Integer(required=True, metadata={
+        "description": "entries in the match's log (moves, joins, leaves)"})
+    seat = ma.fields.Integer(
+        required=True, allow_none=True, metadata={"description": "the viewer's seat"}
+    )
+    round = ma.fields.Integer(required=True)
+    dealer = ma.fields.Integer(required=True)
+    turn = ma.fields.Integer(required=True, allow_none=True)
+    floor = card_list(required=True)
+    hand = card_list(metadata={"description": "the viewer's own hand; absent for spectators"})
+    hand_counts = ma.fields.List(ma.fields.Integer(), required=True)
+    stock_count = ma.fields.Integer(required=True)
+    pile_counts = ma.fields.List(ma.fields.Integer(), required=True)
+    basras = ma.fields.List(
+        ma.fields.Integer(), required=True, metadata={"description": "this round, per team"}
+    )
+    jack_basras = ma.fields.List(ma.fields.Integer(), required=True)
+    scores = ma.fields.List(
+        ma.fields.Integer(), required=True, metadata={"description": "match totals per team"}
+    )
+    carried = ma.fields.Integer(
+        required=True, metadata={"description": "most-cards points waiting on a tie"}
+    )
+    rounds = ma.fields.List(ma.fields.Nested(RoundSummarySchema), required=True)
+    legal_moves = ma.fields.List(
+        ma.fields.Nested(LegalMoveSchema), required=True,
+        metadata={"description": "the viewer's moves on its turn; else empty"},
+    )
+    last_move = ma.fields.Nested(PlaySchema, required=True, allow_none=True)
+    winner = ma.fields.Integer(
+        required=True, allow_none=True, metadata={"description": "winning team"}
+    )
+    draw = ma.fields.Boolean(required=True)
+    seats = ma.fields.List(ma.fields.Nested(SeatSchema), required=True)
+    commitment = ma.fields.String(required=True, metadata={"description": "SHA-256 of the seed"})
+    explicit_decks = ma.fields.Boolean(required=True)
+    seed = ma.fields.String(
+        required=True, allow_none=True, metadata={"description": "revealed when finished"}
+    )
+    end_reason = END_REASON
+    rematch = ma.fields.String(required=True, allow_none=True, metadata={
+        "description": "the follow-up match's id, once a seat asked for one"})
+    clock = ma.fields.Nested(ClockSchema, required=True, allow_none=True)
+    deadline = UTCDateTime(required=True, allow_none=True, metadata={
+        "description": "when the seat to play runs out of time (null: no clock running)"})
+    created_at = UTCDateTime(required=True)
+
+    @ma.pre_dump
+    def _flatten(self, m: MatchView, **kwargs: Any) -> dict[str, Any]:
+        return render.view_fields(m)
+
+    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        """Rendered by hand (:func:`render.match_state`); the fields above are the
+        contract, and ``tests/api/test_render.py`` holds the two equal."""
+        if self.many if many is None else many:
+            return [render.match_state(m) for m in obj]
+        return render.match_state(obj)
+
+
+class CreatedMatchSchema(ma.Schema):
+    """A created match: seat tokens (only here) and the spectator view."""
+
+    id = ma.fields.String(required=True)
+    seats = ma.fields.List(ma.fields.Nested(SeatTokenSchema), required=True)
+    commitment = ma.fields.String(required=True)
+    state = ma.fields.Nested(MatchStateSchema, required=True)
+
+
+class MoveRequestSchema(ma.Schema):
+    """A play: the card and, optionally, which legal capture."""
+
+    card = CardField(required=True)
+    capture = card_list(
+        allow_none=True,
+        validate=validate.Length(max=52),
+        metadata={"description": "one of the card's legal captures; omit for the default"},
+    )
+
+
+class MoveResponseSchema(ma.Schema):
+    """The play made (null for a resignation), any bot replies, and the mover's view after
+    them."""
+
+    move = ma.fields.Nested(PlaySchema, required=True, allow_none=True)
+    replies = ma.fields.List(ma.fields.Nested(PlaySchema), required=True)
+    state = ma.fields.Nested(MatchStateSchema, required=True)
+
+    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        """Rendered by hand (:func:`render.move_result`), as :class:`MatchStateSchema`."""
+        if self.many if many is None else many:
+            return [render.move_result(r) for r in obj]
+        return render.move_result(obj)
+
+
+class LoggedMoveSchema(ma.Schema):
+    """One entry of the public move log."""
+
+    seq = ma.fields.Integer(required=True)
+    kind = ma.fields.String(required=True,
+                            validate=validate.OneOf(
+                                ["play", "resign", "join", "leave", "abort", "forfeit",
+                                 "rematch"]))
+    round = ma.fields.Integer(required=True)
+    seat = ma.fields.Integer(required=True)
+    card = ma.fields.String(allow_none=True)
+    captured = ma.fields.List(ma.fields.String(), allow_none=True)
+    basra = ma.fields.String(allow_none=True)
+    timeout = ma.fields.Boolean(required=True, metadata={
+        "description": "played on the seat's behalf when its time ran out"})
+    created_at = UTCDateTime(required=True)
+
+
+class MoveLogSchema(ma.Schema):
+    """The public move log; seed and explicit decks appear once the match is finished."""
+
+    id = ma.fields.String(required=True)
+    status = ma.fields.String(required=True)
+    version = ma.fields.Integer(required=True)
+    commitment = ma.fields.String(required=True)
+    explicit_decks = ma.fields.Boolean(required=True)
+    seed = ma.fields.String(allow_none=True)
+    decks = ma.fields.List(ma.fields.List(ma.fields.String()), allow_none=True)
+    moves = ma.fields.List(ma.fields.Nested(LoggedMoveSchema), required=True)
+
+
+class LogQuerySchema(ma.Schema):
+    """Catching up on the move log."""
+
+    after = ma.fields.Integer(
+        load_default=0, validate=validate.Range(min=0, max=10**9),
+        metadata={"description": "only entries with a greater `seq`"},
+    )
+
+
+class WaitQuerySchema(ma.Schema):
+    """Long polling."""
+
+    wait = ma.fields.Float(
+        load_default=0.0,
+        validate=validate.Range(min=0, max=3600),
+        metadata={"description": "with If-None-Match: wait up to this many seconds (capped "
+                  "by the server, 30 by default) for a new version before answering 304"},
+    )
+
+
+class HistoryQuerySchema(ma.Schema):
+    """Filters and cursor of the match history."""
+
+    player = ma.fields.String(validate=validate.Length(min=1, max=128))
+    variant = ma.fields.String(validate=validate.Length(min=1, max=64))
+    status = ma.fields.String(validate=validate.OneOf(STATUSES))
+    since = UTCDateTime(metadata={"description": "created at or after (ISO 8601; UTC if no zone)"})
+    until = UTCDateTime(metadata={"description": "created before"})
+    limit = ma.fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    cursor = ma.fields.String(
+        validate=validate.Length(min=1, max=64), metadata={"description": "`next` of a page"}
+    )
+
+
+class MatchSummarySchema(ma.Schema):
+    """A match in the history listing."""
+
+    id = ma.fields.String(required=True)
+    variant = ma.fields.String(required=True)
+    status = ma.fields.String(required=True)
+    version = ma.fields.Integer(required=True)
+    rules_hash = ma.fields.String(required=True)
+    scores = ma.fields.List(ma.fields.Integer(), required=True)
+    winner = ma.fields.Integer(allow_none=True)
+    draw = ma.fields.Boolean(required=True)
+    seats = ma.fields.List(ma.fields.Nested(SeatSchema), required=True)
+    created_at = UTCDateTime(required=True)
+    finished_at = UTCDateTime(allow_none=True)
+    end_reason = END_REASON
+    rounds = ma.fields.Integer(required=True, metadata={"description": "rounds played"})
+
+
+class HistoryPageSchema(ma.Schema):
+    """One page of the history."""
+
+    matches = ma.fields.List(ma.fields.Nested(MatchSummarySchema), required=True)
+    next = ma.fields.String(allow_none=True, required=True)
+
+
+class HintQuerySchema(ma.Schema):
+    """Which bot level to ask."""
+
+    level = ma.fields.String(load_default="greedy", validate=validate.OneOf(BOT_LEVELS))
+
+
+class HintSchema(ma.Schema):
+    """The move a bot would play."""
+
+    level = ma.fields.String(required=True)
+    card = CardField(required=True)
+    capture = card_list(required=True)

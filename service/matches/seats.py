@@ -1,0 +1,97 @@
+"""Seats: who sits where (a player, a bot, an open seat) and their tokens, minted at
+creation, stored only as SHA-256 hashes, checked in constant time."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..storage.models import Seat
+from . import store
+from .errors import InvalidToken, MissingToken
+
+SeatHashes = Sequence[tuple[int, str]]
+"""(seat, token hash) for every seat of a match."""
+
+
+def hash_token(token: str) -> str:
+    """SHA-256 of a seat token: only this is stored."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def mint_token() -> tuple[str, str]:
+    """A new seat token and its hash."""
+    token = secrets.token_urlsafe(32)
+    return token, hash_token(token)
+
+
+def seat_of(seats: SeatHashes, token: str | None) -> int | None:
+    """The seat a bearer token belongs to, or None without a token (a spectator)."""
+    return require_seat(seats, token) if token else None
+
+
+def require_seat(seats: SeatHashes, token: str | None) -> int:
+    """The seat of a token that must be sent.
+
+    Every seat is compared (no early exit), so timing tells nothing about the hashes.
+    """
+    if not token:
+        raise MissingToken("send the seat token as 'Authorization: Bearer <token>'")
+    digest = hash_token(token)
+    found = None
+    for seat, token_hash in seats:
+        if hmac.compare_digest(token_hash, digest):
+            found = seat
+    if found is None:
+        raise InvalidToken("this token is not a seat of this match")
+    return found
+
+
+def seat_hashes(rows: Sequence[Seat]) -> list[tuple[int, str]]:
+    """(seat, token hash) pairs of a match's taken seats."""
+    return [(s.seat, s.token_hash) for s in rows if s.token_hash is not None]
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A seat requested at creation: a human's name (and front-end id), a bot level, or
+    an open seat that a player joins later."""
+
+    name: str | None = None
+    player_id: str | None = None
+    bot: str | None = None
+    open: bool = False
+
+
+@dataclass(frozen=True)
+class SeatToken:
+    """A seat's token, shown once (None for a bot or an open seat)."""
+
+    seat: int
+    name: str | None
+    token: str | None
+    open: bool = False
+
+
+def new_seats(players: Sequence[PlayerSpec]) -> tuple[list[store.NewSeat], list[SeatToken]]:
+    """The seat rows to store and the tokens to show once, for the requested players."""
+    seats: list[store.NewSeat] = []
+    tokens: list[SeatToken] = []
+    for i, p in enumerate(players):
+        if p.open:
+            seats.append(store.NewSeat(None, None, None, None))
+            tokens.append(SeatToken(i, None, None, open=True))
+            continue
+        token, token_hash = mint_token()
+        name = p.name or (f"{p.bot} bot" if p.bot else f"seat {i}")
+        seats.append(store.NewSeat(name, p.player_id, p.bot, None if p.bot else token_hash))
+        tokens.append(SeatToken(i, name, None if p.bot else token))
+    return seats, tokens
+
+
+def bot_levels(rows: Sequence[Seat]) -> dict[int, str]:
+    """seat -> bot level of a match's bot seats."""
+    return {s.seat: s.bot for s in rows if s.bot}

@@ -1,0 +1,126 @@
+"""What a seat (or a spectator) is shown of a stored match, and what a change answers.
+
+Plain result objects for the web layer to render; built inside the transaction
+that read the match, rendered after it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..engine import Play, SeatView, State, observe, team_of
+from ..storage.models import Match
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """A seat as everyone may see it."""
+
+    seat: int
+    team: int
+    name: str | None
+    player_id: str | None
+    bot: str | None
+    open: bool
+
+
+@dataclass(frozen=True)
+class MatchView:
+    """What one seat (or a spectator) is shown of a stored match."""
+
+    id: str
+    variant: str
+    status: str
+    version: int
+    seats: tuple[SeatInfo, ...]
+    commitment: str
+    explicit_decks: bool
+    created_at: datetime
+    view: SeatView
+    seed: str | None
+    """The seed, revealed once the match is finished."""
+    end_reason: str | None
+    """target_score, resigned or aborted; None while the match goes on."""
+    rematch: str | None
+    """The follow-up match's id, once a seat asked for one."""
+    clock: dict[str, Any] | None
+    """``{"move_seconds", "timeout"}``, or None without a clock."""
+    deadline: datetime | None
+    """When the seat to play runs out of time (None without a clock or not running)."""
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """The client's copy of the view is current (an HTTP 304)."""
+
+    version: int
+    seat: int | None
+
+
+@dataclass(frozen=True)
+class Seen:
+    """The views a client already holds, as (version, seat) pairs (If-None-Match);
+    ``anything`` for any version at all."""
+
+    views: frozenset[tuple[int, int | None]] = frozenset()
+    anything: bool = False
+
+    def holds(self, version: int, seat: int | None) -> bool:
+        """Whether the client holds this version of this seat's view."""
+        return self.anything or (version, seat) in self.views
+
+
+def seat_infos(match: Match) -> tuple[SeatInfo, ...]:
+    """The public facts of a match's seats."""
+    return tuple(
+        SeatInfo(s.seat, team_of(s.seat), s.name, s.player_id, s.bot, s.open)
+        for s in match.seats
+    )
+
+
+def match_view(match: Match, state: State, seat: int | None, *,
+               version: int | None = None) -> MatchView:
+    """The view of ``seat`` (None: a spectator) of a stored match in ``state``; while the
+    match waits for players nobody sees a card. ``version`` rebuilds an earlier view
+    (of a move, which only an active match takes)."""
+    status, end_reason, rematch = match.status, match.end_reason, match.rematch_id
+    if version is not None:
+        status = "finished" if state.finished else "active"
+        end_reason = "target_score" if state.finished else None
+        rematch = None
+    view = observe(state, seat)
+    if status == "waiting":
+        view = dataclasses.replace(
+            observe(state, None), seat=seat if seat is not None else None, floor=(),
+            hand_counts=(0,) * len(view.hand_counts), stock_count=52, turn=None,
+        )
+    return MatchView(
+        id=match.id,
+        variant=match.variant,
+        status=status,
+        version=match.version if version is None else version,
+        seats=seat_infos(match),
+        commitment=match.commitment,
+        explicit_decks=match.explicit_decks,
+        created_at=match.created_at,
+        view=view,
+        seed=state.seed.hex() if status in ("finished", "aborted") else None,
+        end_reason=end_reason,
+        rematch=rematch,
+        clock={"move_seconds": match.clock_seconds, "timeout": match.clock_timeout}
+        if match.clock_seconds else None,
+        deadline=match.deadline if version is None and status == "active" else None,
+    )
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    """A play as the API reports it, with the mover's view after any bot replies (a
+    resignation has no play)."""
+
+    move: Play | None
+    replies: tuple[Play, ...]
+    state: MatchView

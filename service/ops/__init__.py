@@ -1,0 +1,1 @@
+"""What operators see: health checks, metrics, structured logs."""

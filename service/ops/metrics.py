@@ -1,0 +1,121 @@
+"""Prometheus metrics (``prometheus_client``): what the process counts, and the scrape.
+
+Under gunicorn every worker process writes its samples to files in
+``PROMETHEUS_MULTIPROC_DIR`` (``gunicorn_conf.py`` makes one when it is unset) and a
+scrape of any worker adds them all up (multiprocess mode). Facts that live in the
+database (matches by status, the webhook backlog) are counted at scrape time, so
+every instance reports the same and none keeps a copy to drift.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+
+from flask import Flask
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+from sqlalchemy import func, select
+
+from ..storage.db import db, transaction
+from ..storage.errors import DatabaseUnavailable
+from ..storage.models import Match, Webhook, WebhookMessage
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+
+REQUESTS = Counter("basra_http_requests", "HTTP requests by route template, method and status",
+                   ["route", "method", "status"])
+LATENCY = Histogram("basra_http_request_duration_seconds",
+                    "Time to answer (to the first byte of a stream), by route and method",
+                    ["route", "method"],
+                    buckets=(0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30))
+MOVES = Counter("basra_moves", "Plays applied (bot replies and plays on timeout included)")
+WAITERS = Gauge("basra_open_waiters", "Long polls and event streams open now", ["kind"],
+                multiprocess_mode="livesum")
+TIMEOUT_LAG = Histogram("basra_timeout_lag_seconds",
+                        "From a turn deadline to its timeout being applied",
+                        buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60))
+WEBHOOK_TRIES = Counter("basra_webhook_tries", "Webhook delivery tries by what followed",
+                        ["outcome"])
+
+
+class _Database(Collector):
+    """Gauges read from the database at scrape time (at most every ``DB_SECONDS`` per
+    process, so scrapes cannot load the database); none while it is unavailable."""
+
+    DB_SECONDS = 5.0
+    _cached: tuple[float, list[GaugeMetricFamily]] = (-DB_SECONDS, [])
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        taken, families = _Database._cached
+        if time.monotonic() - taken >= self.DB_SECONDS:
+            try:
+                with transaction():
+                    families = list(self._read())
+            except DatabaseUnavailable:
+                families = []
+            _Database._cached = (time.monotonic(), families)
+        yield from families
+
+    def _read(self) -> Iterator[GaugeMetricFamily]:
+        matches = GaugeMetricFamily("basra_matches", "Matches by status", labels=["status"])
+        counts = dict(db.session.execute(
+            select(Match.status, func.count()).group_by(Match.status)).all())
+        for status in ("waiting", "active", "finished", "aborted"):
+            matches.add_metric([status], counts.get(status, 0))
+        yield matches
+        messages = GaugeMetricFamily("basra_webhook_messages",
+                                     "Webhook messages by status (pending: the backlog)",
+                                     labels=["status"])
+        counts = dict(db.session.execute(
+            select(WebhookMessage.status, func.count()).group_by(WebhookMessage.status)).all())
+        for status in ("pending", "delivered", "failed"):
+            messages.add_metric([status], counts.get(status, 0))
+        yield messages
+        disabled = db.session.scalar(
+            select(func.count()).select_from(Webhook).where(Webhook.disabled_at.is_not(None)))
+        yield GaugeMetricFamily("basra_webhooks_disabled",
+                                "Webhooks disabled after failing", value=disabled or 0)
+
+
+class _InApp(Collector):
+    """This process's metrics and the database's, read inside ``app``'s context."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+
+    def collect(self) -> Iterator[Metric]:
+        yield from REGISTRY.collect()
+        with self.app.app_context():
+            yield from _Database().collect()
+
+
+def registry_for(app: Flask) -> CollectorRegistry:
+    """A registry for a process outside gunicorn (``basra worker --metrics-port``)."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_InApp(app))
+    return registry
+
+
+def scrape() -> bytes:
+    """The text exposition of every metric: this process's (or all gunicorn workers')
+    and the database's."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        processes = CollectorRegistry()
+        multiprocess.MultiProcessCollector(processes)  # type: ignore[no-untyped-call]
+    else:
+        processes = REGISTRY
+    database = CollectorRegistry(auto_describe=False)
+    database.register(_Database())
+    return generate_latest(processes) + generate_latest(database)

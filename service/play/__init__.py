@@ -1,0 +1,1 @@
+"""The reference web client at ``/play`` (static files) and its route."""

@@ -1,0 +1,27 @@
+"""The reference web client at ``/play``: static HTML, CSS and JavaScript modules from
+this folder, built on the public API only (no build step, nothing from outside)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Blueprint, Response, send_from_directory
+
+FILES = Path(__file__).resolve().parent
+
+blp = Blueprint("play", __name__)
+
+
+@blp.route("/play")
+def page() -> Response:
+    """The table (``?match=ID``) or the lobby."""
+    return send_from_directory(FILES, "index.html", max_age=0)
+
+
+@blp.route("/play/<path:name>")
+def asset(name: str) -> Response:
+    """One file of the client (404 for anything outside its folder)."""
+    response = send_from_directory(FILES, name, max_age=0)
+    if name.endswith(".js"):
+        response.mimetype = "text/javascript"
+    return response

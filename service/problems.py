@@ -1,0 +1,57 @@
+"""The one map from typed errors (the engine's and every domain's) to HTTP statuses and
+the headers that go with them; :mod:`service.web.problems` renders them as problem+json."""
+
+from __future__ import annotations
+
+from .engine.errors import IllegalMove, InvalidCard, InvalidDeck, InvalidRules, UnknownVariant
+from .live.errors import TooManyWaiters
+from .lobby.errors import NoOpenSeat, WrongMatchStatus
+from .matches.errors import (
+    IdempotencyKeyReused,
+    InvalidCursor,
+    InvalidToken,
+    MatchNotFound,
+    MatchNotStarted,
+    MissingToken,
+    NoHumanSeat,
+    VersionMismatch,
+    WrongPlayerCount,
+)
+from .storage.errors import DatabaseUnavailable
+from .tenants.errors import InvalidApiKey, MissingApiKey, OriginNotAllowed
+from .web.problems import ProblemHeaders, Statuses
+from .webhooks.errors import WebhookNotFound, WebhookUrlNotAllowed
+
+STATUSES: Statuses = [
+    (IllegalMove, 409),
+    (NoOpenSeat, 409),
+    (WrongMatchStatus, 409),
+    (MatchNotStarted, 409),
+    (MatchNotFound, 404),
+    (WebhookNotFound, 404),
+    (WebhookUrlNotAllowed, 422),
+    (MissingToken, 401),
+    (InvalidToken, 403),
+    (MissingApiKey, 401),
+    (InvalidApiKey, 401),
+    (OriginNotAllowed, 403),
+    (VersionMismatch, 412),
+    (InvalidRules, 422),
+    (UnknownVariant, 422),
+    (InvalidDeck, 422),
+    (InvalidCard, 422),
+    (WrongPlayerCount, 422),
+    (NoHumanSeat, 422),
+    (IdempotencyKeyReused, 422),
+    (InvalidCursor, 422),
+    (DatabaseUnavailable, 503),
+    (TooManyWaiters, 429),
+]
+RETRY_AFTER_SECONDS = 2
+HEADERS: ProblemHeaders = {
+    MissingToken: {"WWW-Authenticate": 'Bearer realm="basra"'},
+    MissingApiKey: {"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
+    InvalidApiKey: {"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
+    DatabaseUnavailable: {"Retry-After": str(RETRY_AFTER_SECONDS)},
+    TooManyWaiters: {"Retry-After": str(RETRY_AFTER_SECONDS)},
+}

@@ -1,1 +1,0 @@
-"""``/healthz`` and ``/readyz``."""

@@ -1,0 +1,1 @@
+"""Front ends: their API keys, who a request speaks for, rate limits."""

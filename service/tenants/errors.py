@@ -1,0 +1,29 @@
+"""Errors of front ends' keys."""
+
+from __future__ import annotations
+
+from ..errors import ServiceError
+
+
+class MissingApiKey(ServiceError):
+    """No X-API-Key where the deployment requires one."""
+
+    reason = "missing_api_key"
+
+
+class InvalidApiKey(ServiceError):
+    """An X-API-Key that is unknown or revoked."""
+
+    reason = "invalid_api_key"
+
+
+class OriginNotAllowed(ServiceError):
+    """A browser origin the key's tenant did not allow."""
+
+    reason = "origin_not_allowed"
+
+
+class TenantNameTaken(ServiceError):
+    """``local`` is the built-in tenant of keyless requests."""
+
+    reason = "tenant_name_taken"

@@ -1,0 +1,74 @@
+"""Rate limits: Flask-Limiter budgets per tenant (its API key), or per client address for
+requests without a key, kept in Redis when ``REDIS_URL`` is set (shared by every
+instance) and in each process's memory otherwise.
+
+Four budgets, each a Flask-Limiter limit string set by the environment: creating
+matches (``BASRA_LIMIT_CREATES``), moves and resignations (``BASRA_LIMIT_MOVES``),
+reads (``BASRA_LIMIT_READS``) and expert hints (``BASRA_LIMIT_EXPENSIVE``).
+``BASRA_RATE_LIMITS=off`` turns them all off. A request over budget gets a 429
+problem with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+from flask import Flask, current_app, g, request
+from flask_limiter import Limiter
+
+from ..storage.models import LOCAL_TENANT
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _who() -> str:
+    """Whose budget a request spends: its tenant's, or its client address's."""
+    caller = g.get("caller")
+    if caller is not None and caller.tenant != LOCAL_TENANT:
+        return f"tenant:{caller.tenant}"
+    return f"address:{request.remote_addr or 'unknown'}"
+
+
+limiter = Limiter(_who, headers_enabled=True, retry_after="delta-seconds",
+                  key_prefix="basra")
+
+
+def init_limits(app: Flask) -> None:
+    """Bind the limiter to the app with its settings (storage, on or off)."""
+    app.config.setdefault("RATELIMIT_ENABLED", app.config["BASRA_RATE_LIMITS"] != "off")
+    app.config.setdefault("RATELIMIT_STORAGE_URI", app.config["REDIS_URL"] or "memory://")
+    limiter.init_app(app)
+    # Every limit here is a route's budget, spent by its decorator. Flask-Limiter also
+    # checks each request before dispatch, for application-wide and default limits (none
+    # here): it found none every time, 7% of a move's instructions with limits on.
+    hooks = app.before_request_funcs.get(None, [])
+    hooks[:] = [hook for hook in hooks if getattr(hook, "__self__", None) is not limiter]
+
+
+def _budget(name: str) -> Callable[[], str]:
+    return lambda: str(current_app.config[f"BASRA_LIMIT_{name.upper()}"])
+
+
+def budget(name: str, *, when: Callable[[], bool] | None = None) -> Callable[[F], F]:
+    """Spend from budget ``name`` (creates, moves, reads, expensive); with ``when``,
+    only for the requests it accepts. With limits off, the view is called straight:
+    Flask-Limiter's own wrapper would still work out, every request, that no limit
+    applies (4.6% of a move's instructions)."""
+    exempt = (lambda: not when()) if when else None
+    limit = limiter.shared_limit(_budget(name), scope=name, exempt_when=exempt,
+                                 override_defaults=False)
+
+    def decorate(view: F) -> F:
+        limited = limit(view)
+
+        @wraps(limited)  # with its mark, so a budget stacked on this one counts once
+        def spend(*args: Any, **kwargs: Any) -> Any:
+            if current_app.config["RATELIMIT_ENABLED"]:
+                return limited(*args, **kwargs)
+            return view(*args, **kwargs)
+
+        return spend  # type: ignore[return-value]
+
+    return decorate

@@ -1,0 +1,1 @@
+"""The shipped variants and house rules, as the API lists them."""

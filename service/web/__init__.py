@@ -1,0 +1,1 @@
+"""HTTP plumbing every resource shares: the Api, problem+json, the parser, fields."""

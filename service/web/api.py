@@ -1,0 +1,40 @@
+"""The flask-smorest Api, with problem+json errors in the code and in the spec."""
+
+from __future__ import annotations
+
+import http
+from typing import Any
+
+from flask_smorest import Api
+from flask_smorest.utils import prepare_response
+
+from .problems import PROBLEM_JSON, ProblemHeaders, ProblemSchema, Statuses, register_error_handlers
+
+
+class BasraApi(Api):  # type: ignore[misc]
+    """flask-smorest's Api whose every error is RFC 9457 problem+json."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def __init__(self, app: Any, statuses: Statuses, headers: ProblemHeaders,
+                 **kwargs: Any) -> None:
+        self.statuses, self.problem_headers = statuses, headers
+        super().__init__(app, **kwargs)
+
+    def _register_error_handlers(self) -> None:
+        """Every error of the app as problem+json (see web/problems.py)."""
+        register_error_handlers(self._app, self.statuses, self.problem_headers)
+
+    def _register_responses(self) -> None:
+        """Document every error response (and the default) as problem+json."""
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            content_type = "application/json"
+            if not (100 <= status < 200) and status not in (204, 304):
+                response["schema"] = self.ERROR_SCHEMA
+                content_type = PROBLEM_JSON
+            prepare_response(response, self.spec, content_type)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "Error (problem+json)", "schema": self.ERROR_SCHEMA}
+        prepare_response(response, self.spec, PROBLEM_JSON)
+        self.spec.components.response("DEFAULT_ERROR", response, lazy=True)

@@ -1,0 +1,76 @@
+"""Request bodies and query strings: webargs' parser, refusing JSON nested too deep,
+numbers too long, or text holding a NUL character (which PostgreSQL cannot store) as a
+400 problem, where the default would fail with a 500."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import flask
+import flask_smorest
+from webargs.flaskparser import FlaskParser, is_json_request
+
+from .problems import Problem
+
+MAX_DEPTH = 32
+"""How deep a JSON body may nest (the deepest request the API takes is about 5)."""
+
+
+def _trouble(data: Any, limit: int) -> str | None:
+    """What is wrong with parsed JSON: nesting deeper than ``limit`` or a NUL character
+    in a key or a string (checked without recursion); None when nothing is."""
+    stack = [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return "a string holds a NUL character"
+            continue
+        if isinstance(item, dict):
+            stack.extend((key, depth) for key in item)
+            item = list(item.values())
+        if isinstance(item, list):
+            if depth > limit:
+                return f"the body nests deeper than {limit} levels"
+            stack.extend((child, depth + 1) for child in item)
+    return None
+
+
+class BodyParser(FlaskParser):
+    """webargs' Flask parser with a depth and number-size limit on JSON bodies."""
+
+    def _raw_load_json(self, req: flask.Request) -> Any:
+        if not is_json_request(req) and req.get_data(cache=True):
+            raise Problem(415, "unsupported_media_type",
+                          "send the body as JSON, with 'Content-Type: application/json'")
+        try:
+            data = super()._raw_load_json(req)
+        except json.JSONDecodeError:
+            raise  # webargs answers these itself
+        except (RecursionError, ValueError) as exc:  # nesting, or an int of 4,300+ digits
+            raise Problem(400, "invalid_json", f"the body is not JSON this API reads: {exc}"
+                          [:200]) from None
+        trouble = _trouble(data, MAX_DEPTH)
+        if trouble:
+            raise Problem(400, "invalid_json", trouble)
+        return data
+
+    def load_querystring(self, req: flask.Request, schema: Any) -> Any:
+        for key, value in req.args.items(multi=True):
+            if "\x00" in key or "\x00" in value:
+                raise Problem(400, "bad_request", "a query parameter holds a NUL character",
+                              field=key.replace("\x00", ""), message="NUL character")
+        return super().load_querystring(req, schema)
+
+
+class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
+    """flask-smorest's Blueprint parsing with :class:`BodyParser`."""
+
+    ARGUMENTS_PARSER = BodyParser()
+
+    def arguments(self, schema: Any, *args: Any, **kwargs: Any) -> Any:
+        """As flask-smorest's, with a schema class made an instance once (webargs would
+        make one per request)."""
+        return super().arguments(schema() if isinstance(schema, type) else schema,
+                                 *args, **kwargs)

@@ -1,0 +1,182 @@
+"""Every error as ``application/problem+json`` (RFC 9457) with a machine-readable ``reason``.
+
+How errors become responses: HTTP errors, request problems, and the typed errors
+of the engine and the domains by the status map that :mod:`service.problems` gives.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+
+import marshmallow as ma
+from flask import Flask, Response, current_app, json
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+from ..engine.errors import BasraError, InvalidRules
+from ..errors import ServiceError
+
+PROBLEM_JSON = "application/problem+json"
+
+
+class FieldErrorSchema(ma.Schema):
+    """One invalid field of a request."""
+
+    field = ma.fields.String(required=True, metadata={"description": "dotted path of the field"})
+    message = ma.fields.String(required=True)
+
+
+class ProblemSchema(ma.Schema):
+    """An RFC 9457 problem document."""
+
+    type = ma.fields.String(required=True, metadata={"description": "URI naming the problem"})
+    title = ma.fields.String(required=True)
+    status = ma.fields.Integer(required=True)
+    detail = ma.fields.String(required=True)
+    reason = ma.fields.String(
+        required=True, metadata={"description": "machine-readable reason, e.g. not_your_turn"}
+    )
+    errors = ma.fields.List(ma.fields.Nested(FieldErrorSchema))
+    instance = ma.fields.String()
+
+
+def problem_doc(description: str) -> dict[str, Any]:
+    """The keyword arguments documenting a problem response (``blp.alt_response``)."""
+    return {"schema": ProblemSchema, "content_type": PROBLEM_JSON, "description": description}
+
+
+class Problem(Exception):
+    """An error about the HTTP request itself (a header, a path): status, reason, detail."""
+
+    def __init__(
+        self, status: int, reason: str, detail: str, *, field: str | None = None,
+        message: str = "", headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.reason = reason
+        self.detail = detail
+        self.errors = [{"field": field, "message": message or detail}] if field else None
+        self.headers = headers
+
+
+def problem_response(
+    status: int,
+    reason: str,
+    detail: str,
+    errors: list[dict[str, str]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """A problem+json response."""
+    body: dict[str, Any] = {
+        "type": f"urn:basra:problem:{reason}",
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "reason": reason,
+    }
+    if errors:
+        body["errors"] = errors
+    response = current_app.response_class(
+        json.dumps(body, separators=(",", ":")), status=status, mimetype=PROBLEM_JSON
+    )
+    response.headers.update(headers or {})
+    return response
+
+
+Statuses = list[tuple[type[BasraError], int]]
+"""How each typed error maps onto HTTP: the first class that matches (else 400)."""
+ProblemHeaders = dict[type[BasraError], dict[str, str]]
+"""Headers that go with a typed error's problem (Retry-After, WWW-Authenticate)."""
+
+
+def domain_problem(error: BasraError, statuses: Statuses, headers: ProblemHeaders) -> Response:
+    """The response for a typed engine or service error."""
+    status = next((s for cls, s in statuses if isinstance(error, cls)), 400)
+    errors = None
+    if isinstance(error, InvalidRules):
+        errors = [{"field": f"rules.{path}" if path else "rules", "message": problem}
+                  for path, problem in error.problems]
+    elif isinstance(error, ServiceError) and error.field:
+        errors = [{"field": error.field, "message": error.problem}]
+    return problem_response(status, error.reason, error.message, errors,
+                            headers.get(type(error)))
+
+
+def flatten_messages(messages: Any, prefix: str = "") -> list[dict[str, str]]:
+    """marshmallow/webargs error messages as a flat list of {field, message}."""
+    out: list[dict[str, str]] = []
+    if isinstance(messages, dict):
+        for key, value in messages.items():
+            if key in ("json", "query", "headers", "view_args", "form", "path") and not prefix:
+                out.extend(flatten_messages(value, ""))
+                continue
+            if isinstance(key, int):
+                name = f"{prefix}[{key}]"
+            else:
+                name = f"{prefix}.{key}" if prefix else str(key)
+            if key == "_schema":
+                name = prefix or "body"
+            out.extend(flatten_messages(value, name))
+    elif isinstance(messages, list) and all(isinstance(m, str) for m in messages):
+        out.extend({"field": prefix or "body", "message": m} for m in messages)
+    elif isinstance(messages, list):
+        for i, m in enumerate(messages):
+            out.extend(flatten_messages(m, f"{prefix}[{i}]"))
+    else:
+        out.append({"field": prefix or "body", "message": str(messages)})
+    return out
+
+
+_HTTP_REASONS = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    412: "precondition_failed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "validation_error",
+    428: "precondition_required",
+    429: "rate_limited",
+    500: "internal_error",
+}
+
+
+def http_problem(error: HTTPException) -> Response:
+    """The response for a werkzeug HTTPException (including webargs validation errors)."""
+    status = error.code or 500
+    data = getattr(error, "data", None) or {}
+    errors = flatten_messages(data["messages"]) if "messages" in data else None
+    reason = _HTTP_REASONS.get(status, "http_error")
+    detail = error.description or HTTPStatus(status).phrase
+    if errors:
+        detail = "the request is invalid: " + "; ".join(
+            f"{e['field']}: {e['message']}" for e in errors
+        )
+    return problem_response(status, reason, detail, errors, data.get("headers"))
+
+
+def _request_problem(error: Problem) -> Response:
+    return problem_response(error.status, error.reason, error.detail, error.errors,
+                            error.headers)
+
+
+def _unexpected(error: Exception) -> Response:
+    if isinstance(error, HTTPException):
+        return http_problem(error)
+    current_app.logger.exception("unhandled error", exc_info=error)
+    return http_problem(InternalServerError())
+
+
+def register_error_handlers(app: Flask, statuses: Statuses, headers: ProblemHeaders) -> None:
+    """Make every error of the app a problem+json response; a typed error's status is the
+    first of ``statuses`` whose class it is (the composition root's one map)."""
+    app.register_error_handler(HTTPException, http_problem)
+    app.register_error_handler(Problem, _request_problem)
+    app.register_error_handler(
+        BasraError, lambda error: domain_problem(error, statuses, headers))
+    app.register_error_handler(Exception, _unexpected)

@@ -1,0 +1,1 @@
+"""Webhooks: endpoints, the outbox written with each change, deliveries."""

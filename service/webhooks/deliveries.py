@@ -1,0 +1,220 @@
+"""Delivering webhook messages (run by ``basra worker``), signed per Standard Webhooks.
+
+A pass claims due messages (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, SQLite's
+single writer), pushing each one's ``next_attempt_at`` a lease ahead before any
+request is sent; a worker killed mid-delivery therefore only means a retry when
+the lease ends, with the same ``webhook-id``. Each try connects to the address the
+URL's host resolved to and was checked against (so DNS cannot point it elsewhere
+between check and call), follows no redirects and waits at most
+``BASRA_WEBHOOK_TIMEOUT_SECONDS``. Tries run in a small thread pool, so a slow
+receiver never holds up the worker's clock duties or other receivers.
+
+A failed try is retried after ``BASRA_WEBHOOK_RETRY_SECONDS`` x 4^(tries - 1)
+(capped at 6 h, +-20% jitter): with the defaults 5 s, 20 s, 80 s, ... about 26 h
+over 11 tries; then the message is ``failed``. ``BASRA_WEBHOOK_DISABLE_AFTER``
+failed messages in a row disable the endpoint (any delivery resets the count).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+import urllib3
+from flask import Flask
+from sqlalchemy import delete, insert, select, update
+from standardwebhooks.webhooks import Webhook as Signer
+
+from ..ops import metrics
+from ..storage.db import backend, db, transaction
+from ..storage.models import Webhook, WebhookAttempt, WebhookMessage, utcnow
+from . import service as webhooks
+from .errors import WebhookUrlNotAllowed
+
+log = logging.getLogger(__name__)
+
+MAX_DELAY = timedelta(hours=6)
+USER_AGENT = "basra-webhooks/1"
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """A message claimed for one try."""
+
+    pk: int
+    webhook_pk: int
+    msg_id: str
+    body: str
+    attempts: int
+    url: str
+    secret: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one try gave."""
+
+    status_code: int | None
+    error: str | None
+    duration_ms: int
+
+    @property
+    def delivered(self) -> bool:
+        return self.status_code is not None and 200 <= self.status_code < 300
+
+
+def retry_delay(attempts: int, base: float) -> timedelta:
+    """How long to wait after the ``attempts``-th failed try."""
+    delay = min(timedelta(seconds=base * 4 ** (attempts - 1)), MAX_DELAY)
+    return delay * random.uniform(0.8, 1.2)
+
+
+def claim(limit: int, lease: timedelta) -> list[Claimed]:
+    """Up to ``limit`` due messages of enabled webhooks, leased to this worker."""
+    now = utcnow()
+    with transaction(write=True):
+        query = (
+            select(WebhookMessage.pk, WebhookMessage.webhook_pk, WebhookMessage.msg_id,
+                   WebhookMessage.body, WebhookMessage.attempts, Webhook.url, Webhook.secret)
+            .join(Webhook, Webhook.pk == WebhookMessage.webhook_pk)
+            .where(WebhookMessage.status == "pending", WebhookMessage.next_attempt_at <= now,
+                   Webhook.disabled_at.is_(None))
+            .order_by(WebhookMessage.next_attempt_at).limit(limit)
+        )
+        if backend() == "postgresql":
+            query = query.with_for_update(skip_locked=True, of=WebhookMessage)
+        rows = db.session.execute(query).all()
+        if rows:
+            db.session.execute(
+                update(WebhookMessage).where(WebhookMessage.pk.in_([r.pk for r in rows]))
+                .values(attempts=WebhookMessage.attempts + 1, next_attempt_at=now + lease))
+    return [Claimed(r.pk, r.webhook_pk, r.msg_id, r.body, r.attempts + 1, r.url, r.secret)
+            for r in rows]
+
+
+def send(message: Claimed, timeout: float, allow_private: bool) -> Outcome:
+    """One signed POST of the message to its webhook's URL."""
+    started = time.monotonic()
+
+    def outcome(code: int | None, error: str | None) -> Outcome:
+        return Outcome(code, error and error[:300], int((time.monotonic() - started) * 1000))
+
+    try:
+        scheme, host, port, addresses = webhooks.resolve(message.url, allow_private)
+    except WebhookUrlNotAllowed as exc:
+        return outcome(None, str(exc))
+    now = utcnow()
+    headers = {
+        "content-type": "application/json",
+        "user-agent": USER_AGENT,
+        "host": host if port in (80, 443) else f"{host}:{port}",
+        "webhook-id": message.msg_id,
+        "webhook-timestamp": str(int(now.timestamp())),
+        "webhook-signature": Signer(message.secret).sign(message.msg_id, now, message.body),
+    }
+    parts = urlsplit(message.url)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    pool_class: Any = (urllib3.HTTPSConnectionPool if scheme == "https"
+                       else urllib3.HTTPConnectionPool)
+    options: dict[str, Any] = {"server_hostname": host, "assert_hostname": host} \
+        if scheme == "https" else {}
+    pool = pool_class(addresses[0], port, timeout=urllib3.Timeout(total=timeout), retries=False,
+                      maxsize=1, **options)
+    try:
+        response = pool.urlopen("POST", target, body=message.body.encode(), headers=headers,
+                                redirect=False, retries=False, preload_content=False)
+        response.read(4096, decode_content=False)  # a receiver's answer is not needed
+        response.release_conn()
+        return outcome(response.status, None if response.status < 300
+                       else f"HTTP {response.status}")
+    except urllib3.exceptions.HTTPError as exc:
+        return outcome(None, f"{type(exc).__name__}: {exc}")
+    finally:
+        pool.close()
+
+
+def settle(message: Claimed, result: Outcome, max_attempts: int, retry_base: float,
+           disable_after: int) -> str:
+    """Store the try and what follows from it; the message's status afterwards."""
+    now = utcnow()
+    with transaction(write=True):
+        db.session.execute(insert(WebhookAttempt).values(
+            message_pk=message.pk, webhook_pk=message.webhook_pk, at=now,
+            status_code=result.status_code, error=result.error,
+            duration_ms=result.duration_ms))
+        hook = update(Webhook).where(Webhook.pk == message.webhook_pk)
+        mine = update(WebhookMessage).where(WebhookMessage.pk == message.pk)
+        if result.delivered:
+            db.session.execute(mine.values(status="delivered"))
+            db.session.execute(hook.values(failed_in_a_row=0))
+            return "delivered"
+        if message.attempts < max_attempts:
+            db.session.execute(mine.values(
+                next_attempt_at=now + retry_delay(message.attempts, retry_base)))
+            return "pending"
+        db.session.execute(mine.values(status="failed"))
+        failed = db.session.scalar(hook.values(failed_in_a_row=Webhook.failed_in_a_row + 1)
+                                   .returning(Webhook.failed_in_a_row))
+        if failed is not None and failed >= disable_after:
+            db.session.execute(hook.values(disabled_at=now))
+            webhooks.forget_subscriptions()
+            log.warning("webhook disabled after %d failed messages in a row", failed)
+        return "failed"
+
+
+def purge(before: datetime) -> None:
+    """Forget finished messages and attempts older than ``before``."""
+    with transaction(write=True):
+        db.session.execute(delete(WebhookAttempt).where(WebhookAttempt.at < before))
+        db.session.execute(delete(WebhookMessage).where(
+            WebhookMessage.status != "pending", WebhookMessage.created_at < before))
+
+
+class Dispatcher:
+    """Tries messages in a thread pool of ``size``, claiming only what it can start now."""
+
+    def __init__(self, app: Flask, size: int = 8) -> None:
+        self.app = app
+        self.pool = ThreadPoolExecutor(size, thread_name_prefix="webhook")
+        self.size = size
+        self.running: set[Future[None]] = set()
+
+    def pass_once(self) -> int:
+        """Claim and start due messages; how many were started."""
+        self.running = {f for f in self.running if not f.done()}
+        free = self.size - len(self.running)
+        if free <= 0:
+            return 0
+        config = self.app.config
+        timeout = config["BASRA_WEBHOOK_TIMEOUT_SECONDS"]
+        lease = timedelta(seconds=timeout * 2 + 2)  # a try ends within 2 x timeout
+        claimed = claim(free, lease)
+        for message in claimed:
+            self.running.add(self.pool.submit(self._try, message))
+        return len(claimed)
+
+    def _try(self, message: Claimed) -> None:
+        config = self.app.config
+        result = send(message, config["BASRA_WEBHOOK_TIMEOUT_SECONDS"],
+                      config["BASRA_WEBHOOKS_ALLOW_PRIVATE"])
+        with self.app.app_context():
+            try:
+                status = settle(message, result, config["BASRA_WEBHOOK_ATTEMPTS"],
+                                config["BASRA_WEBHOOK_RETRY_SECONDS"],
+                                config["BASRA_WEBHOOK_DISABLE_AFTER"])
+            except Exception:  # the lease ends and another try follows
+                log.exception("could not record a webhook try")
+                return
+        metrics.WEBHOOK_TRIES.labels(outcome=status if status != "pending" else "retry").inc()
+
+    def wait(self) -> None:
+        """Let the tries under way finish (tests, shutdown)."""
+        for future in list(self.running):
+            future.result()
+        self.pool.shutdown(wait=True)

@@ -1,0 +1,17 @@
+"""The webhooks' chores for ``basra worker``: old messages and attempts purged (the
+deliveries themselves run on :class:`~.deliveries.Dispatcher`'s threads)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from ..storage.models import utcnow
+from . import deliveries
+
+WEBHOOK_DAYS = 7
+"""Delivered and failed webhook messages, and attempts, are kept this long."""
+
+
+def purge_old() -> None:
+    """Remove messages and attempts older than :data:`WEBHOOK_DAYS`."""
+    deliveries.purge(utcnow() - timedelta(days=WEBHOOK_DAYS))

@@ -1,0 +1,266 @@
+"""A tenant's webhooks: endpoints (create, list, delete, recent attempts), the check
+that keeps them off private addresses, and the outbox: the events of each match
+change, written in the change's own transaction (so a rolled-back move sends
+nothing and a committed one is never lost). :mod:`service.deliveries` sends them.
+
+Events carry only what any spectator may see: never a hand, the stock, or the seed
+before the end.
+"""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import json
+import secrets
+import socket
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from sqlalchemy import delete, insert, select
+
+from ..storage.db import db, transaction
+from ..storage.models import Match, Webhook, WebhookAttempt, WebhookMessage, as_utc, utcnow
+from .errors import WebhookNotFound, WebhookUrlNotAllowed
+
+EVENTS = ("match.started", "match.turn", "match.move", "match.finished")
+OVER = ("finished", "aborted")
+
+
+@dataclass(frozen=True)
+class WebhookInfo:
+    """A webhook as its tenant sees it; ``secret`` only in the answer that made it."""
+
+    id: str
+    url: str
+    events: list[str]
+    created_at: datetime
+    disabled_at: datetime | None
+    secret: str | None = None
+
+
+@dataclass(frozen=True)
+class AttemptInfo:
+    """One try at delivering one message."""
+
+    message_id: str
+    type: str
+    message_status: str
+    at: datetime
+    status_code: int | None
+    error: str | None
+    duration_ms: int
+
+
+# ---- where the service may call ------------------------------------------------
+
+
+def _public(address: str) -> bool:
+    ip = ipaddress.ip_address(address)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+def resolve(url: str, allow_private: bool) -> tuple[str, str, int, list[str]]:
+    """(scheme, host, port, addresses) of a URL the service may call: http(s) only, with
+    every address the host resolves to public (not loopback, private, link-local,
+    metadata, shared or reserved) unless ``allow_private``."""
+    def refuse(problem: str) -> WebhookUrlNotAllowed:
+        return WebhookUrlNotAllowed(f"url: {problem}", field="url", problem=problem)
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise refuse(f"not a URL ({exc})") from exc
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise refuse("must be an http:// or https:// URL with a host")
+    if parts.username or parts.password:
+        raise refuse("must not carry a user name or password")
+    port = port or (443 if parts.scheme == "https" else 80)
+    try:
+        found = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise refuse(f"the host {parts.hostname!r} does not resolve") from exc
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in found))
+    if not allow_private:
+        for address in addresses:
+            if not _public(address):
+                raise refuse(f"{parts.hostname} resolves to {address}, which is not a "
+                             "public address")
+    return parts.scheme, parts.hostname, port, addresses
+
+
+# ---- the tenant's endpoints ------------------------------------------------------
+
+
+def _info(row: Webhook, secret: str | None = None) -> WebhookInfo:
+    return WebhookInfo(row.id, row.url, list(row.events), as_utc(row.created_at),
+                       as_utc(row.disabled_at) if row.disabled_at else None, secret)
+
+
+def create_webhook(tenant: int, url: str, events: list[str],
+                   allow_private: bool) -> WebhookInfo:
+    """A new webhook and its signing secret (shown only now)."""
+    resolve(url, allow_private)
+    secret = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+    with transaction(write=True):
+        row = Webhook(id=str(uuid.uuid4()), tenant_pk=tenant, url=url,
+                      events=sorted(set(events), key=EVENTS.index), secret=secret,
+                      created_at=utcnow(), failed_in_a_row=0)
+        db.session.add(row)
+        db.session.flush()
+        made = _info(row, secret)
+    forget_subscriptions(tenant)
+    return made
+
+
+def list_webhooks(tenant: int) -> list[WebhookInfo]:
+    """The tenant's webhooks, oldest first."""
+    with transaction():
+        rows = db.session.scalars(select(Webhook).where(Webhook.tenant_pk == tenant)
+                                  .order_by(Webhook.pk))
+        return [_info(row) for row in rows]
+
+
+def _find(tenant: int, webhook_id: str) -> Webhook:
+    row = db.session.scalar(select(Webhook).where(Webhook.id == webhook_id,
+                                                  Webhook.tenant_pk == tenant))
+    if row is None:
+        raise WebhookNotFound(f"no webhook {webhook_id!r}")
+    return row
+
+
+def delete_webhook(tenant: int, webhook_id: str) -> None:
+    """Delete a webhook with its pending messages and attempts."""
+    with transaction(write=True):
+        row = _find(tenant, webhook_id)
+        db.session.execute(delete(WebhookAttempt).where(WebhookAttempt.webhook_pk == row.pk))
+        db.session.execute(delete(WebhookMessage).where(WebhookMessage.webhook_pk == row.pk))
+        db.session.execute(delete(Webhook).where(Webhook.pk == row.pk))
+    forget_subscriptions(tenant)
+
+
+def webhook_attempts(tenant: int, webhook_id: str, limit: int = 100) -> list[AttemptInfo]:
+    """The webhook's latest delivery attempts, newest first."""
+    with transaction():
+        return _attempts(_find(tenant, webhook_id), limit)
+
+
+def _attempts(row: Webhook, limit: int) -> list[AttemptInfo]:
+    found = db.session.execute(
+        select(WebhookMessage.msg_id, WebhookMessage.type, WebhookMessage.status,
+               WebhookAttempt.at, WebhookAttempt.status_code, WebhookAttempt.error,
+               WebhookAttempt.duration_ms)
+        .join(WebhookMessage, WebhookMessage.pk == WebhookAttempt.message_pk)
+        .where(WebhookAttempt.webhook_pk == row.pk)
+        .order_by(WebhookAttempt.pk.desc()).limit(limit)
+    )
+    return [AttemptInfo(m, t, s, as_utc(at), code, error, ms)
+            for m, t, s, at, code, error, ms in found]
+
+
+# ---- the outbox --------------------------------------------------------------------
+
+
+def _stamp(moment: datetime) -> str:
+    return as_utc(moment).isoformat().replace("+00:00", "Z")
+
+
+def _events(match: Match, old_status: str | None, old_version: int,
+            plays: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
+    """What happened between ``old_version`` (with ``old_status``) and the match now, with
+    ``plays`` the move-log rows of the plays made meanwhile."""
+    base = {"match_id": match.id, "version": match.version}
+    events: list[tuple[str, Any]] = []
+    if old_status in (None, "waiting") and match.status in ("active", "finished"):
+        events.append(("match.started", {
+            **base, "variant": match.variant, "rules_hash": match.rules_hash,
+            "commitment": match.commitment,
+            "seats": [{"seat": s.seat, "team": s.seat % 2, "name": s.name,
+                       "player_id": s.player_id, "bot": s.bot} for s in match.seats],
+        }))
+    events.extend(("match.move", {
+        "match_id": match.id, "version": p["seq"], "round": p["round"], "seat": p["seat"],
+        "card": p["card"], "captured": p["captured"], "basra": p["basra"],
+        "timeout": p["timeout"],
+    }) for p in plays)
+    changed = match.version > old_version or old_status != match.status
+    if (changed and match.status == "active" and match.turn is not None
+            and match.seats[match.turn].bot is None):
+        events.append(("match.turn", {
+            **base, "seat": match.turn, "name": match.seats[match.turn].name,
+            "deadline": _stamp(match.deadline) if match.deadline else None,
+        }))
+    if match.status in OVER and old_status not in OVER:
+        events.append(("match.finished", {
+            **base, "status": match.status, "end_reason": match.end_reason,
+            "scores": match.scores, "winner": match.winner, "draw": match.draw,
+            "rounds": match.rounds, "seed": match.seed.hex(), "commitment": match.commitment,
+        }))
+    return events
+
+
+SUBSCRIPTIONS_SECONDS = 1.0
+"""How long a process trusts what it read of a tenant's webhooks: a webhook made (or
+deleted) through another process applies to changes from at most this much later."""
+_subscriptions: dict[int, tuple[float, list[tuple[int, list[str]]]]] = {}
+
+
+def _subscribed(tenant: int) -> list[tuple[int, list[str]]]:
+    """(webhook pk, events) of the tenant's enabled webhooks, read at most once a
+    SUBSCRIPTIONS_SECONDS per process (a move need not pay a query for them)."""
+    now = time.monotonic()
+    cached = _subscriptions.get(tenant)
+    if cached is not None and now - cached[0] < SUBSCRIPTIONS_SECONDS:
+        return cached[1]
+    rows = [(pk, list(events)) for pk, events in db.session.execute(
+        select(Webhook.pk, Webhook.events)
+        .where(Webhook.tenant_pk == tenant, Webhook.disabled_at.is_(None)))]
+    if len(_subscriptions) > 10_000:
+        _subscriptions.clear()
+    _subscriptions[tenant] = (now, rows)
+    return rows
+
+
+def forget_subscriptions(tenant: int | None = None) -> None:
+    """This process changed webhooks of ``tenant`` (None: of some tenant): read them
+    again next time."""
+    if tenant is None:
+        _subscriptions.clear()
+    else:
+        _subscriptions.pop(tenant, None)
+
+
+def messages(match: Match, old_status: str | None, old_version: int,
+             plays: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The change's events for every enabled webhook of the match's tenant that asked
+    for them, as outbox rows (webhook_pk, msg_id, type, body) for the change's own
+    transaction; ``plays`` as for :func:`_events`."""
+    subscribed = _subscribed(match.tenant_pk)
+    if not subscribed:
+        return []
+    now = utcnow()
+    rows = []
+    for kind, data in _events(match, old_status, old_version, plays):
+        body = json.dumps({"type": kind, "timestamp": _stamp(now), "data": data},
+                          separators=(",", ":"))
+        rows.extend({"webhook_pk": pk, "msg_id": "msg_" + secrets.token_hex(16),
+                     "type": kind, "body": body}
+                    for pk, events in subscribed if kind in events)
+    return rows
+
+
+def queue(rows: Sequence[Mapping[str, Any]]) -> None:
+    """Write :func:`messages` rows to the outbox in the caller's transaction."""
+    if rows:
+        now = utcnow()
+        db.session.execute(insert(WebhookMessage), [
+            {**row, "status": "pending", "attempts": 0, "next_attempt_at": now,
+             "created_at": now} for row in rows])
