@@ -41,10 +41,11 @@ compiled: $(STAMP)
 
 test-compiled: compiled
 	@if [ -d $(COMPILED)/service ]; then \
-	BASRA_ENGINE_BUILD=$(COMPILED) $(BIN)/python -m pytest -q tests/engine tests/test_cli.py; fi
+	BASRA_ENGINE_BUILD=$(COMPILED) $(BIN)/python -m pytest -q tests/engine tests/app/test_cli.py; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests bench
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict service/engine

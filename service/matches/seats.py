@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..storage.models import Seat
-from . import store
 from .errors import InvalidToken, MissingToken
 
 SeatHashes = Sequence[tuple[int, str]]
@@ -76,18 +75,29 @@ class SeatToken:
     open: bool = False
 
 
-def new_seats(players: Sequence[PlayerSpec]) -> tuple[list[store.NewSeat], list[SeatToken]]:
+@dataclass(frozen=True)
+class NewSeat:
+    """A seat to create: who sits there and the hash of its token (all None: an open
+    seat)."""
+
+    name: str | None
+    player_id: str | None
+    bot: str | None
+    token_hash: str | None
+
+
+def new_seats(players: Sequence[PlayerSpec]) -> tuple[list[NewSeat], list[SeatToken]]:
     """The seat rows to store and the tokens to show once, for the requested players."""
-    seats: list[store.NewSeat] = []
+    seats: list[NewSeat] = []
     tokens: list[SeatToken] = []
     for i, p in enumerate(players):
         if p.open:
-            seats.append(store.NewSeat(None, None, None, None))
+            seats.append(NewSeat(None, None, None, None))
             tokens.append(SeatToken(i, None, None, open=True))
             continue
         token, token_hash = mint_token()
         name = p.name or (f"{p.bot} bot" if p.bot else f"seat {i}")
-        seats.append(store.NewSeat(name, p.player_id, p.bot, None if p.bot else token_hash))
+        seats.append(NewSeat(name, p.player_id, p.bot, None if p.bot else token_hash))
         tokens.append(SeatToken(i, name, None if p.bot else token))
     return seats, tokens
 

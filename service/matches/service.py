@@ -54,7 +54,16 @@ from .errors import (
     VersionMismatch,
     WrongPlayerCount,
 )
-from .seats import PlayerSpec, SeatToken, bot_levels, new_seats, require_seat, seat_hashes, seat_of
+from .seats import (
+    NewSeat,
+    PlayerSpec,
+    SeatToken,
+    bot_levels,
+    new_seats,
+    require_seat,
+    seat_hashes,
+    seat_of,
+)
 from .views import MatchView, MoveResult, SeatInfo, Seen, Unchanged, match_view, seat_infos
 
 BOT_LEVELS = tuple(POLICIES)
@@ -100,7 +109,7 @@ class NewMatch:
     initial: State
     state: State
     plays: list[Play]
-    seats: list[store.NewSeat]
+    seats: list[NewSeat]
     tokens: list[SeatToken]
     waiting: bool
     explicit_decks: bool

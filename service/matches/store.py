@@ -32,6 +32,7 @@ from ..storage.models import IdempotencyKey, Match, MoveRecord, Seat, as_utc, ut
 from ..webhooks import service as webhooks
 from . import versions
 from .errors import InvalidCursor, MatchNotFound
+from .seats import NewSeat
 
 
 @lru_cache(maxsize=1)
@@ -308,17 +309,6 @@ def _save_in_steps(match: Match, read: int, columns: dict[str, Any],
         save_idempotent(match, key.seat, key.key, key.fingerprint, read + 1, match.version)
     webhooks.queue(messages)
     return True
-
-
-@dataclass(frozen=True)
-class NewSeat:
-    """A seat to create: who sits there and the hash of its token (all None: an open
-    seat)."""
-
-    name: str | None
-    player_id: str | None
-    bot: str | None
-    token_hash: str | None
 
 
 def create_match(

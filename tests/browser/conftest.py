@@ -24,7 +24,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from tests.api.servers import ROOT, gunicorn
+from tests.servers import ROOT, gunicorn
 
 CHROMIUM = os.environ.get("BASRA_CHROMIUM", "/usr/bin/chromium")
 # as root in a container, with no background traffic to hosts this machine cannot reach

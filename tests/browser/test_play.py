@@ -16,8 +16,8 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from service.engine.cards import DECK
 from service.engine.shuffle import deck_for_round
-from tests.api.servers import ROOT, call, gunicorn
 from tests.browser.conftest import DESKTOP, PHONE
+from tests.servers import ROOT, call, gunicorn
 
 Shots = Callable[[Page, str], Path]
 NewContext = Callable[..., BrowserContext]

@@ -12,7 +12,7 @@ from service.engine.codec import move_from_parts
 from service.matches.store import move_log, state_of
 from service.storage.db import db
 from service.storage.models import Match
-from tests.api.helpers import auth, play, tokens, view
+from tests.client import auth, play, tokens, view
 
 
 def _create(client: FlaskClient, level: str, human_seat: int = 0, **body: object) -> dict:

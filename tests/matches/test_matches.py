@@ -14,7 +14,7 @@ from service.engine.codec import move_from_parts
 from service.matches.store import move_log, state_of
 from service.storage.db import db
 from service.storage.models import Match
-from tests.api.helpers import auth, create, play, play_to_end, tokens, view
+from tests.client import auth, create, play, play_to_end, tokens, view
 from tests.helpers import conformance_cases, conformance_setup, deck_with
 
 CASES = conformance_cases()

@@ -7,7 +7,7 @@ import threading
 import time
 from pathlib import Path
 
-from tests.api.helpers import auth, create, tokens, view
+from tests.client import auth, create, tokens, view
 from tests.conftest import make_app
 
 

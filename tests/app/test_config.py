@@ -43,7 +43,7 @@ def test_one_worker_alone_parks_an_instances_waiters_and_keeps_slots_free(
     found = subprocess.run(
         [sys.executable, "-c",
          "import service.gunicorn_conf as g; print(g.worker_connections)"],
-        cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, check=True,
+        cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, check=True,
         env={k: v for k, v in os.environ.items() if k != "BASRA_WORKER_CONNECTIONS"})
     connections = int(found.stdout)
     assert settings["BASRA_MAX_WAITERS"] >= 5000

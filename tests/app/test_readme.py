@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.servers import ROOT, gunicorn
+from tests.servers import ROOT, gunicorn
 
 
 def walk_through() -> str:

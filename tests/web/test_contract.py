@@ -20,7 +20,7 @@ from schemathesis.specs.openapi.checks import (
 
 from service.openapi import render
 from service.storage.db import db
-from tests.api.helpers import create
+from tests.client import create
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.servers import call, gunicorn
 from tests.conftest import require_postgres
+from tests.servers import call, gunicorn
 
 
 def _events(base: str, path: str, headers: dict[str, str] | None = None) -> Iterator[dict]:

@@ -12,7 +12,7 @@ from flask import Flask
 
 from service.tenants import limits
 from service.tenants import service as tenants
-from tests.api.helpers import auth, tokens
+from tests.client import auth, tokens
 from tests.conftest import make_app
 
 PLAYERS = {"players": [{"name": "a"}, {"name": "b"}]}

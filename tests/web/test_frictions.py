@@ -7,7 +7,7 @@ import time
 
 from flask.testing import FlaskClient
 
-from tests.api.helpers import auth, create, play, play_to_end, tokens, view
+from tests.client import auth, create, play, play_to_end, tokens, view
 
 
 def test_views_and_history_say_why_a_match_ended(client: FlaskClient) -> None:

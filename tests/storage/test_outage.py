@@ -7,7 +7,7 @@ import collections
 import threading
 import time
 
-from tests.api.servers import gunicorn, request, throwaway_postgres
+from tests.servers import gunicorn, request, throwaway_postgres
 
 
 def test_a_postgres_restart_under_load_loses_nothing_acknowledged() -> None:

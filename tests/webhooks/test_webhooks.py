@@ -28,9 +28,9 @@ from service.tenants import service as tenants
 from service.webhooks import deliveries
 from service.webhooks import service as webhooks
 from service.webhooks.service import EVENTS
-from tests.api.helpers import create, play_to_end
-from tests.api.servers import ROOT
+from tests.client import create, play_to_end
 from tests.conftest import make_app
+from tests.servers import ROOT
 
 
 @dataclass
@@ -410,7 +410,7 @@ def test_requests_carry_a_request_id(client: FlaskClient, app: Flask) -> None:
 
 def test_gunicorn_workers_add_up_their_metrics(tmp_path: Path) -> None:
     """Under gunicorn (3 worker processes) /metrics counts every process's requests."""
-    from tests.api.servers import call, gunicorn
+    from tests.servers import call, gunicorn
 
     with gunicorn(f"sqlite:///{tmp_path / 'basra.sqlite3'}", workers=3) as base:
         for _ in range(30):

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from flask.testing import FlaskClient
 
-from tests.api.helpers import auth, create, tokens
+from tests.client import auth, create, tokens
 
 
 def test_history_is_newest_first_and_filtered(client: FlaskClient) -> None:

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from service.engine.shuffle import deck_for_round
-from tests.api.helpers import LARGEST_CHOOSE_FLOOR
-from tests.api.servers import KeepAlive, call, gunicorn
+from tests.client import LARGEST_CHOOSE_FLOOR
 from tests.conftest import require_postgres
+from tests.servers import KeepAlive, call, gunicorn
 
 
 @pytest.fixture(scope="module")

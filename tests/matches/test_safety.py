@@ -9,7 +9,7 @@ from flask.testing import FlaskClient
 from service.engine import DECK, load_variant
 from service.engine.shuffle import deck_for_round
 from service.engine.simulate import simulate
-from tests.api.helpers import LARGEST_CHOOSE_FLOOR, auth, create, tokens
+from tests.client import LARGEST_CHOOSE_FLOOR, auth, create, tokens
 
 
 def _timed(call):  # noqa: ANN001, ANN202

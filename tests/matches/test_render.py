@@ -1,5 +1,5 @@
 """The hand-rendered hot responses equal their schemas' marshmallow dump, byte for byte
-(``service/resources/matches/render.py``)."""
+(``service/matches/render.py``)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.tenants import service as tenants
-from tests.api.helpers import auth, create, tokens
+from tests.client import auth, create, tokens
 from tests.conftest import make_app
 
 

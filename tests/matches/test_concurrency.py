@@ -15,7 +15,7 @@ from sqlalchemy import event, text
 from service.matches import versions
 from service.storage.db import db, transaction
 from service.storage.models import LOCAL_TENANT
-from tests.api.helpers import auth, create, play, tokens, view
+from tests.client import auth, create, play, tokens, view
 from tests.conftest import make_app
 
 

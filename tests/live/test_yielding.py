@@ -10,7 +10,7 @@ from pathlib import Path
 
 from service.live import yielding
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 _UNDER_WAY = """
 from gevent import monkey; monkey.patch_all()

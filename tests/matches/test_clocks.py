@@ -17,9 +17,9 @@ from sqlalchemy import update
 from service import worker
 from service.storage.db import db
 from service.storage.models import Match, utcnow
-from tests.api.helpers import play, tokens, view
-from tests.api.servers import ROOT, call, gunicorn
+from tests.client import play, tokens, view
 from tests.conftest import require_postgres
+from tests.servers import ROOT, call, gunicorn
 
 PLAYERS = [{"name": "ann"}, {"name": "bob"}]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from flask import Flask
 from flask.testing import FlaskClient
 
-from tests.api.helpers import auth, play, view
+from tests.client import auth, play, view
 from tests.conftest import make_app
 
 OPEN_TABLE = {"players": [{"name": "alice", "player_id": "a-1"}, {"open": True}]}
