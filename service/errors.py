@@ -15,3 +15,25 @@ class ServiceError(BasraError):
         self.field = field
         self.problem = problem or message
         """What is wrong with ``field``, in a few words."""
+
+
+# The errors of naming a match and a seat: every layer that meets a match id or a seat
+# token raises them (the live board, the matches, the lobby).
+
+
+class MatchNotFound(ServiceError, LookupError):
+    """No match with that id."""
+
+    reason = "match_not_found"
+
+
+class MissingToken(ServiceError):
+    """A seat token is needed and none (or no Bearer one) was sent."""
+
+    reason = "missing_token"
+
+
+class InvalidToken(ServiceError):
+    """The token belongs to no seat of this match."""
+
+    reason = "invalid_token"

@@ -4,15 +4,13 @@ the headers that go with them; :mod:`service.web.problems` renders them as probl
 from __future__ import annotations
 
 from .engine.errors import IllegalMove, InvalidCard, InvalidDeck, InvalidRules, UnknownVariant
+from .errors import InvalidToken, MatchNotFound, MissingToken
 from .live.errors import TooManyWaiters
 from .lobby.errors import NoOpenSeat, WrongMatchStatus
 from .matches.errors import (
     IdempotencyKeyReused,
     InvalidCursor,
-    InvalidToken,
-    MatchNotFound,
     MatchNotStarted,
-    MissingToken,
     NoHumanSeat,
     VersionMismatch,
     WrongPlayerCount,

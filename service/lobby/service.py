@@ -9,10 +9,12 @@ from typing import Any
 
 from ..engine import State, load_variant, with_house_rules
 from ..engine.bots import run_bots
+from ..live import versions
+from ..live.versions import require_seat
 from ..live.yielding import pause_for_others
-from ..matches import clocks, store, versions
+from ..matches import clocks, store
 from ..matches import service as matches
-from ..matches.seats import PlayerSpec, bot_levels, mint_token, require_seat, seat_hashes
+from ..matches.seats import PlayerSpec, bot_levels, mint_token, seat_hashes
 from ..matches.views import MatchView, MoveResult, match_view
 from ..storage.db import transaction
 from ..storage.models import Match

@@ -11,11 +11,12 @@ from flask import current_app
 
 from ..engine import apply_move, resign
 from ..engine.bots import bot_move, run_bots
+from ..live import versions
 from ..live.yielding import pause_for_others
 from ..ops import metrics
 from ..storage.db import transaction
 from ..storage.models import Match, as_utc, utcnow
-from . import store, versions
+from . import store
 from .seats import bot_levels
 
 TIMEOUTS_TO_FORFEIT = 3

@@ -5,24 +5,6 @@ from __future__ import annotations
 from ..errors import ServiceError
 
 
-class MatchNotFound(ServiceError, LookupError):
-    """No match with that id."""
-
-    reason = "match_not_found"
-
-
-class MissingToken(ServiceError):
-    """A seat token is needed and none (or no Bearer one) was sent."""
-
-    reason = "missing_token"
-
-
-class InvalidToken(ServiceError):
-    """The token belongs to no seat of this match."""
-
-    reason = "invalid_token"
-
-
 class VersionMismatch(ServiceError):
     """The match moved on since the version the client named (If-Match)."""
 

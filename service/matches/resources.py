@@ -10,12 +10,12 @@ from typing import Any
 from flask import Response, current_app, json, request, stream_with_context, url_for
 from flask.views import MethodView
 
+from ..errors import MatchNotFound
 from ..tenants.limits import budget
 from ..tenants.requests import tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
 from . import service as matches
-from .errors import MatchNotFound
 from .headers import bearer_token, etag_for, if_match_version, seen
 from .schemas import (
     CreatedMatchSchema,

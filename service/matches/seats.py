@@ -1,52 +1,21 @@
 """Seats: who sits where (a player, a bot, an open seat) and their tokens, minted at
-creation, stored only as SHA-256 hashes, checked in constant time."""
+creation and stored only as SHA-256 hashes (checked in constant time by
+:func:`service.live.versions.require_seat`, which polls share)."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..live.versions import hash_token
 from ..storage.models import Seat
-from .errors import InvalidToken, MissingToken
-
-SeatHashes = Sequence[tuple[int, str]]
-"""(seat, token hash) for every seat of a match."""
-
-
-def hash_token(token: str) -> str:
-    """SHA-256 of a seat token: only this is stored."""
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def mint_token() -> tuple[str, str]:
     """A new seat token and its hash."""
     token = secrets.token_urlsafe(32)
     return token, hash_token(token)
-
-
-def seat_of(seats: SeatHashes, token: str | None) -> int | None:
-    """The seat a bearer token belongs to, or None without a token (a spectator)."""
-    return require_seat(seats, token) if token else None
-
-
-def require_seat(seats: SeatHashes, token: str | None) -> int:
-    """The seat of a token that must be sent.
-
-    Every seat is compared (no early exit), so timing tells nothing about the hashes.
-    """
-    if not token:
-        raise MissingToken("send the seat token as 'Authorization: Bearer <token>'")
-    digest = hash_token(token)
-    found = None
-    for seat, token_hash in seats:
-        if hmac.compare_digest(token_hash, digest):
-            found = seat
-    if found is None:
-        raise InvalidToken("this token is not a seat of this match")
-    return found
 
 
 def seat_hashes(rows: Sequence[Seat]) -> list[tuple[int, str]]:

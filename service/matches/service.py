@@ -40,13 +40,13 @@ from ..engine import (
 )
 from ..engine.bots import POLICIES, bot_move, run_bots
 from ..engine.codec import move_from_parts, play_from_parts
-from ..live import waiters
-from ..live.single_flight import SingleFlight
+from ..live import versions, waiters
+from ..live.versions import SingleFlight, require_seat
 from ..live.yielding import after_requests_under_way, pause_for_others
 from ..ops import metrics
 from ..storage.db import statement_connection, transaction
 from ..storage.models import Match, MoveRecord, utcnow
-from . import clocks, store, versions
+from . import clocks, store
 from .errors import (
     IdempotencyKeyReused,
     MatchNotStarted,
@@ -60,9 +60,7 @@ from .seats import (
     SeatToken,
     bot_levels,
     new_seats,
-    require_seat,
     seat_hashes,
-    seat_of,
 )
 from .views import MatchView, MoveResult, SeatInfo, Seen, Unchanged, match_view, seat_infos
 
@@ -181,7 +179,7 @@ def follow_match(match_id: str, tenant: int, token: str | None, last_seen: int |
     when ``heartbeat`` seconds pass without one; it ends once the match is over. The stream
     holds one of ``client``'s parking places (:mod:`service.waiters`)."""
     peeked = clocks.peek(match_id, tenant)
-    version, seat = peeked.version, seat_of(peeked.seats, token)
+    version, seat = peeked.version, peeked.seat_of(token)
     with waiters.parked(client), metrics.WAITERS.labels("stream").track_inprogress():
         yield from _events(match_id, tenant, seat, version, last_seen != version, heartbeat)
 
@@ -218,7 +216,7 @@ def read_match(
     it is the viewer's turn). Answering "unchanged" usually needs no query at all. A wait
     holds one of ``client``'s parking places (:mod:`service.waiters`)."""
     peeked = clocks.peek(match_id, tenant)  # a read applies what time decided first
-    seat = seat_of(peeked.seats, token)
+    seat = peeked.seat_of(token)
     version, turn = peeked.version, peeked.turn
     idle = turn == versions.NOBODY or (seat is not None and turn == seat)
     woken = False
@@ -251,14 +249,16 @@ def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
     database once, each after the requests under way in its worker
     (:func:`after_requests_under_way`). Other reads always read the database: a version
     heard here may lag one that the client saw acknowledged elsewhere."""
-    key = (tenant, match_id, version, seat)
     if not shared:
         return _read_view(match_id, tenant, seat)
     after_requests_under_way()
-    with _view_reads.first(key):  # the first reads; the others find its view kept
-        with _cache_lock:
-            view = _views.get(key)
-        return view if view is not None else _read_view(match_id, tenant, seat)
+    key = (tenant, match_id, version, seat)
+    return _view_reads.do(key, lambda: _kept_view(key) or _read_view(match_id, tenant, seat))
+
+
+def _kept_view(key: tuple[int, str, int, int | None]) -> MatchView | None:
+    with _cache_lock:
+        return _views.get(key)
 
 
 def _read_view(match_id: str, tenant: int, seat: int | None) -> MatchView:

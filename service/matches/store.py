@@ -25,13 +25,14 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from ..engine import Play, State
 from ..engine.codec import rules_from_json, state_from_dict, state_to_dict
+from ..errors import MatchNotFound
+from ..live import versions
 from ..ops import metrics
 from ..storage.db import CONNECTION_LOST, db
 from ..storage.errors import DatabaseUnavailable
 from ..storage.models import IdempotencyKey, Match, MoveRecord, Seat, as_utc, utcnow
 from ..webhooks import service as webhooks
-from . import versions
-from .errors import InvalidCursor, MatchNotFound
+from .errors import InvalidCursor
 from .seats import NewSeat
 
 

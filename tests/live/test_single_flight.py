@@ -1,4 +1,4 @@
-"""One read for a crowd (service/single_flight.py)."""
+"""One read for a crowd (service/live/versions.py's SingleFlight)."""
 
 from __future__ import annotations
 
@@ -7,67 +7,71 @@ import time
 
 import pytest
 
-from service.live.single_flight import SingleFlight
+from service.live.versions import SingleFlight
 
 
-def _crowd(flight: SingleFlight, key: str, n: int, hold: float) -> list[tuple[bool, float]]:
-    """(first?, when its block began) for ``n`` threads asking for ``key`` together; the
-    first holds its block ``hold`` seconds."""
-    results: list[tuple[bool, float]] = []
-    start = threading.Barrier(n)
+def test_the_first_reads_and_the_others_share_its_result() -> None:
+    """Eight askers at once: the read runs once, every asker gets its result, and none
+    gets it before the read is over."""
+    flight = SingleFlight()
+    reads: list[float] = []
+    results: list[tuple[object, float]] = []
+    start = threading.Barrier(8)
+
+    def read() -> object:
+        reads.append(time.monotonic())
+        time.sleep(0.2)
+        return {"version": 7}
 
     def ask() -> None:
         start.wait()
-        with flight.first(key) as mine:
-            results.append((mine, time.monotonic()))
-            if mine:
-                time.sleep(hold)
+        results.append((flight.do("m", read), time.monotonic()))
 
-    threads = [threading.Thread(target=ask) for _ in range(n)]
+    threads = [threading.Thread(target=ask) for _ in range(8)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    return results
+    assert len(reads) == 1
+    assert len(results) == 8 and all(value == {"version": 7} for value, _ in results)
+    assert len({id(value) for value, _ in results}) == 1  # the one read's object
+    assert min(at for _, at in results) >= reads[0] + 0.2
 
 
-def test_the_first_reads_and_the_others_go_on_once_it_is_done() -> None:
-    results = _crowd(SingleFlight(), "m", 8, 0.2)
-    firsts = [at for mine, at in results if mine]
-    others = [at for mine, at in results if not mine]
-    assert len(firsts) == 1 and len(others) == 7
-    assert min(others) >= firsts[0] + 0.2
-
-
-def test_a_failed_read_releases_the_others_and_the_key() -> None:
-    """A first read that raises lets its waiters go on at once (not after PATIENCE), and
-    the next to ask reads afresh."""
+def test_a_failed_read_lets_the_others_read_for_themselves() -> None:
+    """A first read that raises lets its waiters go on at once (not after PATIENCE), each
+    reading afresh, and the next to ask is first again."""
     flight = SingleFlight()
     inside = threading.Event()
-    others: list[tuple[bool, float]] = []
+    others: list[tuple[str, float]] = []
 
     def other() -> None:
         inside.wait(5)
         started = time.monotonic()
-        with flight.first("m") as mine:
-            others.append((mine, time.monotonic() - started))
+        others.append((flight.do("m", lambda: "their own"), time.monotonic() - started))
 
-    waiter = threading.Thread(target=other)
-    waiter.start()
-    with pytest.raises(RuntimeError), flight.first("m") as mine:
-        assert mine
+    def failing() -> str:
         inside.set()
         time.sleep(0.1)  # the other is waiting on this read by now
         raise RuntimeError("the database went away")
+
+    waiter = threading.Thread(target=other)
+    waiter.start()
+    with pytest.raises(RuntimeError):
+        flight.do("m", failing)
     waiter.join(10)
     assert len(others) == 1
-    mine_there, waited = others[0]
-    assert not mine_there and 0.05 <= waited < 1.0
-    with flight.first("m") as mine:  # nobody is reading it now: this one is first
-        assert mine
+    value, waited = others[0]
+    assert value == "their own" and 0.05 <= waited < 1.0
+    assert flight.do("m", lambda: "fresh") == "fresh"  # nobody is reading it now
 
 
 def test_different_keys_do_not_wait_for_each_other() -> None:
     flight = SingleFlight()
-    with flight.first("a") as a, flight.first("b") as b:
-        assert a and b
+    inner: list[str] = []
+
+    def outer() -> str:
+        inner.append(flight.do("b", lambda: "b"))  # would deadlock if "b" waited on "a"
+        return "a"
+
+    assert flight.do("a", outer) == "a" and inner == ["b"]

@@ -12,7 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import event, text
 
-from service.matches import versions
+from service.live import versions
 from service.storage.db import db, transaction
 from service.storage.models import LOCAL_TENANT
 from tests.client import auth, create, play, tokens, view

@@ -9,7 +9,7 @@ import uuid
 import psycopg
 import pytest
 
-from service.matches.versions import CHANNEL, VersionBoard
+from service.live.versions import CHANNEL, VersionBoard
 from tests.conftest import libpq_url
 
 
