@@ -76,6 +76,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     init_limits(app)
     for resources in (ops, variants, matches, lobby, webhooks):
         api.register_blueprint(resources.blp)
+    webhooks.describe_messages(api.spec)
     app.register_blueprint(ops.scrape_blp)
     app.register_blueprint(docs.blp)
     app.register_blueprint(play.blp)

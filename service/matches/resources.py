@@ -29,6 +29,7 @@ from .schemas import (
     MoveLogSchema,
     MoveRequestSchema,
     MoveResponseSchema,
+    StateEventSchema,
     WaitQuerySchema,
 )
 from .seats import PlayerSpec
@@ -207,8 +208,8 @@ class Events(MethodView):
     """Follow a match as it happens."""
 
     @budget("reads")
-    @blp.response(200, description="text/event-stream: `state` events, one per change",
-                  content_type="text/event-stream")
+    @blp.response(200, StateEventSchema, content_type="text/event-stream",
+                  description="text/event-stream: a `state` event (this schema) per change")
     @blp.doc(security=OPTIONAL_BEARER, parameters=[
         {"in": "header", "name": "Last-Event-ID", "schema": {"type": "string"},
          "description": "the id (version) of the last event received: resume after it"},

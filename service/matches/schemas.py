@@ -338,3 +338,16 @@ class HintSchema(ma.Schema):
     level = ma.fields.String(required=True)
     card = CardField(required=True)
     capture = card_list(required=True)
+
+
+class StateEventSchema(ma.Schema):
+    """One event of a match's stream (``text/event-stream``) as an SSE parser hands it
+    over: its ``data`` line is a MatchState as JSON. A comment line (``: heartbeat``)
+    comes when nothing happened for a while; parsers skip it."""
+
+    event = ma.fields.String(required=True, validate=validate.OneOf(["state"]))
+    id = ma.fields.String(required=True, metadata={
+        "description": "the match's version: send it back as Last-Event-ID to resume"})
+    data = ma.fields.Nested(MatchStateSchema, required=True, metadata={
+        "contentMediaType": "application/json",
+        "description": "the caller's view after the change, as JSON text"})

@@ -177,7 +177,7 @@ def follow_match(match_id: str, tenant: int, token: str | None, last_seen: int |
     """The events of a match for the token's seat (or a spectator): its view now (unless
     ``last_seen`` is the current version), then one per change, a heartbeat (``Event(None)``)
     when ``heartbeat`` seconds pass without one; it ends once the match is over. The stream
-    holds one of ``client``'s parking places (:mod:`service.waiters`)."""
+    holds one of ``client``'s parking places (:mod:`service.live.waiters`)."""
     peeked = clocks.peek(match_id, tenant)
     version, seat = peeked.version, peeked.seat_of(token)
     with waiters.parked(client), metrics.WAITERS.labels("stream").track_inprogress():
@@ -214,7 +214,7 @@ def read_match(
     while the client's copy is current; with ``wait`` seconds, first wait that long
     for a change, unless nothing can change without the viewer (the match is over, or
     it is the viewer's turn). Answering "unchanged" usually needs no query at all. A wait
-    holds one of ``client``'s parking places (:mod:`service.waiters`)."""
+    holds one of ``client``'s parking places (:mod:`service.live.waiters`)."""
     peeked = clocks.peek(match_id, tenant)  # a read applies what time decided first
     seat = peeked.seat_of(token)
     version, turn = peeked.version, peeked.turn

@@ -1,7 +1,7 @@
 """Matches in the database: rows, snapshots, the move log, idempotency keys, history.
 
 It speaks engine values and rows, raises the service's typed errors (never HTTP
-ones) and runs inside the transaction its caller opened (:mod:`service.db`).
+ones) and runs inside the transaction its caller opened (:mod:`service.storage.db`).
 No rules here.
 """
 
@@ -80,7 +80,7 @@ def _version_by_id_text() -> str:
 def version_of(match_id: str, tenant: int,
                alone: psycopg.Connection[Any] | None = None) -> int | None:
     """A tenant's match's version (None: no such match), without loading it: on ``alone``
-    (from :func:`~.db.statement_connection`), else a Core query on the session's
+    (from :func:`~service.storage.db.statement_connection`), else a Core query on the session's
     connection (no ORM work either way)."""
     if alone is not None:
         row = alone.execute(_version_by_id_text(),
@@ -226,7 +226,7 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
 
     PostgreSQL takes it all as one statement (no separate locking read: the UPDATE
     takes the row lock), so it needs no transaction around it: on the session's
-    connection, or on ``alone`` (from :func:`~.db.statement_connection`); SQLite as a
+    connection, or on ``alone`` (from :func:`~service.storage.db.statement_connection`); SQLite as a
     few statements in the caller's write transaction."""
     columns = _state_columns(state, version, status, end_reason, match.clock_seconds)
     if timeouts is not None:

@@ -1,5 +1,5 @@
 """What operators see: a request id on every request and response, structured JSON
-logs that carry it, and per-request metrics (:mod:`service.metrics`).
+logs that carry it, and per-request metrics (:mod:`service.ops.metrics`).
 
 ``X-Request-ID`` is taken from the request when it is a sane token (1-128 of
 ``A-Z a-z 0-9 . _ : -``; a proxy's id thus follows the request through), else

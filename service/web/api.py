@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http
+import json
 from typing import Any
 
 from flask_smorest import Api
@@ -20,6 +21,7 @@ class BasraApi(Api):  # type: ignore[misc]
                  **kwargs: Any) -> None:
         self.statuses, self.problem_headers = statuses, headers
         super().__init__(app, **kwargs)
+        self.ma_plugin.converter.add_attribute_function(default_in_words)
 
     def _register_error_handlers(self) -> None:
         """Every error of the app as problem+json (see web/problems.py)."""
@@ -38,3 +40,15 @@ class BasraApi(Api):  # type: ignore[misc]
         response = {"description": "Error (problem+json)", "schema": self.ERROR_SCHEMA}
         prepare_response(response, self.spec, PROBLEM_JSON)
         self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
+
+
+def default_in_words(_converter: Any, field: Any, ret: dict[str, Any], **_: Any) -> dict[str, Any]:
+    """An optional field's default said in its description, not as ``default``: client
+    generators read a ``default`` as a promise that the property is always there
+    (openapi-typescript 7 makes it required), which holds for an answer but not for a
+    request. A required field keeps none either way."""
+    if "default" in ret and not field.required:
+        said = json.dumps(ret.pop("default"))
+        ret["description"] = f"{ret['description']}; default: {said}" \
+            if ret.get("description") else f"Default: {said}."
+    return {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from apispec import APISpec
 from flask import current_app
 from flask.views import MethodView
 
@@ -14,7 +15,13 @@ from ..web.parser import Blueprint
 from ..web.problems import problem_doc
 from . import service as webhooks
 from .errors import WebhookNotFound
-from .schemas import CreatedWebhookSchema, CreateWebhookSchema, DeliveriesSchema, WebhookListSchema
+from .schemas import (
+    MESSAGES,
+    CreatedWebhookSchema,
+    CreateWebhookSchema,
+    DeliveriesSchema,
+    WebhookListSchema,
+)
 from .service import WebhookInfo
 
 blp = Blueprint("webhooks", __name__, url_prefix="/v1/webhooks",
@@ -79,3 +86,33 @@ class Deliveries(MethodView):
     def get(self, webhook_id: str) -> dict[str, Any]:
         """The latest 100 delivery attempts, newest first: status code, time, error."""
         return {"deliveries": webhooks.webhook_attempts(keyed_tenant(), webhook_id)}
+
+
+_SIGNATURE_HEADERS = [
+    ("webhook-id", "the message's id: the same on every try (de-duplicate on it)"),
+    ("webhook-timestamp", "seconds since the epoch when this try was signed"),
+    ("webhook-signature", "`v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with "
+     "the webhook's `whsec_` secret (Standard Webhooks)"),
+]
+
+
+def describe_messages(spec: APISpec) -> None:
+    """The OpenAPI document's ``webhooks``: each event type's message as the service
+    POSTs it to a front end's URL, signed per Standard Webhooks."""
+    hooks: dict[str, Any] = {}
+    for kind, schema in MESSAGES.items():
+        name = schema.__name__.removesuffix("Schema")
+        spec.components.schema(name, schema=schema)
+        hooks[kind] = {"post": {
+            "summary": schema._declared_fields["data"].schema.__doc__,
+            "description": f"POSTed to every webhook of the front end that asked for "
+            f"`{kind}`, signed per Standard Webhooks.",
+            "parameters": [{"in": "header", "name": header, "required": True,
+                            "schema": {"type": "string"}, "description": text}
+                           for header, text in _SIGNATURE_HEADERS],
+            "requestBody": {"required": True, "content": {"application/json": {
+                "schema": {"$ref": f"#/components/schemas/{name}"}}}},
+            "responses": {"2XX": {"description": "delivered; any other answer (or none "
+                                  "within the timeout) is retried"}},
+        }}
+    spec.options["webhooks"] = hooks

@@ -64,3 +64,94 @@ class DeliveriesSchema(ma.Schema):
     """A webhook's latest delivery attempts, newest first."""
 
     deliveries = ma.fields.List(ma.fields.Nested(AttemptSchema), required=True)
+
+
+# --- what the service sends: the webhooks section of the OpenAPI document --------------
+# Each message is {"type", "timestamp", "data"}; only what a spectator may see. Fields may
+# be added to them later, so the schemas allow more than they list.
+
+
+class _Open(ma.Schema):
+    class Meta:
+        unknown = ma.INCLUDE
+
+
+class WebhookSeatSchema(_Open):
+    """A seat as a spectator sees it."""
+
+    seat = ma.fields.Integer(required=True)
+    team = ma.fields.Integer(required=True)
+    name = ma.fields.String(required=True, allow_none=True)
+    player_id = ma.fields.String(required=True, allow_none=True)
+    bot = ma.fields.String(required=True, allow_none=True)
+
+
+class _Change(_Open):
+    match_id = ma.fields.String(required=True)
+    version = ma.fields.Integer(required=True, metadata={
+        "description": "the match's version after this change: deliveries may overtake "
+        "each other, and version orders them"})
+
+
+class MatchStartedSchema(_Change):
+    """The last seat filled (or the match was made full): it deals."""
+
+    variant = ma.fields.String(required=True)
+    rules_hash = ma.fields.String(required=True)
+    commitment = ma.fields.String(required=True, metadata={
+        "description": "hex SHA-256 of the seed, which match.finished reveals"})
+    seats = ma.fields.List(ma.fields.Nested(WebhookSeatSchema), required=True)
+
+
+class MatchMoveSchema(_Change):
+    """One play (a bot's, and one made for a seat whose time ran out, included)."""
+
+    round = ma.fields.Integer(required=True)
+    seat = ma.fields.Integer(required=True)
+    card = ma.fields.String(required=True)
+    captured = ma.fields.List(ma.fields.String(), required=True)
+    basra = ma.fields.String(required=True, allow_none=True,
+                             validate=validate.OneOf(["basra", "jack_basra"]))
+    timeout = ma.fields.Boolean(required=True, metadata={
+        "description": "played for the seat when its turn clock ran out"})
+
+
+class MatchTurnSchema(_Change):
+    """A human seat is to play."""
+
+    seat = ma.fields.Integer(required=True)
+    name = ma.fields.String(required=True, allow_none=True)
+    deadline = UTCDateTime(required=True, allow_none=True, metadata={
+        "description": "when the seat's time runs out; null without a clock"})
+
+
+class MatchFinishedSchema(_Change):
+    """The match is over (won, resigned, timed out or aborted)."""
+
+    status = ma.fields.String(required=True, validate=validate.OneOf(["finished", "aborted"]))
+    end_reason = ma.fields.String(required=True, allow_none=True)
+    scores = ma.fields.List(ma.fields.Integer(), required=True)
+    winner = ma.fields.Integer(required=True, allow_none=True)
+    draw = ma.fields.Boolean(required=True)
+    rounds = ma.fields.Integer(required=True)
+    seed = ma.fields.String(required=True, metadata={"description": "the seed, now public"})
+    commitment = ma.fields.String(required=True)
+
+
+def _message(kind: str, data: type[ma.Schema]) -> type[ma.Schema]:
+    """The message schema of one event type."""
+    return _Open.from_dict({
+        "type": ma.fields.String(required=True, validate=validate.OneOf([kind])),
+        "timestamp": ma.fields.String(required=True, metadata={
+            "format": "date-time", "description": "when the change was saved"}),
+        "data": ma.fields.Nested(data, required=True),
+    }, name=data.__name__.removesuffix("Schema") + "EventSchema")
+
+
+MESSAGES: dict[str, type[ma.Schema]] = {
+    "match.started": _message("match.started", MatchStartedSchema),
+    "match.move": _message("match.move", MatchMoveSchema),
+    "match.turn": _message("match.turn", MatchTurnSchema),
+    "match.finished": _message("match.finished", MatchFinishedSchema),
+}
+"""Each event type's message, as the OpenAPI document's ``webhooks`` describe it."""

@@ -1,7 +1,7 @@
 """A tenant's webhooks: endpoints (create, list, delete, recent attempts), the check
 that keeps them off private addresses, and the outbox: the events of each match
 change, written in the change's own transaction (so a rolled-back move sends
-nothing and a committed one is never lost). :mod:`service.deliveries` sends them.
+nothing and a committed one is never lost). :mod:`service.webhooks.deliveries` sends them.
 
 Events carry only what any spectator may see: never a hand, the stock, or the seed
 before the end.

@@ -1,4 +1,5 @@
-"""The README's curl walk-through, run as printed against a live server."""
+"""The docs' curl walk-through and the README's taste of the API, run as printed against a
+live server."""
 
 from __future__ import annotations
 
@@ -16,13 +17,18 @@ import pytest
 from tests.servers import ROOT, gunicorn
 
 
-def walk_through() -> str:
-    """The shell block under "A whole match with curl", verbatim."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("### A whole match with curl\n", 1)[1]
-    match = re.search(r"```sh\n(.*?)```", section, re.S)
-    assert match, "the README has no walk-through block"
+def shell_block(page: str, heading: str) -> str:
+    """The first shell block under ``heading`` of ``page``, verbatim."""
+    text = (ROOT / page).read_text()
+    assert heading + "\n" in text, f"{page} has no {heading!r}"
+    match = re.search(r"```sh\n(.*?)```", text.split(heading + "\n", 1)[1], re.S)
+    assert match, f"{page} has no shell block under {heading!r}"
     return match.group(1)
+
+
+def walk_through() -> str:
+    """The shell block under "A whole match with curl" of the front-end guide."""
+    return shell_block("docs/front-ends.md", "## A whole match with curl")
 
 
 @pytest.fixture(scope="module")
@@ -54,3 +60,19 @@ def test_the_curl_walk_through_plays_a_whole_match(server: str, tmp_path: Path) 
     assert end["status"] == "finished" and end["winner"] in (0, 1) and end["rounds"] >= 1
     assert log["seed"] and digest == log["commitment"]
     assert time.monotonic() - started < 300
+
+
+def test_the_front_page_taste_plays_a_move_against_the_computer(server: str,
+                                                                 tmp_path: Path) -> None:
+    """The README's taste of the API: alice's first view, then her move with the expert's
+    reply in the same answer."""
+    block = shell_block("README.md", "## A taste of the API")
+    block = block.replace("API=http://127.0.0.1:8000\n", "")  # the test server's address
+    run = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=tmp_path,
+                         env={**os.environ, "API": server}, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    view, answer = (json.loads(line) for line in run.stdout.splitlines())
+    assert len(view["hand"]) == 4 and view["turn"] == 0  # a leading bot has played
+    assert answer["move"]["seat"] == 0 and answer["move"]["card"] in view["hand"]
+    assert answer["replies"] and all(r["seat"] == 1 for r in answer["replies"])

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from flask import Flask
 from flask.testing import FlaskClient
+from jsonschema import Draft202012Validator
 from sqlalchemy import func, select
 from standardwebhooks.webhooks import Webhook as Verifier
 
@@ -200,8 +202,13 @@ def test_every_event_arrives_signed_and_shows_no_hidden_card(
     # deliveries may overtake each other: `version` orders them
     last = max(payloads, key=lambda p: (p["data"]["version"], EVENTS.index(p["type"])))
     assert last["type"] == "match.finished"
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
     for p in payloads:
         assert set(p) == {"type", "timestamp", "data"} and p["data"]["match_id"] == match_id
+        # each message is what the OpenAPI document's `webhooks` say it is
+        body = spec["webhooks"][p["type"]]["post"]["requestBody"]["content"]
+        Draft202012Validator({**body["application/json"]["schema"],
+                              "components": spec["components"]}).validate(p)
     moves = sorted((p["data"] for p in payloads if p["type"] == "match.move"),
                    key=lambda d: d["version"])
     assert [(m["seat"], m["card"], m["captured"]) for m in moves] == \
