@@ -20,6 +20,7 @@ from .matches import resources as matches
 from .ops import resources as ops
 from .ops.logs import init_observability
 from .play import resources as play
+from .players import resources as players
 from .storage import MIGRATIONS, models  # noqa: F401  (the tables, for migrations)
 from .storage.db import db, init_db
 from .tenants.limits import init_limits
@@ -63,7 +64,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                  "application/problem+json (RFC 9457) with a machine-readable `reason`."},
     })
     api.spec.components.security_scheme(
-        "seatToken", {"type": "http", "scheme": "bearer", "description": "a seat token"}
+        "seatToken", {"type": "http", "scheme": "bearer", "description": "a seat token, or "
+                      "a player token (a JWT) of the player who holds the seat"}
     )
     api.spec.components.security_scheme("apiKey", {
         "type": "apiKey", "in": "header", "name": "X-API-Key",
@@ -74,7 +76,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     init_observability(app)  # first: the request id is in every log line after
     app.before_request(resolve_tenant)
     init_limits(app)
-    for resources in (ops, variants, matches, lobby, webhooks):
+    for resources in (ops, variants, matches, lobby, players, webhooks):
         api.register_blueprint(resources.blp)
     webhooks.describe_messages(api.spec)
     app.register_blueprint(ops.scrape_blp)

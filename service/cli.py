@@ -117,10 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
     worker.set_defaults(func=_worker)
 
     keys = sub.add_parser("keys", help="front ends' API keys (DATABASE_URL)")
-    keys.add_argument("keys_command", choices=["create", "list", "revoke"])
+    keys.add_argument("keys_command", choices=["create", "list", "revoke", "secret"],
+                      help="secret: print the front end's player-token secret (HS256)")
     keys.add_argument("name", nargs="?", help="the front end (tenant) name")
     keys.add_argument("--origin", action="append", metavar="URL",
-                      help="a browser origin allowed to use the tenant's keys (repeatable)")
+                      help="a browser origin this key may be used from (repeatable); "
+                      "without one, a server key, which may vouch for players")
     keys.set_defaults(func=_keys)
     return parser
 

@@ -28,6 +28,7 @@ def run_keys_command(command: str, name: str | None, origins: list[str]) -> int:
 
     from . import create_app
     from .engine.errors import BasraError
+    from .players import service as players
     from .tenants import service as tenants
 
     if command != "list" and not (name and 0 < len(name) <= 64):
@@ -39,6 +40,9 @@ def run_keys_command(command: str, name: str | None, origins: list[str]) -> int:
             if command == "create":
                 assert name is not None
                 print(tenants.create_key(name, origins))
+            elif command == "secret":
+                assert name is not None
+                print(players.player_secret(tenants.tenant_pk(name)))
             elif command == "revoke":
                 assert name is not None
                 revoked = tenants.revoke_keys(name)
@@ -46,9 +50,10 @@ def run_keys_command(command: str, name: str | None, origins: list[str]) -> int:
                 return 0 if revoked else 1
             else:
                 for t in tenants.list_keys():
-                    origins_text = ",".join(t.origins) or "any origin"
-                    print(f"{t.name}\t{len(t.active)} active ({' '.join(t.active) or '-'})"
-                          f"\t{t.revoked} revoked\t{origins_text}")
+                    keys = " ".join(f"{prefix}({','.join(origins) or 'server'})"
+                                    for prefix, origins in t.active)
+                    print(f"{t.name}\t{len(t.active)} active ({keys or '-'})"
+                          f"\t{t.revoked} revoked")
         except BasraError as exc:
             print(f"basra keys: {exc.message}", file=sys.stderr)
             return 2

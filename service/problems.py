@@ -15,6 +15,7 @@ from .matches.errors import (
     VersionMismatch,
     WrongPlayerCount,
 )
+from .players.errors import InvalidPlayerToken, PlayerUnverified, ServerKeyRequired
 from .storage.errors import DatabaseUnavailable
 from .tenants.errors import InvalidApiKey, MissingApiKey, OriginNotAllowed
 from .web.problems import ProblemHeaders, Statuses
@@ -33,6 +34,9 @@ STATUSES: Statuses = [
     (MissingApiKey, 401),
     (InvalidApiKey, 401),
     (OriginNotAllowed, 403),
+    (PlayerUnverified, 403),
+    (ServerKeyRequired, 403),
+    (InvalidPlayerToken, 401),
     (VersionMismatch, 412),
     (InvalidRules, 422),
     (UnknownVariant, 422),
@@ -50,6 +54,7 @@ HEADERS: ProblemHeaders = {
     MissingToken: {"WWW-Authenticate": 'Bearer realm="basra"'},
     MissingApiKey: {"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
     InvalidApiKey: {"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
+    InvalidPlayerToken: {"WWW-Authenticate": 'Bearer realm="basra", error="invalid_token"'},
     DatabaseUnavailable: {"Retry-After": str(RETRY_AFTER_SECONDS)},
     TooManyWaiters: {"Retry-After": str(RETRY_AFTER_SECONDS)},
 }

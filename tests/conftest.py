@@ -25,13 +25,14 @@ from flask.testing import FlaskClient
 from sqlalchemy import text
 
 from service import create_app
+from service.players import service as players
 from service.storage import MIGRATIONS
 from service.storage.db import db
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 REQUIRE_PG = os.environ.get("BASRA_REQUIRE_POSTGRES") == "1"
 TABLES = ("webhook_attempts, webhook_messages, webhooks, api_keys, idempotency_keys, moves, "
-          "seats, matches")
+          "seats, matches, players")
 
 _migrated: set[str] = set()
 
@@ -94,6 +95,7 @@ def make_app(backend: str, tmp_path: Path, **config: object) -> Flask:
         "SQLALCHEMY_DATABASE_URI": url, "TESTING": True, "BASRA_POLL_INTERVAL": 0.02,
         "BASRA_RATE_LIMITS": "off", **config,  # test_limits.py turns them on
     })
+    players.forget_secrets()  # tenants' rows (and secrets) are made anew below
     with app.app_context():
         if url not in _migrated or backend == "sqlite":
             flask_migrate.upgrade(directory=MIGRATIONS)

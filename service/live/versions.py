@@ -60,7 +60,7 @@ class VersionBoard:
         self._versions: OrderedDict[str, int] = OrderedDict()
         self._turns: dict[str, tuple[int, int]] = {}
         """match id -> (turn, deadline in epoch milliseconds, 0 for none)."""
-        self._seats: OrderedDict[str, tuple[int, list[tuple[int, str]]]] = OrderedDict()
+        self._seats: OrderedDict[str, tuple[int, list[SeatKey]]] = OrderedDict()
         self._waiters: dict[str, list[threading.Event]] = {}
         # settling: this process's pings, sent on a channel of its own and heard back
         self._ping_channel = f"basra_ping_{secrets.token_hex(8)}"
@@ -139,13 +139,13 @@ class VersionBoard:
         with self._lock:
             return self._versions.get(match_id)
 
-    def seats(self, match_id: str) -> tuple[int, list[tuple[int, str]]] | None:
-        """A match's cached tenant and (seat, token hash) pairs; they never change once
-        a match exists."""
+    def seats(self, match_id: str) -> tuple[int, list[SeatKey]] | None:
+        """A match's cached tenant and seat keys; they never change once a match has
+        started."""
         with self._lock:
             return self._seats.get(match_id)
 
-    def remember_seats(self, match_id: str, tenant: int, seats: list[tuple[int, str]]) -> None:
+    def remember_seats(self, match_id: str, tenant: int, seats: list[SeatKey]) -> None:
         """Cache a match's tenant and seats."""
         with self._lock:
             self._seats[match_id] = (tenant, seats)
@@ -287,12 +287,27 @@ class SingleFlight:
             done.set()
 
 
-# --- seat tokens -----------------------------------------------------------------
+# --- seat tokens and player tokens -------------------------------------------------
 # A seat is its token: only its SHA-256 is stored, and the board keeps the hashes of a
-# match's seats, so a poll finds its seat with no query.
+# match's seats, so a poll finds its seat with no query. A seat whose player the front
+# end vouched for also answers that player's tokens (checked by the players domain
+# before they come here, as a PlayerProof).
 
-SeatHashes = Sequence[tuple[int, str]]
-"""(seat, token hash) for every taken seat of a match."""
+SeatKey = tuple[int, str, str | None]
+"""(seat, token hash, vouched player id or None) of a taken seat."""
+SeatHashes = Sequence[SeatKey]
+
+
+@dataclass(frozen=True)
+class PlayerProof:
+    """A verified player token: the front end vouches that the bearer is ``player_id``."""
+
+    player_id: str
+    name: str | None = None
+
+
+Credential = str | PlayerProof
+"""What a bearer shows: a seat token, or a player's proof."""
 
 
 def hash_token(token: str) -> str:
@@ -300,21 +315,25 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def seat_of(seats: SeatHashes, token: str | None) -> int | None:
-    """The seat a bearer token belongs to, or None without a token (a spectator)."""
+def seat_of(seats: SeatHashes, token: Credential | None) -> int | None:
+    """The seat a bearer belongs to, or None without a token (a spectator)."""
     return require_seat(seats, token) if token else None
 
 
-def require_seat(seats: SeatHashes, token: str | None) -> int:
-    """The seat of a token that must be sent.
-
-    Every seat is compared (no early exit), so timing tells nothing about the hashes.
-    """
+def require_seat(seats: SeatHashes, token: Credential | None) -> int:
+    """The seat of a credential that must be sent: a seat token's (every seat is
+    compared, no early exit, so timing tells nothing about the hashes), or the seat of
+    the vouched player a player token proves."""
     if not token:
         raise MissingToken("send the seat token as 'Authorization: Bearer <token>'")
-    digest = hash_token(token)
     found = None
-    for seat, token_hash in seats:
+    if isinstance(token, PlayerProof):
+        found = next((seat for seat, _, player in seats if player == token.player_id), None)
+        if found is None:
+            raise InvalidToken("this player holds no seat of this match")
+        return found
+    digest = hash_token(token)
+    for seat, token_hash, _ in seats:
         if hmac.compare_digest(token_hash, digest):
             found = seat
     if found is None:
@@ -427,10 +446,10 @@ class Peek:
     """The seat to play: NOBODY once over, UNKNOWN if not known (or waiting)."""
     deadline: int
     """When that seat runs out of time, epoch milliseconds; 0 for no clock running."""
-    seats: list[tuple[int, str]]
-    """(seat, token hash) of the taken seats."""
+    seats: list[SeatKey]
+    """(seat, token hash, vouched player) of the taken seats."""
 
-    def seat_of(self, token: str | None) -> int | None:
+    def seat_of(self, token: Credential | None) -> int | None:
         """The seat of a bearer token, None without one (a spectator); a token of no
         seat here is :class:`InvalidToken`."""
         return seat_of(self.seats, token)
@@ -472,14 +491,14 @@ def _read_peek(board: VersionBoard | None, match_id: str) -> tuple[int, Peek]:
     with transaction():
         rows = db.session.execute(
             select(Match.version, Match.status, Match.turn, Match.deadline, Match.tenant_pk,
-                   Seat.seat, Seat.token_hash)
+                   Seat.seat, Seat.token_hash, Seat.player_id, Seat.vouched)
             .join(Seat, Seat.match_pk == Match.pk)
             .where(Match.id == match_id)
         ).all()
     if not rows:
         raise MatchNotFound(f"no match with id {match_id!r}")
     version, facts, tenant = rows[0][0], _facts(rows[0][1], rows[0][2], rows[0][3]), rows[0][4]
-    seats = [(r[5], r[6]) for r in rows if r[6] is not None]
+    seats = [(r[5], r[6], r[7] if r[8] else None) for r in rows if r[6] is not None]
     if board:
         if rows[0][1] != "waiting":  # seats change only while a match waits for players
             board.remember_seats(match_id, tenant, seats)

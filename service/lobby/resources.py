@@ -7,10 +7,11 @@ from typing import Any
 from flask import url_for
 from flask.views import MethodView
 
-from ..matches.headers import bearer_token
 from ..matches.resources import BEARER, Headers, etag, known_id
 from ..matches.schemas import MatchStateSchema, MoveResponseSchema
+from ..matches.seats import PlayerSpec
 from ..matches.views import MatchView, MoveResult
+from ..players.requests import credential, seat_for
 from ..tenants.limits import budget
 from ..tenants.requests import tenant
 from ..web.parser import Blueprint
@@ -22,6 +23,13 @@ from .service import Seated
 blp = Blueprint("lobby", __name__, url_prefix="/v1/matches",
                 description="Tables between strangers")
 blp.url_value_preprocessor(known_id)
+
+
+def _who(body: dict[str, Any]) -> PlayerSpec:
+    """Who takes the seat: the body's name and player, proven by the request (a player
+    token alone sits as that player)."""
+    player_id, name, vouched = seat_for(body.get("player_id"), body["name"], credential())
+    return PlayerSpec(name, player_id, vouched=vouched)
 
 
 def _seated(result: Seated) -> tuple[Seated, int, Headers]:
@@ -39,8 +47,7 @@ class QuickPlay(MethodView):
     def post(self, body: dict[str, Any]) -> tuple[Seated, int, Headers]:
         """Join the oldest waiting quick-play match of this front end with the same
         effective rules, or open one with the caller in seat 0."""
-        return _seated(lobby.quick_play(
-            tenant(), body["variant"], body["rules"], body["name"], body.get("player_id")))
+        return _seated(lobby.quick_play(tenant(), body["variant"], body["rules"], _who(body)))
 
 
 @blp.route("/<string:match_id>/join")
@@ -54,8 +61,7 @@ class Join(MethodView):
     def post(self, body: dict[str, Any], match_id: str) -> tuple[Seated, int, Headers]:
         """Take the first open seat of a waiting match; the token is in this response only.
         The match deals when its last seat fills."""
-        return _seated(lobby.join_match(match_id, tenant(), body["name"],
-                                          body.get("player_id")))
+        return _seated(lobby.join_match(match_id, tenant(), _who(body)))
 
 
 @blp.route("/<string:match_id>/leave")
@@ -68,7 +74,7 @@ class Leave(MethodView):
     @blp.doc(security=BEARER)
     def post(self, match_id: str) -> tuple[MatchView, int, Headers]:
         """The token's seat leaves a waiting match; the seat is open again."""
-        view = lobby.leave_match(match_id, tenant(), bearer_token())
+        view = lobby.leave_match(match_id, tenant(), credential())
         return view, 200, etag(view)
 
 
@@ -83,7 +89,7 @@ class Rematch(MethodView):
     def post(self, match_id: str) -> tuple[Seated, int, Headers]:
         """Create or join the follow-up of a finished match: the same rules, seats rotated
         one place; both matches' views show `rematch`."""
-        return _seated(lobby.rematch(match_id, tenant(), bearer_token()))
+        return _seated(lobby.rematch(match_id, tenant(), credential()))
 
 
 @blp.route("/<string:match_id>/abort")
@@ -97,7 +103,7 @@ class Abort(MethodView):
     def post(self, match_id: str) -> tuple[MoveResult, int, Headers]:
         """End an active match in which the token's seat has not played yet: nobody wins,
         `status` and `end_reason` are `aborted`."""
-        result = lobby.abort_match(match_id, tenant(), bearer_token())
+        result = lobby.abort_match(match_id, tenant(), credential())
         return result, 200, etag(result.state)
 
 

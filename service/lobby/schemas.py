@@ -6,13 +6,14 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ..matches.schemas import MatchStateSchema
+from ..players.schemas import PLAYER_ID_FIELD
 
 
 class JoinSchema(ma.Schema):
     """A player taking an open seat."""
 
     name = ma.fields.String(required=True, validate=validate.Length(min=1, max=64))
-    player_id = ma.fields.String(validate=validate.Length(min=1, max=128))
+    player_id = ma.fields.String(**PLAYER_ID_FIELD)
 
 
 class QuickPlaySchema(JoinSchema):

@@ -10,12 +10,13 @@ from typing import Any
 from ..engine import State, load_variant, with_house_rules
 from ..engine.bots import run_bots
 from ..live import versions
-from ..live.versions import require_seat
+from ..live.versions import Credential, require_seat
 from ..live.yielding import pause_for_others
 from ..matches import clocks, store
 from ..matches import service as matches
 from ..matches.seats import PlayerSpec, bot_levels, mint_token, seat_hashes
 from ..matches.views import MatchView, MoveResult, match_view
+from ..players import service as players
 from ..storage.db import transaction
 from ..storage.models import Match
 from .errors import NoOpenSeat, WrongMatchStatus
@@ -31,12 +32,15 @@ class Seated:
     state: MatchView
 
 
-def _sit(match: Match, seat: int, name: str, player_id: str | None) -> tuple[str, State]:
+def _sit(match: Match, seat: int, who: PlayerSpec) -> tuple[str, State]:
     """Seat a player in an open seat of a locked match; the match starts (and bots that
     lead play) when it is full. Returns the seat's token and the new state."""
     state = store.state_of(match)
     token, token_hash = mint_token()
-    store.take_seat(match, seat, name, player_id, token_hash, state)
+    store.take_seat(match, seat, who.name or f"seat {seat}", who.player_id, token_hash, state,
+                    who.vouched)
+    if who.vouched and who.player_id is not None:
+        players.remember(match.tenant_pk, who.player_id, who.name)
     if match.status == "active":
         state, plays = run_bots(state, bot_levels(match.seats), pause_for_others())
         if plays:
@@ -45,8 +49,7 @@ def _sit(match: Match, seat: int, name: str, player_id: str | None) -> tuple[str
     return token, state
 
 
-def join_match(match_id: str, tenant: int, name: str, player_id: str | None,
-               seat: int | None = None) -> Seated:
+def join_match(match_id: str, tenant: int, who: PlayerSpec, seat: int | None = None) -> Seated:
     """Take the first open seat (or ``seat``) of a waiting match."""
     result = None
     with transaction(write=True):
@@ -58,7 +61,7 @@ def join_match(match_id: str, tenant: int, name: str, player_id: str | None,
         if seat is not None:
             open_seats = [s for s in open_seats if s == seat]
         if open_seats:
-            token, state = _sit(match, open_seats[0], name, player_id)
+            token, state = _sit(match, open_seats[0], who)
             view = match_view(match, state, open_seats[0])
             result = Seated(match.id, open_seats[0], token, view)
     versions.saw(match)
@@ -68,7 +71,7 @@ def join_match(match_id: str, tenant: int, name: str, player_id: str | None,
     return result
 
 
-def leave_match(match_id: str, tenant: int, token: str | None) -> MatchView:
+def leave_match(match_id: str, tenant: int, token: Credential | None) -> MatchView:
     """The token's seat leaves a match that has not started: the seat is open again."""
     with transaction(write=True):
         match = store.lock_match(match_id, tenant)
@@ -83,8 +86,8 @@ def leave_match(match_id: str, tenant: int, token: str | None) -> MatchView:
     return view
 
 
-def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None, name: str,
-               player_id: str | None) -> Seated:
+def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
+               who: PlayerSpec) -> Seated:
     """Join the oldest waiting quick-play match of the tenant with the same effective
     rules, or open one with the caller in seat 0. Concurrent callers are serialised, so
     they pair up instead of opening half-empty tables side by side."""
@@ -95,10 +98,10 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None, n
         match = store.oldest_quick_table(tenant, rules.content_hash, since)
         if match is not None:
             seat = next(s.seat for s in match.seats if s.open)
-            token, state = _sit(match, seat, name, player_id)
+            token, state = _sit(match, seat, who)
             result = Seated(match.id, seat, token, match_view(match, state, seat))
         else:
-            players = [PlayerSpec(name, player_id)] + [PlayerSpec(open=True)] * (rules.players - 1)
+            players = [who] + [PlayerSpec(open=True)] * (rules.players - 1)
             new = matches.deal_match(variant, rules, players)
             match = matches.insert_match(new, tenant, quick=True)
             token = new.tokens[0].token
@@ -108,7 +111,8 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None, n
     return result
 
 
-def rematch(match_id: str, tenant: int, token: str | None, name: str | None = None) -> Seated:
+def rematch(match_id: str, tenant: int, token: Credential | None,
+            name: str | None = None) -> Seated:
     """The follow-up of a finished match: same rules, seats rotated one place (bots keep
     their level). The first seat to ask creates it; the others join their rotated seat."""
     with transaction(write=True):
@@ -126,7 +130,7 @@ def rematch(match_id: str, tenant: int, token: str | None, name: str | None = No
                 if players[(i - 1) % len(players)].bot else PlayerSpec(open=True)
                 for i in range(len(players))
             ]
-            specs[moved] = PlayerSpec(mine.name, mine.player_id)
+            specs[moved] = PlayerSpec(mine.name, mine.player_id, vouched=mine.vouched)
             new = matches.deal_match(match.variant, state.rules, specs)
             clock = (match.clock_seconds, match.clock_timeout or "autoplay") \
                 if match.clock_seconds else None
@@ -140,15 +144,15 @@ def rematch(match_id: str, tenant: int, token: str | None, name: str | None = No
             follow = store.lock_match(match.rematch_id, tenant)
             if follow.status != "waiting" or not follow.seats[moved].open:
                 raise NoOpenSeat("your seat in the rematch is taken")
-            token_out, after = _sit(follow, moved, name or mine.name or f"seat {moved}",
-                                    mine.player_id)
+            token_out, after = _sit(follow, moved, PlayerSpec(
+                name or mine.name, mine.player_id, vouched=mine.vouched))
             result = Seated(follow.id, moved, token_out, match_view(follow, after, moved))
     versions.saw(match)
     versions.saw(follow)
     return result
 
 
-def abort_match(match_id: str, tenant: int, token: str | None) -> MoveResult:
+def abort_match(match_id: str, tenant: int, token: Credential | None) -> MoveResult:
     """The token's seat ends an active match in which it has not played yet: nobody wins
     (``aborted``)."""
     with transaction(write=True):

@@ -7,22 +7,10 @@ import re
 
 from flask import request
 
-from ..errors import MissingToken
 from .errors import VersionMismatch
 from .views import Seen
 
 _VIEW_TAG = re.compile(r'^(?:W/)?"([0-9]{1,18})-(?:s([0-9])|spectator)"$')
-
-
-def bearer_token() -> str | None:
-    """The token of ``Authorization: Bearer <token>``, if sent."""
-    header = request.headers.get("Authorization", "")
-    if not header:
-        return None
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise MissingToken("use 'Authorization: Bearer <seat token>'")
-    return token.strip()
 
 
 def etag_for(version: int, seat: int | None) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from collections.abc import Iterator
@@ -11,12 +12,14 @@ from flask import Response, current_app, json, request, stream_with_context, url
 from flask.views import MethodView
 
 from ..errors import MatchNotFound
+from ..live.versions import Credential
+from ..players.requests import credential, seat_for
 from ..tenants.limits import budget
 from ..tenants.requests import tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
 from . import service as matches
-from .headers import bearer_token, etag_for, if_match_version, seen
+from .headers import etag_for, if_match_version, seen
 from .schemas import (
     CreatedMatchSchema,
     CreateMatchSchema,
@@ -55,6 +58,14 @@ OPTIONAL_BEARER = [{}, {"apiKey": []}, *BEARER]
 Headers = dict[str, str]
 
 
+def _vouched(spec: PlayerSpec, proof: Credential | None) -> PlayerSpec:
+    """A seat as requested, its ``player_id`` proven (or refused) by the request."""
+    if spec.player_id is None:
+        return spec
+    player_id, name, vouched = seat_for(spec.player_id, spec.name, proof)
+    return dataclasses.replace(spec, player_id=player_id, name=name, vouched=vouched)
+
+
 def etag(view: MatchView) -> Headers:
     return {"ETag": etag_for(view.version, view.view.seat)}
 
@@ -68,8 +79,10 @@ class Matches(MethodView):
     @blp.response(201, CreatedMatchSchema, headers={"Location": {
         "description": "URL of the match", "schema": {"type": "string"}}})
     def post(self, body: dict[str, Any]) -> tuple[CreatedMatch, int, Headers]:
-        """Create a match; the seat tokens are in this response only."""
-        players = [PlayerSpec(**p) for p in body["players"]]
+        """Create a match; the seat tokens are in this response only. A `player_id` in a
+        seat takes that player's token (`Authorization: Bearer`) or a server key."""
+        proof = credential()
+        players = [_vouched(PlayerSpec(**p), proof) for p in body["players"]]
         clock = body.get("clock")
         created = matches.create_match(
             tenant(), body["variant"], body["rules"], players, body.get("decks"),
@@ -110,7 +123,7 @@ class MatchById(MethodView):
         self, query: dict[str, Any], match_id: str
     ) -> Response | tuple[MatchView, int, Headers]:
         """The match; `If-None-Match` gives 304, and `?wait=S` long-polls for a change."""
-        result = matches.read_match(match_id, tenant(), bearer_token(), seen(), query["wait"],
+        result = matches.read_match(match_id, tenant(), credential(), seen(), query["wait"],
                                     waiter())
         if isinstance(result, Unchanged):
             response = current_app.response_class(status=304)
@@ -147,7 +160,7 @@ class Moves(MethodView):
             raw = request.get_json(silent=True)
             fingerprint = matches.fingerprint(raw if isinstance(raw, dict) else {})
         result = matches.play_move(
-            match_id, tenant(), bearer_token(), body["card"], body.get("capture"),
+            match_id, tenant(), credential(), body["card"], body.get("capture"),
             if_match=if_match_version(), idempotency_key=key, request_fingerprint=fingerprint,
         )
         return result, 201, etag(result.state)
@@ -180,7 +193,7 @@ class Resign(MethodView):
     def post(self, match_id: str) -> tuple[MoveResult, int, Headers]:
         """The token's seat (and its team) resigns; the other team wins. The same envelope
         as a move, with `move` null."""
-        result = matches.resign_match(match_id, tenant(), bearer_token(), if_match_version())
+        result = matches.resign_match(match_id, tenant(), credential(), if_match_version())
         return result, 200, etag(result.state)
 
 
@@ -196,7 +209,7 @@ class Hint(MethodView):
     @blp.doc(security=BEARER)
     def get(self, query: dict[str, Any], match_id: str) -> dict[str, Any]:
         """The move the chosen bot level would play for the token's seat now."""
-        move = matches.hint(match_id, tenant(), bearer_token(), query["level"])
+        move = matches.hint(match_id, tenant(), credential(), query["level"])
         return {"level": query["level"], "card": move.card, "capture": move.capture or ()}
 
 
@@ -220,7 +233,7 @@ class Events(MethodView):
         comment every 15 s when nothing happens; the stream ends after the match does."""
         last = request.headers.get("Last-Event-ID", "")
         events = matches.follow_match(
-            match_id, tenant(), bearer_token(),
+            match_id, tenant(), credential(),
             int(last) if last.isascii() and last.isdigit() and len(last) < 19 else None,
             current_app.config["BASRA_HEARTBEAT_SECONDS"], waiter(),
         )

@@ -7,6 +7,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import validate
 
+from ..players.schemas import PLAYER_ID_FIELD
 from ..web.fields import CardField, UTCDateTime, card_list
 from . import render
 from .service import BOT_LEVELS
@@ -26,8 +27,9 @@ class PlayerSchema(ma.Schema):
 
     name = ma.fields.String(validate=validate.Length(min=1, max=64))
     player_id = ma.fields.String(
-        validate=validate.Length(min=1, max=128),
-        metadata={"description": "the front end's own id of this player, for history queries"},
+        validate=PLAYER_ID_FIELD["validate"],
+        metadata={"description": "the front end's own id of this player (1-128 of A-Z a-z "
+                  "0-9 . _ : @ -): it takes that player's token, or a server key"},
     )
     bot = ma.fields.String(
         validate=validate.OneOf(BOT_LEVELS), metadata={"description": "a computer opponent"}

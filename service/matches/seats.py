@@ -8,7 +8,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..live.versions import hash_token
+from ..live.versions import SeatKey, hash_token
 from ..storage.models import Seat
 
 
@@ -18,9 +18,10 @@ def mint_token() -> tuple[str, str]:
     return token, hash_token(token)
 
 
-def seat_hashes(rows: Sequence[Seat]) -> list[tuple[int, str]]:
-    """(seat, token hash) pairs of a match's taken seats."""
-    return [(s.seat, s.token_hash) for s in rows if s.token_hash is not None]
+def seat_hashes(rows: Sequence[Seat]) -> list[SeatKey]:
+    """(seat, token hash, vouched player) of a match's taken seats."""
+    return [(s.seat, s.token_hash, s.player_id if s.vouched else None)
+            for s in rows if s.token_hash is not None]
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,8 @@ class PlayerSpec:
     player_id: str | None = None
     bot: str | None = None
     open: bool = False
+    vouched: bool = False
+    """The front end proved ``player_id`` (a player token, or a server key)."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class NewSeat:
     player_id: str | None
     bot: str | None
     token_hash: str | None
+    vouched: bool = False
 
 
 def new_seats(players: Sequence[PlayerSpec]) -> tuple[list[NewSeat], list[SeatToken]]:
@@ -66,7 +70,8 @@ def new_seats(players: Sequence[PlayerSpec]) -> tuple[list[NewSeat], list[SeatTo
             continue
         token, token_hash = mint_token()
         name = p.name or (f"{p.bot} bot" if p.bot else f"seat {i}")
-        seats.append(NewSeat(name, p.player_id, p.bot, None if p.bot else token_hash))
+        seats.append(NewSeat(name, p.player_id, p.bot, None if p.bot else token_hash,
+                             p.vouched and p.player_id is not None))
         tokens.append(SeatToken(i, name, None if p.bot else token))
     return seats, tokens
 

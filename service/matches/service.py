@@ -41,9 +41,10 @@ from ..engine import (
 from ..engine.bots import POLICIES, bot_move, run_bots
 from ..engine.codec import move_from_parts, play_from_parts
 from ..live import versions, waiters
-from ..live.versions import SingleFlight, require_seat
+from ..live.versions import Credential, SingleFlight, require_seat
 from ..live.yielding import after_requests_under_way, pause_for_others
 from ..ops import metrics
+from ..players import service as players
 from ..storage.db import statement_connection, transaction
 from ..storage.models import Match, MoveRecord, utcnow
 from . import clocks, store
@@ -135,6 +136,9 @@ def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
         commitment(new.initial.seed), new.explicit_decks, waiting=new.waiting, quick=quick,
         clock=clock,
     )
+    for seat in new.seats:
+        if seat.vouched and seat.player_id is not None:
+            players.remember(tenant, seat.player_id, seat.name)
     if new.plays:
         store.append_plays(match, new.plays, new.state)
     versions.publish(match)
@@ -172,7 +176,7 @@ class Event:
     view: MatchView | None
 
 
-def follow_match(match_id: str, tenant: int, token: str | None, last_seen: int | None,
+def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen: int | None,
                  heartbeat: float, client: str) -> Iterator[Event]:
     """The events of a match for the token's seat (or a spectator): its view now (unless
     ``last_seen`` is the current version), then one per change, a heartbeat (``Event(None)``)
@@ -207,7 +211,7 @@ def _events(match_id: str, tenant: int, seat: int | None, version: int, fresh: b
 
 
 def read_match(
-    match_id: str, tenant: int, token: str | None, seen: Seen, wait: float,
+    match_id: str, tenant: int, token: Credential | None, seen: Seen, wait: float,
     client: str = "",
 ) -> MatchView | Unchanged:
     """The token's seat view (a spectator's without a token), or :class:`Unchanged`
@@ -331,7 +335,7 @@ MOVE_ATTEMPTS = 5
 def play_move(
     match_id: str,
     tenant: int,
-    token: str | None,
+    token: Credential | None,
     card: Card,
     capture: Sequence[Card] | None,
     *,
@@ -394,7 +398,7 @@ def play_move(
 
 
 def _read_for_move(
-    match_id: str, tenant: int, token: str | None, if_match: int | None,
+    match_id: str, tenant: int, token: Credential | None, if_match: int | None,
     idempotency_key: str | None, request_fingerprint: str,
 ) -> tuple[int, State | None, int, Match, MoveResult | None]:
     """(version, state, seat, match, None) of a match about to take the token's move;
@@ -474,7 +478,7 @@ def _replayed(match: Match, seat: int, first_seq: int, version: int) -> MoveResu
 
 
 def resign_match(
-    match_id: str, tenant: int, token: str | None, if_match: int | None
+    match_id: str, tenant: int, token: Credential | None, if_match: int | None
 ) -> MoveResult:
     """The token's seat resigns: the match ends, the other team wins."""
     with transaction(write=True):
@@ -492,7 +496,7 @@ def resign_match(
     return MoveResult(None, (), view)
 
 
-def hint(match_id: str, tenant: int, token: str | None, level: str) -> Move:
+def hint(match_id: str, tenant: int, token: Credential | None, level: str) -> Move:
     """The move bot ``level`` would play for the token's seat now."""
     with transaction():
         match = store.get_match(match_id, tenant)

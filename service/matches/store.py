@@ -337,7 +337,8 @@ def create_match(
                          clock_seconds=clock[0] if clock else None),
     )
     match.seats = [
-        Seat(seat=i, name=s.name, player_id=s.player_id, bot=s.bot, token_hash=s.token_hash)
+        Seat(seat=i, name=s.name, player_id=s.player_id, bot=s.bot, token_hash=s.token_hash,
+             vouched=s.vouched)
         for i, s in enumerate(seats)
     ]
     db.session.add(match)
@@ -388,11 +389,12 @@ def _log_entry(match: Match, kind: str, seat: int, round_number: int) -> None:
 
 
 def take_seat(match: Match, seat: int, name: str, player_id: str | None, token_hash: str,
-              state: State) -> None:
+              state: State, vouched: bool = False) -> None:
     """A player sits in an open seat: logged as a join; the match starts (``active``)
-    when no seat is left open."""
+    when no seat is left open. ``vouched``: the front end proved ``player_id``."""
     row = match.seats[seat]
     row.name, row.player_id, row.token_hash = name, player_id, token_hash
+    row.vouched = vouched and player_id is not None
     _log_entry(match, "join", seat, state.round)
     full = not any(s.open for s in match.seats)
     _set_state(match, state, match.version + 1, None if full else "waiting")
@@ -401,7 +403,7 @@ def take_seat(match: Match, seat: int, name: str, player_id: str | None, token_h
 def free_seat(match: Match, seat: int, state: State) -> None:
     """A player leaves the seat of a waiting match: it is open again (logged as a leave)."""
     row = match.seats[seat]
-    row.name, row.player_id, row.token_hash = None, None, None
+    row.name, row.player_id, row.token_hash, row.vouched = None, None, None, False
     _log_entry(match, "leave", seat, state.round)
     _set_state(match, state, match.version + 1, "waiting")
 

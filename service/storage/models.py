@@ -1,5 +1,5 @@
-"""Tables: tenants and their API keys, matches (snapshot + version), seats, the
-append-only move log, idempotency keys."""
+"""Tables: tenants and their API keys, players, matches (snapshot + version), seats, the
+append-only move log, idempotency keys, webhooks."""
 
 from __future__ import annotations
 
@@ -53,8 +53,10 @@ class Tenant(db.Model):  # type: ignore[name-defined,misc]
     pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
     origins: Mapped[list[str]] = mapped_column(JSON, nullable=False, default=list)
-    """Browser origins allowed to use its keys (CORS); empty: any."""
+    """Unused since each key has its own origins (kept for older instances)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    player_secret: Mapped[str | None] = mapped_column(String(64))
+    """Signs its players' tokens (HS256); made on first use."""
 
 
 class ApiKey(db.Model):  # type: ignore[name-defined,misc]
@@ -69,8 +71,28 @@ class ApiKey(db.Model):  # type: ignore[name-defined,misc]
     key_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
     prefix: Mapped[str] = mapped_column(String(16), nullable=False)
     """The key's first characters, to tell keys apart in listings."""
+    origins: Mapped[list[str]] = mapped_column(JSON, nullable=False, default=list)
+    """Browser origins the key may be used from; empty: a server key (any caller, and
+    it may vouch for players)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class Player(db.Model):  # type: ignore[name-defined,misc]
+    """A front end's user, as its front end vouched for them: (tenant, player_id)."""
+
+    __tablename__ = "players"
+
+    pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), nullable=False
+    )
+    player_id: Mapped[str] = mapped_column(String(128), nullable=False)
+    """The front end's own id for its user."""
+    name: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    __table_args__ = (Index("ix_players_tenant_player", "tenant_pk", "player_id", unique=True),)
 
 
 class Match(db.Model):  # type: ignore[name-defined,misc]
@@ -146,6 +168,9 @@ class Seat(db.Model):  # type: ignore[name-defined,misc]
     bot: Mapped[str | None] = mapped_column(String(16))
     token_hash: Mapped[str | None] = mapped_column(String(64))
     """Null while the seat is open (and for a bot)."""
+    vouched: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    """Its ``player_id`` was proven (a player token, or a server key naming it): that
+    player's tokens then act for the seat."""
 
     @property
     def open(self) -> bool:

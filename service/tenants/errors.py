@@ -27,3 +27,9 @@ class TenantNameTaken(ServiceError):
     """``local`` is the built-in tenant of keyless requests."""
 
     reason = "tenant_name_taken"
+
+
+class TenantNotFound(ServiceError, LookupError):
+    """No front end of that name (``basra keys``)."""
+
+    reason = "tenant_not_found"

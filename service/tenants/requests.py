@@ -1,10 +1,11 @@
 """Who a request speaks for: the tenant of its ``X-API-Key``, resolved before every /v1
-request, and the client a parked request counts against."""
+request, its bearer token, and the client a parked request counts against."""
 
 from __future__ import annotations
 
 from flask import current_app, g, request
 
+from ..errors import MissingToken
 from ..storage.models import LOCAL_TENANT
 from .errors import MissingApiKey
 from .service import caller_for
@@ -40,3 +41,14 @@ def keyed_tenant() -> int:
     if g.caller.tenant == LOCAL_TENANT:
         raise MissingApiKey("this needs your front end's API key: 'X-API-Key: <key>'")
     return int(g.caller.tenant)
+
+
+def bearer_token() -> str | None:
+    """The token of ``Authorization: Bearer <token>``, if sent."""
+    header = request.headers.get("Authorization", "")
+    if not header:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise MissingToken("use 'Authorization: Bearer <seat token>'")
+    return token.strip()

@@ -17,18 +17,31 @@ from sqlalchemy import select, update
 
 from ..storage.db import db, transaction
 from ..storage.models import LOCAL_TENANT, ApiKey, Tenant, utcnow
-from .errors import InvalidApiKey, MissingApiKey, OriginNotAllowed, TenantNameTaken
+from .errors import (
+    InvalidApiKey,
+    MissingApiKey,
+    OriginNotAllowed,
+    TenantNameTaken,
+    TenantNotFound,
+)
 
 KEY_PREFIX = "bk_"
 
 
 @dataclass(frozen=True)
 class Caller:
-    """Who a request speaks for: a tenant, and the origins its keys may be used from."""
+    """Who a request speaks for: a tenant, and the browser origins its key may be used
+    from (none: a server key, which may vouch for the front end's players)."""
 
     tenant: int
     name: str
     origins: tuple[str, ...] = ()
+
+    @property
+    def server(self) -> bool:
+        """A key not limited to browser origins (and the keyless local front end of a
+        development server): it may vouch for players and mint their tokens."""
+        return not self.origins
 
 
 LOCAL = Caller(LOCAL_TENANT, "local")
@@ -84,7 +97,7 @@ def _cached(digest: str, cache_seconds: float) -> tuple[bool, Caller | None]:
 def _lookup(digest: str) -> Caller | None:
     with transaction(one_statement=True):
         row = db.session.execute(
-            select(Tenant.pk, Tenant.name, Tenant.origins)
+            select(Tenant.pk, Tenant.name, ApiKey.origins)
             .join(ApiKey, ApiKey.tenant_pk == Tenant.pk)
             .where(ApiKey.key_hash == digest, ApiKey.revoked_at.is_(None))
         ).first()
@@ -95,21 +108,29 @@ def _lookup(digest: str) -> Caller | None:
 
 
 def create_key(name: str, origins: list[str]) -> str:
-    """A new key for tenant ``name`` (made if new; its allowed origins set when given)."""
+    """A new key for tenant ``name`` (made if new): a browser key limited to ``origins``,
+    or without them a server key."""
     if name == LOCAL.name:
         raise TenantNameTaken("'local' is the built-in tenant of requests without a key")
     key = KEY_PREFIX + secrets.token_urlsafe(32)
     with transaction(write=True):
         tenant = db.session.execute(select(Tenant).where(Tenant.name == name)).scalar()
         if tenant is None:
-            tenant = Tenant(name=name, origins=origins, created_at=utcnow())
+            tenant = Tenant(name=name, origins=[], created_at=utcnow())
             db.session.add(tenant)
             db.session.flush()
-        elif origins:
-            tenant.origins = origins
-        db.session.add(ApiKey(tenant_pk=tenant.pk, key_hash=hash_key(key),
-                              prefix=key[:10], created_at=utcnow()))
+        db.session.add(ApiKey(tenant_pk=tenant.pk, key_hash=hash_key(key), prefix=key[:10],
+                              origins=origins, created_at=utcnow()))
     return key
+
+
+def tenant_pk(name: str) -> int:
+    """The tenant called ``name`` (:class:`TenantNotFound` if none)."""
+    with transaction():
+        pk = db.session.execute(select(Tenant.pk).where(Tenant.name == name)).scalar()
+    if pk is None:
+        raise TenantNotFound(f"no front end called {name!r}")
+    return int(pk)
 
 
 @dataclass(frozen=True)
@@ -117,9 +138,8 @@ class TenantKeys:
     """A tenant and its keys, as ``basra keys list`` shows them."""
 
     name: str
-    origins: tuple[str, ...]
-    active: tuple[str, ...]
-    """Prefixes of the keys not revoked."""
+    active: tuple[tuple[str, tuple[str, ...]], ...]
+    """(prefix, browser origins) of the keys not revoked; no origins: a server key."""
     revoked: int
 
 
@@ -134,8 +154,8 @@ def list_keys() -> list[TenantKeys]:
     for t in tenants:
         mine = [k for k in keys if k.tenant_pk == t.pk]
         out.append(TenantKeys(
-            t.name, tuple(t.origins or ()),
-            tuple(k.prefix for k in mine if k.revoked_at is None),
+            t.name, tuple((k.prefix, tuple(k.origins or ())) for k in mine
+                          if k.revoked_at is None),
             sum(1 for k in mine if k.revoked_at is not None),
         ))
     return out

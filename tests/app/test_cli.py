@@ -62,18 +62,28 @@ def test_deck_prints_the_deck_a_revealed_seed_gives(capsys: pytest.CaptureFixtur
 
 def test_keys_create_list_revoke(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """`basra keys create NAME --origin URL` prints one new key (stored hashed), `list`
-    names it without the key, `revoke NAME` revokes it; 'local' is reserved."""
+    """`basra keys create NAME --origin URL` prints one new browser key (stored hashed),
+    without --origin a server key; `list` names them without the keys, `secret NAME`
+    prints the player-token secret, `revoke NAME` revokes them; 'local' is reserved."""
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'k.sqlite3'}")
     assert main(["db", "upgrade"]) == 0
     capsys.readouterr()
     assert main(["keys", "create", "acme", "--origin", "https://acme.example"]) == 0
     key = capsys.readouterr().out
     assert key.count("\n") == 1 and key.startswith("bk_") and len(key.strip()) > 40
+    assert main(["keys", "create", "acme"]) == 0  # a server key of the same front end
+    server_key = capsys.readouterr().out.strip()
     assert main(["keys", "list"]) == 0
     listing = capsys.readouterr().out
-    assert "acme" in listing and "https://acme.example" in listing
-    assert key.strip() not in listing and "1 active" in listing
+    assert "acme" in listing and "(https://acme.example)" in listing and "(server)" in listing
+    assert key.strip() not in listing and server_key not in listing and "2 active" in listing
+    assert main(["keys", "secret", "acme"]) == 0
+    secret = capsys.readouterr().out.strip()
+    assert len(secret) == 64 and int(secret, 16) >= 0
+    assert main(["keys", "secret", "acme"]) == 0
+    assert capsys.readouterr().out.strip() == secret  # made once, then kept
+    assert main(["keys", "secret", "nobody"]) == 2
+    assert "nobody" in capsys.readouterr().err
     assert main(["keys", "revoke", "acme"]) == 0
     assert main(["keys", "revoke", "nobody"]) == 1
     capsys.readouterr()

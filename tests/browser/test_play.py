@@ -258,10 +258,11 @@ def test_arabic_reads_right_to_left(new_context: NewContext, shots: Shots) -> No
 
 def test_the_api_docs_render_offline(new_context: NewContext, server: str,
                                      shots: Shots) -> None:
-    """/docs draws every operation of the contract from the service's own files."""
+    """/docs draws every operation of the contract (the webhooks' too) from the service's
+    own files."""
     _, spec = call(server, "GET", "/openapi.json")
     operations = sum(len([m for m in ops if m in ("get", "post", "delete")])
-                     for ops in spec["paths"].values())
+                     for ops in [*spec["paths"].values(), *spec["webhooks"].values()])
     page = new_context(DESKTOP).new_page()
     page.goto("/docs")
     expect(page.locator(".opblock")).to_have_count(operations)

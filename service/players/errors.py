@@ -1,0 +1,24 @@
+"""Errors of players and their tokens."""
+
+from __future__ import annotations
+
+from ..errors import ServiceError
+
+
+class PlayerUnverified(ServiceError):
+    """A request named a ``player_id`` it did not prove: a browser key needs that
+    player's token (a server key may name any of its front end's players)."""
+
+    reason = "player_unverified"
+
+
+class InvalidPlayerToken(ServiceError):
+    """A player token that is expired, forged, too long-lived or another front end's."""
+
+    reason = "invalid_player_token"
+
+
+class ServerKeyRequired(ServiceError):
+    """Minting a player token takes a server key: a browser key may never mint."""
+
+    reason = "server_key_required"

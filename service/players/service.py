@@ -1,0 +1,121 @@
+"""Players and their tokens: a player is (front end, ``player_id``), the front end's own
+id for its user. The front end vouches for them, with a server key or with a player
+token: a JWT (HS256) signed with the front end's own secret, which its server may
+also sign itself.
+
+Claims: ``iss`` ``"basra"``, ``aud`` the front end's name (as ``basra keys`` knows it),
+``sub`` the player id, ``name`` (optional, the display name), ``iat`` and ``exp``: a
+token lives at most :data:`MAX_TTL_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import jwt
+from sqlalchemy import select
+
+from ..live.versions import PlayerProof
+from ..storage.db import db, transaction
+from ..storage.models import Player, Tenant, utcnow
+from .errors import InvalidPlayerToken
+
+ISSUER = "basra"
+ALGORITHM = "HS256"
+MIN_TTL_SECONDS = 60
+MAX_TTL_SECONDS = 86_400
+LEEWAY_SECONDS = 30
+"""Clock skew allowed between the front end's server and this one."""
+PLAYER_ID = re.compile(r"[A-Za-z0-9._:@-]{1,128}")
+"""What a player id may be: 1-128 of ``A-Z a-z 0-9 . _ : @ -``."""
+
+
+@dataclass(frozen=True)
+class MintedToken:
+    """A player token and what it says."""
+
+    player_id: str
+    name: str | None
+    token: str
+    expires_at: datetime
+
+
+_secrets: dict[int, str] = {}
+_secrets_lock = threading.Lock()
+
+
+def player_secret(tenant: int) -> str:
+    """The front end's secret for signing its players' tokens, made on first use (shown to
+    its operator by ``basra keys secret NAME``)."""
+    with _secrets_lock:
+        known = _secrets.get(tenant)
+    if known is not None:
+        return known
+    with transaction(write=True):
+        row = db.session.get(Tenant, tenant)
+        assert row is not None, f"tenant {tenant} exists"
+        if row.player_secret is None:
+            row.player_secret = secrets.token_hex(32)
+        secret = row.player_secret
+    with _secrets_lock:
+        _secrets[tenant] = secret
+    return secret
+
+
+def forget_secrets() -> None:
+    """Read the front ends' secrets from the database again (tests that make tenants anew)."""
+    with _secrets_lock:
+        _secrets.clear()
+
+
+def remember(tenant: int, player_id: str, name: str | None) -> None:
+    """Record a vouched player in the caller's write transaction (its display name kept
+    up to date)."""
+    found = db.session.execute(select(Player).where(
+        Player.tenant_pk == tenant, Player.player_id == player_id)).scalar_one_or_none()
+    if found is None:
+        db.session.add(Player(tenant_pk=tenant, player_id=player_id, name=name,
+                              created_at=utcnow()))
+        db.session.flush()
+    elif name and found.name != name:
+        found.name = name
+
+
+def mint(tenant: int, audience: str, player_id: str, name: str | None,
+         ttl_seconds: int) -> MintedToken:
+    """A token of ``player_id`` for ``ttl_seconds``, signed with the front end's secret;
+    the player is recorded."""
+    secret = player_secret(tenant)
+    with transaction(write=True):
+        remember(tenant, player_id, name)
+    now = int(time.time())
+    claims: dict[str, object] = {"iss": ISSUER, "aud": audience, "sub": player_id,
+                                 "iat": now, "exp": now + ttl_seconds}
+    if name:
+        claims["name"] = name
+    token = jwt.encode(claims, secret, algorithm=ALGORITHM)
+    return MintedToken(player_id, name, token,
+                       datetime.fromtimestamp(now, UTC) + timedelta(seconds=ttl_seconds))
+
+
+def verify(tenant: int, audience: str, token: str) -> PlayerProof:
+    """The player a token proves, or :class:`InvalidPlayerToken`."""
+    secret = player_secret(tenant)
+    try:
+        claims = jwt.decode(token, secret, algorithms=[ALGORITHM], audience=audience,
+                            issuer=ISSUER, leeway=LEEWAY_SECONDS,
+                            options={"require": ["iss", "aud", "sub", "iat", "exp"]})
+    except jwt.InvalidTokenError as error:
+        raise InvalidPlayerToken(f"the player token is not valid here: {error}") from error
+    player_id, name = claims["sub"], claims.get("name")
+    if not (isinstance(player_id, str) and PLAYER_ID.fullmatch(player_id)):
+        raise InvalidPlayerToken("the player token's sub is not a player id")
+    if not isinstance(claims["exp"], int | float) or not isinstance(claims["iat"], int | float) \
+            or claims["exp"] - claims["iat"] > MAX_TTL_SECONDS:
+        raise InvalidPlayerToken(f"a player token lives at most {MAX_TTL_SECONDS} s")
+    return PlayerProof(player_id, name if isinstance(name, str) and name else None)
