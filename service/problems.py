@@ -12,6 +12,7 @@ from .matches.errors import (
     InvalidCursor,
     MatchNotStarted,
     NoHumanSeat,
+    RatedNeedsPlayers,
     VersionMismatch,
     WrongPlayerCount,
 )
@@ -44,6 +45,7 @@ STATUSES: Statuses = [
     (InvalidCard, 422),
     (WrongPlayerCount, 422),
     (NoHumanSeat, 422),
+    (RatedNeedsPlayers, 422),
     (IdempotencyKeyReused, 422),
     (InvalidCursor, 422),
     (DatabaseUnavailable, 503),

@@ -47,7 +47,8 @@ class QuickPlay(MethodView):
     def post(self, body: dict[str, Any]) -> tuple[Seated, int, Headers]:
         """Join the oldest waiting quick-play match of this front end with the same
         effective rules, or open one with the caller in seat 0."""
-        return _seated(lobby.quick_play(tenant(), body["variant"], body["rules"], _who(body)))
+        return _seated(lobby.quick_play(tenant(), body["variant"], body["rules"], _who(body),
+                                        rated=body["rated"]))
 
 
 @blp.route("/<string:match_id>/join")

@@ -21,6 +21,8 @@ class QuickPlaySchema(JoinSchema):
 
     variant = ma.fields.String(load_default="egyptian-v2", validate=validate.Length(min=1, max=64))
     rules = ma.fields.Dict(load_default=dict, metadata={"description": "house-rule overrides"})
+    rated = ma.fields.Boolean(load_default=False, metadata={
+        "description": "a rated table: the caller and the opponent, players vouched for"})
 
 
 class SeatedSchema(ma.Schema):

@@ -60,6 +60,9 @@ def join_match(match_id: str, tenant: int, who: PlayerSpec, seat: int | None = N
         open_seats = [s.seat for s in match.seats if s.open] if match.status == "waiting" else []
         if seat is not None:
             open_seats = [s for s in open_seats if s == seat]
+        if open_seats and match.rated:
+            matches.check_ratable(who, [s.player_id for s in match.seats if s.player_id],
+                                  "player_id")
         if open_seats:
             token, state = _sit(match, open_seats[0], who)
             view = match_view(match, state, open_seats[0])
@@ -87,7 +90,7 @@ def leave_match(match_id: str, tenant: int, token: Credential | None) -> MatchVi
 
 
 def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
-               who: PlayerSpec) -> Seated:
+               who: PlayerSpec, rated: bool = False) -> Seated:
     """Join the oldest waiting quick-play match of the tenant with the same effective
     rules, or open one with the caller in seat 0. Concurrent callers are serialised, so
     they pair up instead of opening half-empty tables side by side."""
@@ -95,15 +98,20 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
     since = clocks.waiting_since()
     with transaction(write=True):
         store.lock_quick_play(tenant, rules.content_hash)
-        match = store.oldest_quick_table(tenant, rules.content_hash, since)
+        if rated:
+            matches.check_ratable(who, [], "player_id")
+        match = store.oldest_quick_table(tenant, rules.content_hash, since, rated)
         if match is not None:
+            if rated:
+                matches.check_ratable(who, [s.player_id for s in match.seats if s.player_id],
+                                      "player_id")
             seat = next(s.seat for s in match.seats if s.open)
             token, state = _sit(match, seat, who)
             result = Seated(match.id, seat, token, match_view(match, state, seat))
         else:
             players = [who] + [PlayerSpec(open=True)] * (rules.players - 1)
             new = matches.deal_match(variant, rules, players)
-            match = matches.insert_match(new, tenant, quick=True)
+            match = matches.insert_match(new, tenant, quick=True, rated=rated)
             token = new.tokens[0].token
             assert token is not None
             result = Seated(match.id, 0, token, match_view(match, new.state, 0))
@@ -134,7 +142,7 @@ def rematch(match_id: str, tenant: int, token: Credential | None,
             new = matches.deal_match(match.variant, state.rules, specs)
             clock = (match.clock_seconds, match.clock_timeout or "autoplay") \
                 if match.clock_seconds else None
-            follow = matches.insert_match(new, tenant, clock=clock)
+            follow = matches.insert_match(new, tenant, clock=clock, rated=match.rated)
             store.note_rematch(match, seat, follow.id, state.round)
             versions.publish(match)
             token_out = new.tokens[moved].token

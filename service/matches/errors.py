@@ -39,3 +39,9 @@ class MatchNotStarted(ServiceError):
     """A move in a match still waiting for players."""
 
     reason = "match_not_started"
+
+
+class RatedNeedsPlayers(ServiceError):
+    """A rated match's seat that is a bot, anonymous, or a player seated twice."""
+
+    reason = "rated_needs_players"

@@ -57,10 +57,15 @@ def view_fields(m: MatchView) -> dict[str, Any]:
         "legal_moves": [{"card": mv.card, "capture": mv.capture or ()} for mv in v.legal_moves],
         "last_move": v.last_play, "winner": v.winner, "draw": v.draw, "seats": m.seats,
         "commitment": m.commitment, "explicit_decks": m.explicit_decks, "seed": m.seed,
-        "end_reason": m.end_reason, "rematch": m.rematch, "clock": m.clock,
+        "end_reason": m.end_reason, "rematch": m.rematch, "rated": m.rated,
+        "rating_changes": m.rating_changes, "clock": m.clock,
         "deadline": m.deadline, "created_at": m.created_at,
     })
     return data
+
+
+def _skill(s: dict[str, float]) -> dict[str, float]:
+    return {"mu": float(s["mu"]), "sigma": float(s["sigma"]), "ordinal": float(s["ordinal"])}
 
 
 def _cards(cards: Any) -> list[str]:
@@ -85,6 +90,9 @@ _RENDER: dict[str, Callable[[Any], Any]] = {
                              "player_id": s.player_id, "bot": s.bot} for s in seats],
     "clock": lambda c: None if c is None else {"move_seconds": c["move_seconds"],
                                                "timeout": c["timeout"]},
+    "rating_changes": lambda changes: None if changes is None else [
+        {"seat": c["seat"], "player_id": c["player_id"], "before": _skill(c["before"]),
+         "after": _skill(c["after"])} for c in changes],
     "deadline": _moment,
     "created_at": _moment,
 }

@@ -87,6 +87,7 @@ class Matches(MethodView):
         created = matches.create_match(
             tenant(), body["variant"], body["rules"], players, body.get("decks"),
             clock=(clock["move_seconds"], clock["timeout"]) if clock else None,
+            rated=body["rated"],
         )
         location = url_for("matches.MatchById", match_id=created.id)
         return created, 201, {"Location": location, **etag(created.state)}

@@ -7,7 +7,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import validate
 
-from ..players.schemas import PLAYER_ID_FIELD
+from ..players.schemas import PLAYER_ID_FIELD, RATING_CHANGES, RatingChangeSchema
 from ..web.fields import CardField, UTCDateTime, card_list
 from . import render
 from .service import BOT_LEVELS
@@ -73,6 +73,9 @@ class CreateMatchSchema(ma.Schema):
     players = ma.fields.List(
         ma.fields.Nested(PlayerSchema), required=True, validate=validate.Length(min=2, max=4)
     )
+    rated = ma.fields.Boolean(load_default=False, metadata={
+        "description": "rated: every seat a distinct player vouched for (no bots); the "
+        "finish updates their ratings in the variant's pool"})
     decks = ma.fields.List(
         card_list(validate=validate.Length(equal=52)),
         validate=validate.Length(max=64),
@@ -186,6 +189,8 @@ class MatchStateSchema(ma.Schema):
     end_reason = END_REASON
     rematch = ma.fields.String(required=True, allow_none=True, metadata={
         "description": "the follow-up match's id, once a seat asked for one"})
+    rated = ma.fields.Boolean(required=True)
+    rating_changes = ma.fields.List(ma.fields.Nested(RatingChangeSchema), **RATING_CHANGES)
     clock = ma.fields.Nested(ClockSchema, required=True, allow_none=True)
     deadline = UTCDateTime(required=True, allow_none=True, metadata={
         "description": "when the seat to play runs out of time (null: no clock running)"})
@@ -319,6 +324,8 @@ class MatchSummarySchema(ma.Schema):
     finished_at = UTCDateTime(allow_none=True)
     end_reason = END_REASON
     rounds = ma.fields.Integer(required=True, metadata={"description": "rounds played"})
+    rated = ma.fields.Boolean(required=True)
+    rating_changes = ma.fields.List(ma.fields.Nested(RatingChangeSchema), **RATING_CHANGES)
 
 
 class HistoryPageSchema(ma.Schema):

@@ -52,6 +52,7 @@ from .errors import (
     IdempotencyKeyReused,
     MatchNotStarted,
     NoHumanSeat,
+    RatedNeedsPlayers,
     VersionMismatch,
     WrongPlayerCount,
 )
@@ -129,12 +130,12 @@ def deal_match(variant: str, rules: Rules, players: Sequence[PlayerSpec],
 
 
 def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
-                 clock: tuple[int, str] | None = None) -> Match:
+                 clock: tuple[int, str] | None = None, rated: bool = False) -> Match:
     """Store a worked-out match in the caller's write transaction (NOTIFYed on commit)."""
     match = store.create_match(
         str(uuid.uuid4()), tenant, new.variant, new.initial, new.seats,
         commitment(new.initial.seed), new.explicit_decks, waiting=new.waiting, quick=quick,
-        clock=clock,
+        clock=clock, rated=rated,
     )
     for seat in new.seats:
         if seat.vouched and seat.player_id is not None:
@@ -153,20 +154,43 @@ def create_match(
     decks: Sequence[Sequence[Card]] | None,
     *,
     clock: tuple[int, str] | None = None,
+    rated: bool = False,
 ) -> CreatedMatch:
     """Create a tenant's match; bot seats that lead play at once. With an open seat it
-    waits (``waiting``) and deals when the last seat fills."""
+    waits (``waiting``) and deals when the last seat fills. A ``rated`` match takes
+    distinct vouched players (open seats are filled by such players)."""
     rules = _rules_for(variant, overrides, len(players))
     if all(p.bot for p in players):
         raise NoHumanSeat(
             "a match needs at least one human seat",
             field="players", problem="at least one player must not be a bot",
         )
+    if rated:
+        seated: list[str] = []
+        for i, p in enumerate(players):
+            if not p.open:
+                check_ratable(p, seated, f"players[{i}]")
+                assert p.player_id is not None
+                seated.append(p.player_id)
     new = deal_match(variant, rules, players, decks)
     with transaction(write=True):
-        match = insert_match(new, tenant, clock=clock)
+        match = insert_match(new, tenant, clock=clock, rated=rated)
         view = match_view(match, new.state, None)
     return CreatedMatch(match.id, tuple(new.tokens), view.commitment, view)
+
+
+def check_ratable(who: PlayerSpec, seated: Sequence[str], field: str) -> None:
+    """A seat of a rated match: a vouched player not seated there already (no bot, no
+    anonymous seat), else :class:`RatedNeedsPlayers`."""
+    if who.bot:
+        why = "a rated match seats no bots"
+    elif who.player_id is None or not who.vouched:
+        why = "a rated match seats players vouched for (a player_id with its proof)"
+    elif who.player_id in seated:
+        why = f"player {who.player_id!r} already has a seat"
+    else:
+        return
+    raise RatedNeedsPlayers(why, field=field, problem=why)
 
 
 @dataclass(frozen=True)
@@ -384,17 +408,45 @@ def play_move(
         # and the read finds what the key answered first
         key = store.KeyRecord(seat, idempotency_key, request_fingerprint,
                               _idempotency_since()) if idempotency_key else None
-        with statement_connection() as alone:  # the save is one statement
-            if not store.append_plays_if_unchanged(match, read, [mine, *replies], state,
-                                                   timeouts=timeouts, key=key, alone=alone):
+        if match.rated and state.finished:
+            finished = _finish_rated(match_id, tenant, read, [mine, *replies], state, timeouts,
+                                     key)
+            if finished is None:
                 continue  # somebody moved while this one was worked out: again
+            match = finished
             result = MoveResult(mine, tuple(replies), match_view(match, state, seat))
+        else:
+            with statement_connection() as alone:  # the save is one statement
+                if not store.append_plays_if_unchanged(match, read, [mine, *replies], state,
+                                                       timeouts=timeouts, key=key, alone=alone):
+                    continue  # somebody moved while this one was worked out: again
+                result = MoveResult(mine, tuple(replies), match_view(match, state, seat))
         versions.saw(match)
         _remember(tenant, match, state)
         if idempotency_key:
             _purge_expired_keys()
         return result
     raise VersionMismatch("the match kept changing while this move was worked out; retry")
+
+
+class _Moved(Exception):
+    """The match moved on (or the key was used) under a rated finish: roll it back."""
+
+
+def _finish_rated(match_id: str, tenant: int, read: int, plays: list[Play], state: State,
+                  timeouts: list[int] | None, key: store.KeyRecord | None) -> Match | None:
+    """A rated match's finishing move, saved with the rating updates it makes in one
+    write transaction under the match's row lock; None (nothing written) if the match
+    moved on since ``read``."""
+    try:
+        with transaction(write=True):
+            match = store.lock_match(match_id, tenant)
+            if match.version != read or not store.append_plays_if_unchanged(
+                    match, read, plays, state, timeouts=timeouts, key=key):
+                raise _Moved()
+    except _Moved:
+        return None
+    return match
 
 
 def _read_for_move(
@@ -530,6 +582,8 @@ class MatchSummary:
     finished_at: datetime | None
     end_reason: str | None
     rounds: int
+    rated: bool
+    rating_changes: list[dict[str, Any]] | None
 
 
 @dataclass(frozen=True)
@@ -548,7 +602,8 @@ def history(query: store.HistoryQuery) -> HistoryPage:
         return HistoryPage([
             MatchSummary(
                 m.id, m.variant, m.status, m.version, m.rules_hash, m.scores, m.winner, m.draw,
-                seat_infos(m), m.created_at, m.finished_at, m.end_reason, m.rounds,
+                seat_infos(m), m.created_at, m.finished_at, m.end_reason, m.rounds, m.rated,
+                m.rating_changes,
             )
             for m in rows
         ], nxt)

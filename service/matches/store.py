@@ -23,11 +23,12 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import defer, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
-from ..engine import Play, State
+from ..engine import Play, State, team_of
 from ..engine.codec import rules_from_json, state_from_dict, state_to_dict
 from ..errors import MatchNotFound
 from ..live import versions
 from ..ops import metrics
+from ..players import ratings
 from ..storage.db import CONNECTION_LOST, db
 from ..storage.errors import DatabaseUnavailable
 from ..storage.models import IdempotencyKey, Match, MoveRecord, Seat, as_utc, utcnow
@@ -185,6 +186,14 @@ def _save_at_once(names: tuple[str, ...], plays: bool, key: bool, messages: bool
     return f"WITH {', '.join(parts)} SELECT pg_notify(%(channel)s, %(notice)s) FROM saved"
 
 
+def _rate(match: Match, state: State) -> list[dict[str, Any]]:
+    """The finished rated match's rating changes, its players' ratings updated."""
+    seats = [(s.seat, team_of(s.seat), s.player_id) for s in match.seats
+             if s.player_id is not None]
+    return ratings.rate(match.tenant_pk, match.pk, match.variant, seats, state.winner,
+                        state.draw)
+
+
 @dataclass(frozen=True)
 class KeyRecord:
     """An Idempotency-Key to remember with a move: the seat's key and the request's
@@ -210,7 +219,7 @@ def _under_lock(match: Match, saved: bool) -> None:
 
 
 _KEPT = ("version", "status", "finished_at", "end_reason", "rounds", "turn", "deadline",
-         "scores", "winner", "draw", "timeouts")
+         "scores", "winner", "draw", "timeouts", "rating_changes")
 """The columns a save keeps the loaded match object in step with."""
 
 
@@ -232,6 +241,10 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
     if timeouts is not None:
         columns["timeouts"] = timeouts
     old_status, old_version = match.status, match.version if read is None else read
+    if match.rated and columns["status"] == "finished" and old_status != "finished":
+        # rated once, in the finishing transaction (the caller holds the row lock)
+        assert alone is None, "a rated match finishes in a write transaction"
+        columns["rating_changes"] = _rate(match, state)
     old = {name: getattr(match, name) for name in _KEPT}
     # the object shows the change while its webhook messages are worked out; put back
     # below if the match moved on
@@ -315,7 +328,7 @@ def _save_in_steps(match: Match, read: int, columns: dict[str, Any],
 def create_match(
     match_id: str, tenant: int, variant: str, state: State, seats: Sequence[NewSeat],
     commitment: str, explicit_decks: bool, *, waiting: bool = False, quick: bool = False,
-    clock: tuple[int, str] | None = None,
+    clock: tuple[int, str] | None = None, rated: bool = False,
 ) -> Match:
     """Insert a tenant's match, its seats and its starting snapshot; ``waiting`` while a
     seat is open."""
@@ -330,6 +343,7 @@ def create_match(
         explicit_decks=explicit_decks,
         created_at=utcnow(),
         quick=quick,
+        rated=rated,
         clock_seconds=clock[0] if clock else None,
         clock_timeout=clock[1] if clock else None,
         timeouts=[0] * len(seats),
@@ -463,12 +477,13 @@ def note_rematch(match: Match, seat: int, rematch_id: str, round_number: int) ->
     set_committed_value(match, "rematch_id", rematch_id)
 
 
-def oldest_quick_table(tenant: int, rules_hash: str, since: datetime) -> Match | None:
-    """The oldest waiting quick-play match of a tenant with these rules made after
-    ``since`` (older ones have expired), locked."""
+def oldest_quick_table(tenant: int, rules_hash: str, since: datetime,
+                       rated: bool = False) -> Match | None:
+    """The oldest waiting quick-play match of a tenant with these rules (rated or not)
+    made after ``since`` (older ones have expired), locked."""
     stmt = (select(Match).where(
         Match.tenant_pk == tenant, Match.status == "waiting", Match.quick.is_(True),
-        Match.rules_hash == rules_hash, Match.created_at >= since,
+        Match.rules_hash == rules_hash, Match.created_at >= since, Match.rated.is_(rated),
     ).order_by(Match.pk).limit(1).options(joinedload(Match.seats, innerjoin=True))
         .with_for_update(of=Match).execution_options(populate_existing=True))
     return db.session.execute(stmt).unique().scalar_one_or_none()

@@ -50,6 +50,9 @@ class MatchView:
     """``{"move_seconds", "timeout"}``, or None without a clock."""
     deadline: datetime | None
     """When the seat to play runs out of time (None without a clock or not running)."""
+    rated: bool = False
+    rating_changes: list[dict[str, Any]] | None = None
+    """Each seat's rating before and after, once a rated match finished."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,8 @@ def match_view(match: Match, state: State, seat: int | None, *,
         seed=state.seed.hex() if status in ("finished", "aborted") else None,
         end_reason=end_reason,
         rematch=rematch,
+        rated=match.rated,
+        rating_changes=match.rating_changes if version is None else None,
         clock={"move_seconds": match.clock_seconds, "timeout": match.clock_timeout}
         if match.clock_seconds else None,
         deadline=match.deadline if version is None and status == "active" else None,

@@ -34,3 +34,26 @@ class MintedSchema(ma.Schema):
         "description": "a JWT (HS256) with iss basra, aud the front end's name, sub the "
         "player id, name, iat and exp"})
     expires_at = UTCDateTime(required=True)
+
+
+class SkillSchema(ma.Schema):
+    """A rating: openskill's mu and sigma, and the ordinal (mu - 3 sigma) that ranks it."""
+
+    mu = ma.fields.Float(required=True)
+    sigma = ma.fields.Float(required=True)
+    ordinal = ma.fields.Float(required=True)
+
+
+class RatingChangeSchema(ma.Schema):
+    """One seat's rating before and after a rated match."""
+
+    seat = ma.fields.Integer(required=True)
+    player_id = ma.fields.String(required=True)
+    before = ma.fields.Nested(SkillSchema, required=True)
+    after = ma.fields.Nested(SkillSchema, required=True)
+
+
+RATING_CHANGES = {"required": True, "allow_none": True, "metadata": {
+    "description": "each seat's rating before and after, once a rated match finished "
+    "(null otherwise)"}}
+"""A ``rating_changes`` field's settings (views, history entries, match.finished)."""

@@ -11,6 +11,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -95,6 +96,47 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
     __table_args__ = (Index("ix_players_tenant_player", "tenant_pk", "player_id", unique=True),)
 
 
+class Rating(db.Model):  # type: ignore[name-defined,misc]
+    """A player's rating in one pool (a variant): openskill's mu and sigma."""
+
+    __tablename__ = "ratings"
+
+    player_pk: Mapped[int] = mapped_column(
+        ForeignKey("players.pk", ondelete="CASCADE"), primary_key=True
+    )
+    pool: Mapped[str] = mapped_column(String(64), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float, nullable=False)
+    sigma: Mapped[float] = mapped_column(Float, nullable=False)
+    ordinal: Mapped[float] = mapped_column(Float, nullable=False)
+    """mu - 3 sigma: what leaderboards sort by."""
+    games: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    rated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """When its last rated match finished."""
+
+    __table_args__ = (Index("ix_ratings_pool_ordinal", "pool", "ordinal"),)
+
+
+class RatingChange(db.Model):  # type: ignore[name-defined,misc]
+    """A player's rating after one rated match (for the rating chart)."""
+
+    __tablename__ = "rating_changes"
+
+    pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
+    player_pk: Mapped[int] = mapped_column(
+        ForeignKey("players.pk", ondelete="CASCADE"), nullable=False
+    )
+    pool: Mapped[str] = mapped_column(String(64), nullable=False)
+    match_pk: Mapped[int] = mapped_column(
+        ForeignKey("matches.pk", ondelete="CASCADE"), nullable=False
+    )
+    mu: Mapped[float] = mapped_column(Float, nullable=False)
+    sigma: Mapped[float] = mapped_column(Float, nullable=False)
+    ordinal: Mapped[float] = mapped_column(Float, nullable=False)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+    __table_args__ = (Index("ix_rating_changes_player", "player_pk", "pool", "pk"),)
+
+
 class Match(db.Model):  # type: ignore[name-defined,misc]
     """One match: its engine snapshot, version (moves applied) and public facts."""
 
@@ -125,6 +167,10 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     """Rounds played (the current one included)."""
     turn: Mapped[int | None] = mapped_column(Integer)
     """The seat to play (null once over, or while waiting for players)."""
+    rated: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    """Rated: every seat a distinct vouched player; the finish updates their ratings."""
+    rating_changes: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
+    """Each seat's ``{seat, player_id, before, after}`` once a rated match finished."""
     quick: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     """A quick-play table: the next quick-play caller with the same rules joins it."""
     rematch_id: Mapped[str | None] = mapped_column(String(36))

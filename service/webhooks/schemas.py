@@ -5,6 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
+from ..players.schemas import RATING_CHANGES, RatingChangeSchema
 from ..web.fields import UTCDateTime
 from .service import EVENTS
 
@@ -136,6 +137,7 @@ class MatchFinishedSchema(_Change):
     rounds = ma.fields.Integer(required=True)
     seed = ma.fields.String(required=True, metadata={"description": "the seed, now public"})
     commitment = ma.fields.String(required=True)
+    rating_changes = ma.fields.List(ma.fields.Nested(RatingChangeSchema), **RATING_CHANGES)
 
 
 def _message(kind: str, data: type[ma.Schema]) -> type[ma.Schema]:

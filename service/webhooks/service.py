@@ -203,6 +203,7 @@ def _events(match: Match, old_status: str | None, old_version: int,
             **base, "status": match.status, "end_reason": match.end_reason,
             "scores": match.scores, "winner": match.winner, "draw": match.draw,
             "rounds": match.rounds, "seed": match.seed.hex(), "commitment": match.commitment,
+            "rating_changes": match.rating_changes,
         }))
     return events
 

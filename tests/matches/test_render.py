@@ -39,6 +39,10 @@ moments = st.one_of(
 )
 
 
+skill = st.fixed_dictionaries({"mu": st.floats(0.5, 60), "sigma": st.floats(0.1, 9),
+                               "ordinal": st.floats(-30.5, -0.5)})
+
+
 @st.composite
 def views(draw: st.DrawFn) -> tuple[MatchView, Any]:
     variant = draw(st.sampled_from(VARIANTS))
@@ -64,6 +68,10 @@ def views(draw: st.DrawFn) -> tuple[MatchView, Any]:
             lambda s, t: {"move_seconds": s, "timeout": t},
             st.integers(5, 86_400), st.sampled_from(["autoplay", "forfeit"])))),
         deadline=draw(moments),
+        rated=draw(st.booleans()),
+        rating_changes=draw(st.one_of(st.none(), st.lists(st.fixed_dictionaries({
+            "seat": st.integers(0, 3), "player_id": st.text("abc-", min_size=1, max_size=8),
+            "before": skill, "after": skill}), max_size=4))),
     )
     return view, state
 

@@ -1,0 +1,82 @@
+"""Ratings: one per player per pool (the match's variant: house rules do not split
+pools), by openskill's Plackett-Luce model with the library's default parameters.
+
+A finished rated match is rated once, in the transaction that finishes it: teams as
+teams (the two partners of a 4-player match together), the winning team ranked first,
+a draw a tie. A resigned or forfeited match is a loss for that side (the engine gives
+the win to the other); an aborted one is not rated. The rating rows of a match's
+players are locked in player order, so two matches of one player finishing at once
+both count and never deadlock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from openskill.models import PlackettLuce
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from ..storage.db import backend, db
+from ..storage.models import Player, Rating, RatingChange, utcnow
+
+MODEL = PlackettLuce()
+"""openskill's Plackett-Luce model, the library's defaults (mu 25, sigma 25/3)."""
+
+
+def skill(mu: float, sigma: float) -> dict[str, float]:
+    """A rating as the API shows it: mu, sigma and the ordinal (mu - 3 sigma)."""
+    return {"mu": mu, "sigma": sigma, "ordinal": MODEL.rating(mu=mu, sigma=sigma).ordinal()}
+
+
+def _players(tenant: int, player_ids: Sequence[str]) -> dict[str, int]:
+    """player id -> pk of the match's players (each was recorded when vouched for)."""
+    rows = db.session.execute(select(Player.player_id, Player.pk).where(
+        Player.tenant_pk == tenant, Player.player_id.in_(player_ids))).all()
+    return {player_id: pk for player_id, pk in rows}
+
+
+def _locked(pks: Sequence[int], pool: str) -> dict[int, Rating]:
+    """The players' ratings in ``pool``, made at the defaults where missing, locked until
+    the transaction ends (in player order: two matches finishing at once never deadlock)."""
+    dialect = postgresql if backend() == "postgresql" else sqlite
+    start = {"mu": MODEL.mu, "sigma": MODEL.sigma, "games": 0}
+    for pk in sorted(pks):
+        db.session.execute(dialect.insert(Rating).values(
+            player_pk=pk, pool=pool, ordinal=skill(MODEL.mu, MODEL.sigma)["ordinal"], **start,
+        ).on_conflict_do_nothing(index_elements=["player_pk", "pool"]))
+    rows = db.session.execute(select(Rating).where(
+        Rating.player_pk.in_(pks), Rating.pool == pool).order_by(Rating.player_pk)
+        .with_for_update().execution_options(populate_existing=True)).scalars()
+    return {row.player_pk: row for row in rows}
+
+
+def rate(tenant: int, match_pk: int, pool: str, seats: Sequence[tuple[int, int, str]],
+         winner: int | None, draw: bool) -> list[dict[str, Any]]:
+    """Rate a finished match in the caller's write transaction: ``seats`` are (seat, team,
+    player id) of every seat, ``winner`` the winning team (None with ``draw``). Returns
+    each seat's ``{seat, player_id, before, after}``."""
+    pks = _players(tenant, [player_id for _, _, player_id in seats])
+    ratings = _locked(list(pks.values()), pool)
+    teams = sorted({team for _, team, _ in seats})
+    members = {team: [s for s in seats if s[1] == team] for team in teams}
+    before = {seat: (ratings[pks[player_id]].mu, ratings[pks[player_id]].sigma)
+              for seat, _, player_id in seats}
+    ranks = [1 if draw or team == winner else 2 for team in teams]
+    rated = MODEL.rate([[MODEL.rating(mu=before[seat][0], sigma=before[seat][1])
+                         for seat, _, _ in members[team]] for team in teams], ranks=ranks)
+    now = utcnow()
+    changes = []
+    for team, new in zip(teams, rated, strict=True):
+        for (seat, _, player_id), after in zip(members[team], new, strict=True):
+            row = ratings[pks[player_id]]
+            row.mu, row.sigma, row.games, row.rated_at = after.mu, after.sigma, row.games + 1, now
+            row.ordinal = after.ordinal()
+            db.session.add(RatingChange(player_pk=row.player_pk, pool=pool, match_pk=match_pk,
+                                        mu=after.mu, sigma=after.sigma, ordinal=row.ordinal,
+                                        at=now))
+            changes.append({"seat": seat, "player_id": player_id,
+                            "before": skill(*before[seat]), "after": skill(after.mu, after.sigma)})
+    db.session.flush()
+    return sorted(changes, key=lambda c: c["seat"])
