@@ -78,6 +78,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     init_limits(app)
     for resources in (ops, variants, matches, lobby, players, webhooks):
         api.register_blueprint(resources.blp)
+    api.register_blueprint(players.leaderboards)
     webhooks.describe_messages(api.spec)
     app.register_blueprint(ops.scrape_blp)
     app.register_blueprint(docs.blp)

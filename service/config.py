@@ -106,6 +106,10 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "BASRA_WAITING_MINUTES": _float("BASRA_WAITING_MINUTES", 10.0),
         # a retried move's Idempotency-Key is honoured this long
         "BASRA_IDEMPOTENCY_HOURS": _float("BASRA_IDEMPOTENCY_HOURS", 24.0),
+        # a leaderboard lists the players of a pool with this many rated games, one of
+        # them within this many days; fewer games: the rating is provisional
+        "BASRA_LEADERBOARD_MIN_GAMES": _int("BASRA_LEADERBOARD_MIN_GAMES", 10, low=1),
+        "BASRA_LEADERBOARD_ACTIVE_DAYS": _int("BASRA_LEADERBOARD_ACTIVE_DAYS", 30, low=1),
         # webhooks: private addresses refused unless allowed (tests, private deployments);
         # a try waits this long; retries start after BASRA_WEBHOOK_RETRY_SECONDS and grow
         # fourfold (capped at 6 h, with jitter) for BASRA_WEBHOOK_ATTEMPTS tries (~26 h);

@@ -16,7 +16,13 @@ from .matches.errors import (
     VersionMismatch,
     WrongPlayerCount,
 )
-from .players.errors import InvalidPlayerToken, PlayerUnverified, ServerKeyRequired
+from .players.errors import (
+    BadBoardCursor,
+    InvalidPlayerToken,
+    PlayerNotFound,
+    PlayerUnverified,
+    ServerKeyRequired,
+)
 from .storage.errors import DatabaseUnavailable
 from .tenants.errors import InvalidApiKey, MissingApiKey, OriginNotAllowed
 from .web.problems import ProblemHeaders, Statuses
@@ -29,6 +35,7 @@ STATUSES: Statuses = [
     (MatchNotStarted, 409),
     (MatchNotFound, 404),
     (WebhookNotFound, 404),
+    (PlayerNotFound, 404),
     (WebhookUrlNotAllowed, 422),
     (MissingToken, 401),
     (InvalidToken, 403),
@@ -48,6 +55,7 @@ STATUSES: Statuses = [
     (RatedNeedsPlayers, 422),
     (IdempotencyKeyReused, 422),
     (InvalidCursor, 422),
+    (BadBoardCursor, 422),
     (DatabaseUnavailable, 503),
     (TooManyWaiters, 429),
 ]

@@ -28,6 +28,7 @@ from service import create_app
 from service.players import service as players
 from service.storage import MIGRATIONS
 from service.storage.db import db
+from service.tenants import service as tenants
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 REQUIRE_PG = os.environ.get("BASRA_REQUIRE_POSTGRES") == "1"
@@ -129,3 +130,16 @@ def app(backend: str, tmp_path: Path) -> Iterator[Flask]:
 def client(app: Flask) -> FlaskClient:
     """A test client of the app."""
     return app.test_client()
+
+
+@pytest.fixture
+def keyed(backend: str, tmp_path: Path) -> Flask:
+    """An app that requires API keys (the production setting), keys checked every time."""
+    return make_app(backend, tmp_path, BASRA_API_KEYS="required", BASRA_KEY_CACHE_SECONDS=0)
+
+
+def api_key(app: Flask, name: str, *origins: str) -> dict[str, str]:
+    """The X-API-Key header of a new key of front end ``name``: a browser key limited to
+    ``origins``, or without them a server key."""
+    with app.app_context():
+        return {"X-API-Key": tenants.create_key(name, list(origins))}

@@ -22,3 +22,15 @@ class ServerKeyRequired(ServiceError):
     """Minting a player token takes a server key: a browser key may never mint."""
 
     reason = "server_key_required"
+
+
+class PlayerNotFound(ServiceError, LookupError):
+    """No player of that id at this front end (another front end's are not found)."""
+
+    reason = "player_not_found"
+
+
+class BadBoardCursor(ServiceError):
+    """A leaderboard cursor this service did not issue."""
+
+    reason = "invalid_cursor"

@@ -5,16 +5,25 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import g
+from flask import current_app, g
 from flask.views import MethodView
 
 from ..tenants.limits import budget
 from ..tenants.requests import tenant
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
+from . import boards
 from . import service as players
+from .boards import Board, Listing, Record
 from .errors import ServerKeyRequired
-from .schemas import MintedSchema, MintSchema
+from .schemas import (
+    BoardQuerySchema,
+    BoardSchema,
+    MintedSchema,
+    MintSchema,
+    RatingHistorySchema,
+    RecordSchema,
+)
 from .service import PLAYER_ID, MintedToken
 
 blp = Blueprint("players", __name__, url_prefix="/v1/players",
@@ -49,3 +58,54 @@ class Tokens(MethodView):
                                     "on your server, with a key made without --origin")
         return players.mint(tenant(), g.caller.name, player_id, body.get("name"),
                             body["ttl_seconds"]), 201
+
+
+def _listing() -> Listing:
+    config = current_app.config
+    return Listing.of(config["BASRA_LEADERBOARD_MIN_GAMES"],
+                      config["BASRA_LEADERBOARD_ACTIVE_DAYS"])
+
+
+@blp.route("/<string:player_id>")
+class PlayerById(MethodView):
+    """A player's record."""
+
+    @budget("reads")
+    @blp.response(200, RecordSchema)
+    @blp.alt_response(404, **problem_doc("no such player at this front end"))
+    def get(self, player_id: str) -> Record:
+        """The player's ratings per pool (with their leaderboard rank) and totals."""
+        return boards.record(tenant(), player_id, _listing())
+
+
+@blp.route("/<string:player_id>/ratings/<string:pool>")
+class RatingHistory(MethodView):
+    """A player's rating over time."""
+
+    @budget("reads")
+    @blp.response(200, RatingHistorySchema)
+    @blp.alt_response(404, **problem_doc("no such player at this front end"))
+    def get(self, player_id: str, pool: str) -> dict[str, Any]:
+        """The player's rating after each rated match of the pool, oldest first."""
+        return {"player_id": player_id, "pool": pool,
+                "points": boards.rating_history(tenant(), player_id, pool)}
+
+
+leaderboards = Blueprint("leaderboards", __name__, url_prefix="/v1/leaderboards",
+                         description="Each pool's players by rating")
+
+
+@leaderboards.route("/<string:pool>")
+class Leaderboard(MethodView):
+    """A pool's leaderboard."""
+
+    @budget("reads")
+    @leaderboards.arguments(BoardQuerySchema, location="query")
+    @leaderboards.response(200, BoardSchema)
+    def get(self, query: dict[str, Any], pool: str) -> Board:
+        """The pool's listed players (enough rated games, one lately), highest ordinal
+        first, by cursor; `around` gives the page around a player, with their rank and
+        percentile."""
+        return boards.leaderboard(tenant(), pool, _listing(), current_app.config["SECRET_KEY"],
+                                  cursor=query.get("cursor"), around=query.get("around"),
+                                  limit=query["limit"])

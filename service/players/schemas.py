@@ -57,3 +57,80 @@ RATING_CHANGES = {"required": True, "allow_none": True, "metadata": {
     "description": "each seat's rating before and after, once a rated match finished "
     "(null otherwise)"}}
 """A ``rating_changes`` field's settings (views, history entries, match.finished)."""
+
+
+class PoolRatingSchema(SkillSchema):
+    """A player's rating in one pool (a variant)."""
+
+    pool = ma.fields.String(required=True)
+    games = ma.fields.Integer(required=True, metadata={"description": "rated matches"})
+    provisional = ma.fields.Boolean(required=True, metadata={
+        "description": "fewer rated games than a leaderboard needs"})
+    rank = ma.fields.Integer(required=True, allow_none=True, metadata={
+        "description": "the place on the pool's leaderboard; null: not listed"})
+
+
+class TotalsSchema(ma.Schema):
+    """A player's matches at this front end (the seats they held as a vouched player)."""
+
+    matches = ma.fields.Integer(required=True)
+    wins = ma.fields.Integer(required=True)
+    losses = ma.fields.Integer(required=True)
+    draws = ma.fields.Integer(required=True)
+    resigned = ma.fields.Integer(required=True, metadata={"description": "lost by resigning"})
+    timed_out = ma.fields.Integer(required=True, metadata={
+        "description": "lost on the clock"})
+
+
+class RecordSchema(ma.Schema):
+    """A player's record."""
+
+    player_id = ma.fields.String(required=True)
+    name = ma.fields.String(required=True, allow_none=True)
+    created_at = UTCDateTime(required=True)
+    ratings = ma.fields.List(ma.fields.Nested(PoolRatingSchema), required=True)
+    totals = ma.fields.Nested(TotalsSchema, required=True)
+
+
+class RatingPointSchema(SkillSchema):
+    """A player's rating after one rated match."""
+
+    match_id = ma.fields.String(required=True)
+    at = UTCDateTime(required=True)
+
+
+class RatingHistorySchema(ma.Schema):
+    """A player's rating after each rated match of a pool, oldest first (for a chart)."""
+
+    player_id = ma.fields.String(required=True)
+    pool = ma.fields.String(required=True)
+    points = ma.fields.List(ma.fields.Nested(RatingPointSchema), required=True)
+
+
+class EntrySchema(SkillSchema):
+    """One line of a leaderboard."""
+
+    rank = ma.fields.Integer(required=True)
+    player_id = ma.fields.String(required=True)
+    name = ma.fields.String(required=True, allow_none=True)
+    games = ma.fields.Integer(required=True)
+
+
+class BoardQuerySchema(ma.Schema):
+    """A leaderboard page: the first, the next (cursor), or the one around a player."""
+
+    cursor = ma.fields.String(validate=validate.Length(max=200))
+    around = ma.fields.String(**PLAYER_ID_FIELD)
+    limit = ma.fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+
+
+class BoardSchema(ma.Schema):
+    """A page of a pool's leaderboard, highest ordinal first."""
+
+    pool = ma.fields.String(required=True)
+    entries = ma.fields.List(ma.fields.Nested(EntrySchema), required=True)
+    next = ma.fields.String(required=True, allow_none=True)
+    rank = ma.fields.Integer(allow_none=True, metadata={
+        "description": "with around: that player's place"})
+    percentile = ma.fields.Float(allow_none=True, metadata={
+        "description": "with around: the share of listed players at or below them, %"})

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import jwt
@@ -20,26 +19,14 @@ from service.storage.db import db
 from service.storage.models import Player, Seat
 from service.tenants import service as tenants
 from tests.client import auth
-from tests.conftest import make_app
-
-
-@pytest.fixture
-def keyed(backend: str, tmp_path: Path) -> Flask:
-    """Keys required, as in production; keys checked on every request."""
-    return make_app(backend, tmp_path, BASRA_API_KEYS="required", BASRA_KEY_CACHE_SECONDS=0)
-
-
-def _key(app: Flask, name: str, *origins: str) -> dict[str, str]:
-    with app.app_context():
-        return {"X-API-Key": tenants.create_key(name, list(origins))}
-
+from tests.conftest import api_key
 
 BROWSER = "https://play.acme.example"
 
 
 def _front_end(app: Flask, name: str = "acme") -> tuple[dict[str, str], dict[str, str]]:
     """A front end's server key and browser key (one tenant)."""
-    return _key(app, name), _key(app, name, BROWSER)
+    return api_key(app, name), api_key(app, name, BROWSER)
 
 
 def _mint(client: FlaskClient, server: dict[str, str], player_id: str = "u-17",

@@ -2,33 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
 from service.tenants import service as tenants
 from tests.client import auth, create, tokens
-from tests.conftest import make_app
-
-
-@pytest.fixture
-def keyed(backend: str, tmp_path: Path) -> Flask:
-    """An app that requires API keys (the production setting), keys checked every time."""
-    return make_app(backend, tmp_path, BASRA_API_KEYS="required", BASRA_KEY_CACHE_SECONDS=0)
-
-
-def _key(app: Flask, name: str, *origins: str) -> dict[str, str]:
-    with app.app_context():
-        return {"X-API-Key": tenants.create_key(name, list(origins))}
+from tests.conftest import api_key
 
 
 def test_without_a_valid_key_every_v1_request_is_401(keyed: Flask) -> None:
     """BASRA_API_KEYS=required: no key, an unknown key, a revoked key: 401 problems; the
     health checks need none."""
     client = keyed.test_client()
-    acme = _key(keyed, "acme")
+    acme = api_key(keyed, "acme")
     assert client.get("/v1/variants", headers=acme).status_code == 200
     for headers, reason in (({}, "missing_api_key"),
                             ({"X-API-Key": "bk_nonsense"}, "invalid_api_key")):
@@ -50,7 +36,7 @@ def test_a_tenant_sees_only_its_own_matches(keyed: Flask) -> None:
     """Another tenant's match is 404 on every route (view, 304 poll, moves, log, resign,
     hint), and history lists only the caller's own matches."""
     client = keyed.test_client()
-    acme, zeta = _key(keyed, "acme"), _key(keyed, "zeta")
+    acme, zeta = api_key(keyed, "acme"), api_key(keyed, "zeta")
     r = client.post("/v1/matches", headers=acme,
                     json={"players": [{"name": "ann", "player_id": "p1"}, {"name": "bob"}]})
     assert r.status_code == 201
@@ -81,7 +67,7 @@ def test_keyless_requests_belong_to_the_local_tenant(client: FlaskClient, app: F
     """BASRA_API_KEYS=optional (make serve): no key is the built-in local tenant, which
     does not see a keyed tenant's matches (nor they its)."""
     local = create(client)
-    acme = _key(app, "acme")
+    acme = api_key(app, "acme")
     assert client.get(f"/v1/matches/{local['id']}", headers=acme).status_code == 404
     r = client.post("/v1/matches", headers=acme, json={"players": [{"name": "a"}, {"name": "b"}]})
     assert client.get(f"/v1/matches/{r.get_json()['id']}").status_code == 404
@@ -94,7 +80,7 @@ def test_a_key_may_be_limited_to_browser_origins(keyed: Flask) -> None:
     """A tenant created with --origin answers only those browser origins (403 otherwise);
     requests without an Origin (servers, apps) are not browsers and pass."""
     client = keyed.test_client()
-    key = _key(keyed, "webapp", "https://play.example")
+    key = api_key(keyed, "webapp", "https://play.example")
     ok = client.get("/v1/variants", headers={**key, "Origin": "https://play.example"})
     assert ok.status_code == 200
     assert ok.headers["Access-Control-Allow-Origin"] in ("https://play.example", "*")

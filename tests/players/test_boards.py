@@ -1,0 +1,150 @@
+"""Records and leaderboards (issue "Players", items 3 and 4): a player's ratings, rank
+and totals; their rating after each rated match; each pool's leaderboard by ordinal,
+by cursor and around a player, listing only players with enough recent rated games."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import update
+
+from service.storage.db import db
+from service.storage.models import Player, Rating, utcnow
+from tests.client import auth, tokens
+from tests.conftest import api_key, make_app
+
+PLAYERS = ["p0", "p1", "p2", "p3", "p4", "p5"]
+
+
+@pytest.fixture
+def league(backend: str, tmp_path: Path) -> Flask:
+    """A front end whose six players played rated matches: p(i) beat p(j) for i < j in
+    a round robin (the loser resigns), and p5 played once more, against p4 (p4 won)."""
+    app = make_app(backend, tmp_path, BASRA_LEADERBOARD_MIN_GAMES=5)
+    client = app.test_client()
+    for i, winner in enumerate(PLAYERS):
+        for loser in PLAYERS[i + 1:]:
+            _rated_win(client, winner, loser)
+    _rated_win(client, "p4", "p5")
+    return app
+
+
+def _rated_win(client: FlaskClient, winner: str, loser: str,
+               headers: dict[str, str] | None = None) -> None:
+    r = client.post("/v1/matches", headers=headers or {}, json={"rated": True, "players": [
+        {"name": winner.upper(), "player_id": winner}, {"name": loser.upper(), "player_id": loser}]})
+    assert r.status_code == 201, r.get_json()
+    created = r.get_json()
+    resigned = client.post(f"/v1/matches/{created['id']}/resign",
+                           headers={**(headers or {}), **auth(tokens(created)[1])})
+    assert resigned.status_code == 200, resigned.get_json()
+
+
+def _board(client: FlaskClient, **query: Any) -> dict[str, Any]:
+    r = client.get("/v1/leaderboards/egyptian-v2", query_string=query)
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()  # type: ignore[no-any-return]
+
+
+def test_the_leaderboard_lists_by_ordinal_with_ranks(league: Flask) -> None:
+    """Five or more rated games each: all six listed, the round robin's order, ranks 1..6,
+    each entry's figures the player's rating row."""
+    board = _board(league.test_client())
+    entries = board["entries"]
+    assert [e["player_id"] for e in entries] == PLAYERS
+    assert [e["rank"] for e in entries] == [1, 2, 3, 4, 5, 6] and board["next"] is None
+    ordinals = [e["ordinal"] for e in entries]
+    assert ordinals == sorted(ordinals, reverse=True)
+    assert entries[0]["name"] == "P0" and entries[5]["games"] == 6
+    assert all(abs(e["ordinal"] - (e["mu"] - 3 * e["sigma"])) < 1e-9 for e in entries)
+
+
+def test_pages_follow_each_other_without_gaps(league: Flask) -> None:
+    client = league.test_client()
+    seen, cursor = [], None
+    while True:
+        page = _board(client, limit=4, **({"cursor": cursor} if cursor else {}))
+        seen += [(e["rank"], e["player_id"]) for e in page["entries"]]
+        cursor = page["next"]
+        if cursor is None:
+            break
+    assert seen == list(enumerate(PLAYERS, start=1))
+    r = client.get("/v1/leaderboards/egyptian-v2", query_string={"cursor": "bm90LW1pbmU"})
+    assert r.status_code == 422 and r.get_json()["reason"] == "invalid_cursor"
+
+
+def test_around_a_player_gives_their_page_rank_and_percentile(league: Flask) -> None:
+    board = _board(league.test_client(), around="p3", limit=3)
+    assert board["rank"] == 4 and board["percentile"] == 50.0
+    assert [(e["rank"], e["player_id"]) for e in board["entries"]] == [
+        (3, "p2"), (4, "p3"), (5, "p4")]
+    assert board["next"] is not None
+    top = _board(league.test_client(), around="p0", limit=3)
+    assert top["rank"] == 1 and top["percentile"] == 100.0
+    assert [e["player_id"] for e in top["entries"]] == ["p0", "p1", "p2"]
+
+
+def test_only_players_with_enough_recent_games_are_listed(league: Flask) -> None:
+    """p0 has not played for 40 days, and the minimum is raised to six games: only p4 and
+    p5 (six games each) stay; p0 is not on the board, and around p0 is 404."""
+    with league.app_context():
+        p0 = db.session.query(Player).filter_by(player_id="p0").one()
+        db.session.execute(update(Rating).where(Rating.player_pk == p0.pk)
+                           .values(rated_at=utcnow() - timedelta(days=40)))
+        db.session.commit()
+    league.config["BASRA_LEADERBOARD_MIN_GAMES"] = 6
+    client = league.test_client()
+    assert [e["player_id"] for e in _board(client)["entries"]] == ["p4", "p5"]
+    r = client.get("/v1/leaderboards/egyptian-v2", query_string={"around": "p0"})
+    assert r.status_code == 404 and r.get_json()["reason"] == "player_not_found"
+    record = client.get("/v1/players/p0").get_json()
+    assert record["ratings"][0]["rank"] is None and record["ratings"][0]["provisional"]
+
+
+def test_a_players_record_and_rating_history(league: Flask) -> None:
+    client = league.test_client()
+    record = client.get("/v1/players/p4").get_json()
+    assert record["player_id"] == "p4" and record["name"] == "P4"
+    [pool] = record["ratings"]
+    assert pool["pool"] == "egyptian-v2" and pool["games"] == 6 and not pool["provisional"]
+    assert pool["rank"] == 5
+    assert record["totals"] == {"matches": 6, "wins": 2, "losses": 4, "draws": 0,
+                                "resigned": 4, "timed_out": 0}
+    history = client.get("/v1/players/p4/ratings/egyptian-v2").get_json()
+    points = history["points"]
+    assert len(points) == 6 and points[-1]["ordinal"] == pool["ordinal"]
+    assert [p["at"] for p in points] == sorted(p["at"] for p in points)
+    assert client.get("/v1/players/p4/ratings/pagat").get_json()["points"] == []
+
+
+def test_another_front_ends_players_are_not_found(league: Flask) -> None:
+    league.config["BASRA_API_KEYS"] = "required"
+    client = league.test_client()
+    globex = api_key(league, "globex")
+    assert client.get("/v1/players/p0", headers=globex).status_code == 404
+    assert client.get("/v1/players/p0/ratings/egyptian-v2", headers=globex).status_code == 404
+    assert _board_with(client, globex)["entries"] == []
+    _rated_win(client, "g1", "g2", globex)
+    league.config["BASRA_LEADERBOARD_MIN_GAMES"] = 1
+    g1 = client.get("/v1/players/g1", headers=globex).get_json()
+    assert g1["totals"]["wins"] == 1
+    assert g1["ratings"][0]["rank"] == 1  # ranked among globex's players alone
+    board = _board_with(client, globex)
+    assert [(e["rank"], e["player_id"]) for e in board["entries"]] == [(1, "g1"), (2, "g2")]
+
+
+def _board_with(client: FlaskClient, headers: dict[str, str]) -> dict[str, Any]:
+    r = client.get("/v1/leaderboards/egyptian-v2", headers=headers)
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()  # type: ignore[no-any-return]
+
+
+def test_unknown_players_and_bad_ids(tmp_path: Path) -> None:
+    client = make_app("sqlite", tmp_path).test_client()
+    assert client.get("/v1/players/nobody").status_code == 404
+    assert client.get("/v1/players/a%20b").status_code == 422
