@@ -79,6 +79,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     for resources in (ops, variants, matches, lobby, players, webhooks):
         api.register_blueprint(resources.blp)
     api.register_blueprint(players.leaderboards)
+    api.register_blueprint(matches.player_matches)
     webhooks.describe_messages(api.spec)
     app.register_blueprint(ops.scrape_blp)
     app.register_blueprint(docs.blp)

@@ -13,6 +13,7 @@ from flask.views import MethodView
 
 from ..errors import MatchNotFound
 from ..live.versions import Credential
+from ..players import service as players
 from ..players.requests import credential, seat_for
 from ..tenants.limits import budget
 from ..tenants.requests import tenant, waiter
@@ -32,6 +33,7 @@ from .schemas import (
     MoveLogSchema,
     MoveRequestSchema,
     MoveResponseSchema,
+    PlayerMatchesQuerySchema,
     StateEventSchema,
     WaitQuerySchema,
 )
@@ -99,12 +101,15 @@ class Matches(MethodView):
     def get(self, query: dict[str, Any]) -> tuple[HistoryPage, int, Headers]:
         """Match history, newest first; keyset pagination with `next` and a Link header."""
         page = matches.history(HistoryQuery(tenant(), **query))
-        headers = {}
-        if page.next:
-            args = {k: v for k, v in request.args.items() if k != "cursor"}
-            link = url_for("matches.Matches", _external=False, **args, cursor=page.next)
-            headers["Link"] = f'<{link}>; rel="next"'
-        return page, 200, headers
+        return page, 200, _next_link("matches.Matches", page)
+
+
+def _next_link(endpoint: str, page: HistoryPage, **values: str) -> Headers:
+    """The Link header of a page's next page (none on the last)."""
+    if not page.next:
+        return {}
+    args = {k: v for k, v in request.args.items() if k != "cursor"}
+    return {"Link": f'<{url_for(endpoint, **values, **args, cursor=page.next)}>; rel="next"'}
 
 
 @blp.route("/<string:match_id>")
@@ -253,3 +258,26 @@ class Events(MethodView):
         response.headers["Cache-Control"] = "no-cache"
         response.headers["X-Accel-Buffering"] = "no"
         return response
+
+
+player_matches = Blueprint("player_matches", __name__, url_prefix="/v1/players",
+                           description="A player's matches")
+
+
+@player_matches.route("/<string:player_id>/matches")
+class PlayerMatches(MethodView):
+    """The matches of one player."""
+
+    @budget("reads")
+    @player_matches.arguments(PlayerMatchesQuerySchema, location="query")
+    @player_matches.response(200, HistoryPageSchema, headers={"Link": {
+        "description": "rel=next URL of the following page", "schema": {"type": "string"}}})
+    @player_matches.alt_response(404, **problem_doc("no such player at this front end"))
+    def get(self, query: dict[str, Any], player_id: str) -> tuple[HistoryPage, int, Headers]:
+        """The matches in which the player held a seat as a vouched player, newest first;
+        `pool`, `rated` and `status` filter; keyset pages with `next` and a Link header."""
+        players.require(tenant(), player_id)
+        page = matches.history(HistoryQuery(
+            tenant(), player_id=player_id, variant=query.get("pool"), rated=query.get("rated"),
+            status=query.get("status"), cursor=query.get("cursor"), limit=query["limit"]))
+        return page, 200, _next_link("player_matches.PlayerMatches", page, player_id=player_id)

@@ -308,6 +308,19 @@ class HistoryQuerySchema(ma.Schema):
     )
 
 
+class PlayerMatchesQuerySchema(ma.Schema):
+    """Filters and cursor of a player's matches."""
+
+    pool = ma.fields.String(validate=validate.Length(min=1, max=64), metadata={
+        "description": "only this pool (variant)"})
+    rated = ma.fields.Boolean(metadata={"description": "only rated (or unrated) matches"})
+    status = ma.fields.String(validate=validate.OneOf(STATUSES))
+    limit = ma.fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    cursor = ma.fields.String(
+        validate=validate.Length(min=1, max=64), metadata={"description": "`next` of a page"}
+    )
+
+
 class MatchSummarySchema(ma.Schema):
     """A match in the history listing."""
 

@@ -578,6 +578,9 @@ class HistoryQuery:
 
     tenant: int
     player: str | None = None
+    player_id: str | None = None
+    """Only the matches of this player, as a vouched seat."""
+    rated: bool | None = None
     variant: str | None = None
     status: str | None = None
     since: datetime | None = None
@@ -599,6 +602,11 @@ def history(query: HistoryQuery, cursor_key: bytes,
         stmt = stmt.where(exists().where(
             Seat.match_pk == Match.pk, or_(Seat.name == q.player, Seat.player_id == q.player)
         ))
+    if q.player_id:
+        stmt = stmt.where(exists().where(
+            Seat.match_pk == Match.pk, Seat.player_id == q.player_id, Seat.vouched.is_(True)))
+    if q.rated is not None:
+        stmt = stmt.where(Match.rated.is_(q.rated))
     if q.variant:
         stmt = stmt.where(Match.variant == q.variant)
     if q.status:

@@ -23,7 +23,7 @@ from sqlalchemy import select
 from ..live.versions import PlayerProof
 from ..storage.db import db, transaction
 from ..storage.models import Player, Tenant, utcnow
-from .errors import InvalidPlayerToken
+from .errors import InvalidPlayerToken, PlayerNotFound
 
 ISSUER = "basra"
 ALGORITHM = "HS256"
@@ -65,6 +65,15 @@ def player_secret(tenant: int) -> str:
     with _secrets_lock:
         _secrets[tenant] = secret
     return secret
+
+
+def require(tenant: int, player_id: str) -> None:
+    """:class:`PlayerNotFound` unless the front end has vouched for ``player_id``."""
+    with transaction():
+        found = db.session.scalar(select(Player.pk).where(
+            Player.tenant_pk == tenant, Player.player_id == player_id))
+    if found is None:
+        raise PlayerNotFound(f"no player {player_id!r}")
 
 
 def forget_secrets() -> None:

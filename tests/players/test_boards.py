@@ -148,3 +148,32 @@ def test_unknown_players_and_bad_ids(tmp_path: Path) -> None:
     client = make_app("sqlite", tmp_path).test_client()
     assert client.get("/v1/players/nobody").status_code == 404
     assert client.get("/v1/players/a%20b").status_code == 422
+
+
+def test_a_players_matches_newest_first_by_cursor_and_filters(league: Flask) -> None:
+    client = league.test_client()
+    casual = client.post("/v1/matches", json={"players": [
+        {"name": "P4", "player_id": "p4"}, {"bot": "random"}]}).get_json()["id"]
+    seen, cursor = [], None
+    while True:
+        r = client.get("/v1/players/p4/matches",
+                       query_string={"limit": 4, **({"cursor": cursor} if cursor else {})})
+        assert r.status_code == 200, r.get_json()
+        page = r.get_json()
+        seen += page["matches"]
+        cursor = page["next"]
+        assert ("Link" in r.headers) == (cursor is not None)
+        if cursor is None:
+            break
+    assert len(seen) == 7 and seen[0]["id"] == casual
+    assert [m["created_at"] for m in seen] == sorted((m["created_at"] for m in seen), reverse=True)
+    assert all(any(s["player_id"] == "p4" for s in m["seats"]) for m in seen)
+
+    def count(**query: Any) -> int:
+        return len(client.get("/v1/players/p4/matches",
+                              query_string={"limit": 100, **query}).get_json()["matches"])
+
+    assert count(rated="true") == 6 and count(rated="false") == 1
+    assert count(pool="egyptian-v2") == 7 and count(pool="pagat") == 0
+    assert count(status="finished") == 6 and count(status="active") == 1
+    assert client.get("/v1/players/nobody/matches").status_code == 404
