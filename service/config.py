@@ -110,6 +110,11 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         # them within this many days; fewer games: the rating is provisional
         "BASRA_LEADERBOARD_MIN_GAMES": _int("BASRA_LEADERBOARD_MIN_GAMES", 10, low=1),
         "BASRA_LEADERBOARD_ACTIVE_DAYS": _int("BASRA_LEADERBOARD_ACTIVE_DAYS", 30, low=1),
+        # rated quick play: a table only where the favourite's predicted chance is at most
+        # this, a bound that widens with the table's wait until any will do after
+        # BASRA_QUICK_WIDEN_SECONDS
+        "BASRA_QUICK_MAX_FAVOURITE": _float("BASRA_QUICK_MAX_FAVOURITE", 0.75),
+        "BASRA_QUICK_WIDEN_SECONDS": _float("BASRA_QUICK_WIDEN_SECONDS", 30.0),
         # webhooks: private addresses refused unless allowed (tests, private deployments);
         # a try waits this long; retries start after BASRA_WEBHOOK_RETRY_SECONDS and grow
         # fourfold (capped at 6 h, with jitter) for BASRA_WEBHOOK_ATTEMPTS tries (~26 h);

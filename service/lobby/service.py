@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from flask import current_app
+
 from ..engine import State, load_variant, with_house_rules
 from ..engine.bots import run_bots
 from ..live import versions
@@ -16,9 +18,10 @@ from ..matches import clocks, store
 from ..matches import service as matches
 from ..matches.seats import PlayerSpec, bot_levels, mint_token, seat_hashes
 from ..matches.views import MatchView, MoveResult, match_view
+from ..players import ratings as players_ratings
 from ..players import service as players
 from ..storage.db import transaction
-from ..storage.models import Match
+from ..storage.models import Match, as_utc, utcnow
 from .errors import NoOpenSeat, WrongMatchStatus
 
 
@@ -93,30 +96,64 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
                who: PlayerSpec, rated: bool = False) -> Seated:
     """Join the oldest waiting quick-play match of the tenant with the same effective
     rules, or open one with the caller in seat 0. Concurrent callers are serialised, so
-    they pair up instead of opening half-empty tables side by side."""
+    they pair up instead of opening half-empty tables side by side. Rated quick play
+    joins the table closest in rating where the match is not too one-sided
+    (:func:`_by_skill`)."""
     rules = with_house_rules(load_variant(variant).rules, overrides)
     since = clocks.waiting_since()
     with transaction(write=True):
         store.lock_quick_play(tenant, rules.content_hash)
         if rated:
             matches.check_ratable(who, [], "player_id")
-        match = store.oldest_quick_table(tenant, rules.content_hash, since, rated)
+            match = _by_skill(tenant, variant, who, store.quick_tables(
+                tenant, rules.content_hash, since, rated=True, limit=QUICK_TABLES_LOOKED_AT))
+        else:
+            match = next(iter(store.quick_tables(tenant, rules.content_hash, since)), None)
         if match is not None:
-            if rated:
-                matches.check_ratable(who, [s.player_id for s in match.seats if s.player_id],
-                                      "player_id")
             seat = next(s.seat for s in match.seats if s.open)
             token, state = _sit(match, seat, who)
             result = Seated(match.id, seat, token, match_view(match, state, seat))
         else:
-            players = [who] + [PlayerSpec(open=True)] * (rules.players - 1)
-            new = matches.deal_match(variant, rules, players)
+            specs = [who] + [PlayerSpec(open=True)] * (rules.players - 1)
+            new = matches.deal_match(variant, rules, specs)
             match = matches.insert_match(new, tenant, quick=True, rated=rated)
             token = new.tokens[0].token
             assert token is not None
             result = Seated(match.id, 0, token, match_view(match, new.state, 0))
     versions.saw(match)
     return result
+
+
+QUICK_TABLES_LOOKED_AT = 50
+"""Rated quick play weighs the oldest this many waiting tables."""
+
+
+def _by_skill(tenant: int, pool: str, who: PlayerSpec, tables: list[Match]) -> Match | None:
+    """The waiting rated table for ``who``: the one whose players are closest in rating,
+    among those where the favourite's predicted chance (openskill's predict_win) is at
+    most BASRA_QUICK_MAX_FAVOURITE; that bound widens with the table's wait, to any
+    table after BASRA_QUICK_WIDEN_SECONDS. None: open a table of one's own."""
+    assert who.player_id is not None
+    config = current_app.config
+    bound, widen = config["BASRA_QUICK_MAX_FAVOURITE"], config["BASRA_QUICK_WIDEN_SECONDS"]
+    seated = {t.pk: [s.player_id for s in t.seats if s.player_id] for t in tables}
+    ratings = players_ratings.current(
+        tenant, pool, [who.player_id, *{p for ps in seated.values() for p in ps}])
+    me = ratings[who.player_id]
+    best: tuple[float, int, Match] | None = None
+    now = utcnow()
+    for table in tables:
+        if who.player_id in seated[table.pk] or not seated[table.pk]:
+            continue
+        them = [ratings[p] for p in seated[table.pk]]
+        waited = (now - as_utc(table.created_at)).total_seconds()
+        allowed = bound + (1.0 - bound) * min(1.0, waited / widen) if widen > 0 else 1.0
+        if players_ratings.favourite_chance(me, them) > allowed:
+            continue
+        gap = abs(me[0] - sum(m for m, _ in them) / len(them))
+        if best is None or (gap, table.pk) < best[:2]:
+            best = (gap, table.pk, table)
+    return best[2] if best else None
 
 
 def rematch(match_id: str, tenant: int, token: Credential | None,

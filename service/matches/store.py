@@ -477,16 +477,16 @@ def note_rematch(match: Match, seat: int, rematch_id: str, round_number: int) ->
     set_committed_value(match, "rematch_id", rematch_id)
 
 
-def oldest_quick_table(tenant: int, rules_hash: str, since: datetime,
-                       rated: bool = False) -> Match | None:
-    """The oldest waiting quick-play match of a tenant with these rules (rated or not)
-    made after ``since`` (older ones have expired), locked."""
+def quick_tables(tenant: int, rules_hash: str, since: datetime, rated: bool = False,
+                 limit: int = 1) -> list[Match]:
+    """The oldest ``limit`` waiting quick-play matches of a tenant with these rules (rated
+    or not) made after ``since`` (older ones have expired), locked."""
     stmt = (select(Match).where(
         Match.tenant_pk == tenant, Match.status == "waiting", Match.quick.is_(True),
         Match.rules_hash == rules_hash, Match.created_at >= since, Match.rated.is_(rated),
-    ).order_by(Match.pk).limit(1).options(joinedload(Match.seats, innerjoin=True))
+    ).order_by(Match.pk).limit(limit).options(joinedload(Match.seats, innerjoin=True))
         .with_for_update(of=Match).execution_options(populate_existing=True))
-    return db.session.execute(stmt).unique().scalar_one_or_none()
+    return list(db.session.execute(stmt).unique().scalars())
 
 
 def lock_quick_play(tenant: int, rules_hash: str) -> None:

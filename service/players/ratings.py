@@ -30,6 +30,28 @@ def skill(mu: float, sigma: float) -> dict[str, float]:
     return {"mu": mu, "sigma": sigma, "ordinal": MODEL.rating(mu=mu, sigma=sigma).ordinal()}
 
 
+def current(tenant: int, pool: str, player_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
+    """player id -> (mu, sigma) in ``pool``; a player not rated there yet has the
+    model's defaults."""
+    rows = db.session.execute(
+        select(Player.player_id, Rating.mu, Rating.sigma)
+        .join(Rating, Rating.player_pk == Player.pk)
+        .where(Player.tenant_pk == tenant, Player.player_id.in_(player_ids),
+               Rating.pool == pool)).all()
+    found = {player_id: (mu, sigma) for player_id, mu, sigma in rows}
+    return {p: found.get(p, (MODEL.mu, MODEL.sigma)) for p in player_ids}
+
+
+def favourite_chance(me: tuple[float, float], them: Sequence[tuple[float, float]]) -> float:
+    """The predicted chance of the likelier winner between ``me`` and a table's seated
+    players (taken as one opponent of their mean rating)."""
+    mu = sum(m for m, _ in them) / len(them)
+    sigma = sum(s for _, s in them) / len(them)
+    chances = MODEL.predict_win([[MODEL.rating(mu=me[0], sigma=me[1])],
+                                 [MODEL.rating(mu=mu, sigma=sigma)]])
+    return max(chances)
+
+
 def _players(tenant: int, player_ids: Sequence[str]) -> dict[str, int]:
     """player id -> pk of the match's players (each was recorded when vouched for)."""
     rows = db.session.execute(select(Player.player_id, Player.pk).where(
