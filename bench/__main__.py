@@ -1,6 +1,6 @@
 """``make bench``: engine throughput, bot move time, HTTP throughput, history at scale.
 
-``python -m bench engine|bots|http|waiters|history`` runs one part; ``strength`` (expert
+``python -m bench engine|bots|http|waiters|history|players`` runs one part; ``strength`` (expert
 against its 40-world self and greedy, 400 matches each) and ``instructions`` (callgrind's
 counts per move, per ``/healthz`` and per round: :mod:`bench.instructions`) run only
 when named. The last
@@ -98,7 +98,7 @@ def bot_bench(positions: int = 200) -> dict[str, float]:
 
 def main(argv: list[str]) -> int:
     """Run the benchmarks named in ``argv`` (default: all)."""
-    wanted = set(argv) or {"engine", "bots", "http", "waiters", "history"}
+    wanted = set(argv) or {"engine", "bots", "http", "waiters", "history", "players"}
     figures: dict[str, float] = {}
     if "engine" in wanted:
         figures.update(engine_bench())
@@ -116,6 +116,10 @@ def main(argv: list[str]) -> int:
         from bench import history
 
         figures.update(history.run())
+    if "players" in wanted:
+        from bench import players
+
+        figures.update(players.run())
     if "strength" in wanted:  # about seven minutes on two cores: only when asked for
         from bench import strength
 

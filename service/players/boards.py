@@ -34,9 +34,10 @@ class Listing:
     def of(cls, min_games: int, active_days: int) -> Listing:
         return cls(min_games, utcnow() - timedelta(days=active_days))
 
-    def where(self, pool: str) -> Any:
-        return and_(Rating.pool == pool, Rating.games >= self.min_games,
-                    Rating.rated_at >= self.active_since)
+    def where(self, tenant: int, pool: str) -> Any:
+        """The listed ratings of one front end's pool (on the ix_ratings_board index)."""
+        return and_(Rating.tenant_pk == tenant, Rating.pool == pool,
+                    Rating.games >= self.min_games, Rating.rated_at >= self.active_since)
 
 
 @dataclass(frozen=True)
@@ -90,10 +91,8 @@ def _rank(tenant: int, rating: Rating, listing: Listing) -> int | None:
     if rating.games < listing.min_games or rating.rated_at is None \
             or as_utc(rating.rated_at) < listing.active_since:
         return None
-    above = db.session.scalar(select(func.count()).select_from(Rating).join(
-        Player, Player.pk == Rating.player_pk).where(
-            listing.where(rating.pool), Player.tenant_pk == tenant,
-            _before(rating.ordinal, rating.player_pk)))
+    above = db.session.scalar(select(func.count()).select_from(Rating).where(
+        listing.where(tenant, rating.pool), _before(rating.ordinal, rating.player_pk)))
     return int(above or 0) + 1
 
 
@@ -207,7 +206,7 @@ def _entries(tenant: int, pool: str, listing: Listing, after: tuple[float, int] 
              limit: int, first_rank: int) -> tuple[list[Entry], list[int]]:
     stmt = (select(Rating, Player.player_id, Player.name)
             .join(Player, Player.pk == Rating.player_pk)
-            .where(listing.where(pool), Player.tenant_pk == tenant))
+            .where(listing.where(tenant, pool)))
     if after is not None:
         ordinal, pk = after
         stmt = stmt.where(or_(Rating.ordinal < ordinal,
@@ -239,15 +238,13 @@ def leaderboard(tenant: int, pool: str, listing: Listing, key: bytes, *,
         rank = _rank(tenant, mine, listing) if mine is not None else None
         if mine is None or rank is None:
             raise PlayerNotFound(f"player {around!r} is not on the {pool} leaderboard")
-        listed = int(db.session.scalar(select(func.count()).select_from(Rating).join(
-            Player, Player.pk == Rating.player_pk).where(
-                listing.where(pool), Player.tenant_pk == tenant)) or 0)
+        listed = int(db.session.scalar(select(func.count()).select_from(Rating).where(
+            listing.where(tenant, pool))) or 0)
         above = limit // 2
         # the `above` entries before the player, then the player and those after
         before = db.session.execute(
-            select(Rating.ordinal, Rating.player_pk).join(Player, Player.pk == Rating.player_pk)
-            .where(listing.where(pool), Player.tenant_pk == tenant,
-                   _before(mine.ordinal, mine.player_pk))
+            select(Rating.ordinal, Rating.player_pk)
+            .where(listing.where(tenant, pool), _before(mine.ordinal, mine.player_pk))
             .order_by(Rating.ordinal, Rating.player_pk.desc()).limit(above + 1)).all()
         skip = min(above, len(before))
         start_after = (before[skip][0], before[skip][1]) if len(before) > skip else None

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from openskill.models import PlackettLuce
-from sqlalchemy import select
+from sqlalchemy import bindparam, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ..storage.db import backend, db
@@ -59,19 +59,25 @@ def _players(tenant: int, player_ids: Sequence[str]) -> dict[str, int]:
     return {player_id: pk for player_id, pk in rows}
 
 
-def _locked(pks: Sequence[int], pool: str) -> dict[int, Rating]:
-    """The players' ratings in ``pool``, made at the defaults where missing, locked until
-    the transaction ends (in player order: two matches finishing at once never deadlock)."""
+def _locked(tenant: int, pks: Sequence[int], pool: str) -> dict[int, tuple[float, float, int]]:
+    """player pk -> (mu, sigma, games) in ``pool``, made at the defaults where missing and
+    locked until the transaction ends, in one statement (an upsert whose no-op update
+    takes the row lock), in player order: two matches finishing at once never deadlock."""
     dialect = postgresql if backend() == "postgresql" else sqlite
-    start = {"mu": MODEL.mu, "sigma": MODEL.sigma, "games": 0}
-    for pk in sorted(pks):
-        db.session.execute(dialect.insert(Rating).values(
-            player_pk=pk, pool=pool, ordinal=skill(MODEL.mu, MODEL.sigma)["ordinal"], **start,
-        ).on_conflict_do_nothing(index_elements=["player_pk", "pool"]))
-    rows = db.session.execute(select(Rating).where(
-        Rating.player_pk.in_(pks), Rating.pool == pool).order_by(Rating.player_pk)
-        .with_for_update().execution_options(populate_existing=True)).scalars()
-    return {row.player_pk: row for row in rows}
+    table = Rating.__table__
+    start = {"pool": pool, "tenant_pk": tenant, "mu": MODEL.mu, "sigma": MODEL.sigma,
+             "ordinal": skill(MODEL.mu, MODEL.sigma)["ordinal"], "games": 0}
+    stmt = dialect.insert(table).values([{"player_pk": pk, **start} for pk in sorted(pks)])
+    rows = db.session.execute(stmt.on_conflict_do_update(
+        index_elements=["player_pk", "pool"], set_={"games": table.c.games},
+    ).returning(table.c.player_pk, table.c.mu, table.c.sigma, table.c.games)).all()
+    return {pk: (mu, sigma, games) for pk, mu, sigma, games in rows}
+
+
+_UPDATE = Rating.__table__.update().where(
+    Rating.__table__.c.player_pk == bindparam("pk"), Rating.__table__.c.pool == bindparam("p")
+).values(mu=bindparam("mu"), sigma=bindparam("sigma"), ordinal=bindparam("ordinal"),
+         games=bindparam("games"), rated_at=bindparam("at"))
 
 
 def rate(tenant: int, match_pk: int, pool: str, seats: Sequence[tuple[int, int, str]],
@@ -80,25 +86,25 @@ def rate(tenant: int, match_pk: int, pool: str, seats: Sequence[tuple[int, int, 
     player id) of every seat, ``winner`` the winning team (None with ``draw``). Returns
     each seat's ``{seat, player_id, before, after}``."""
     pks = _players(tenant, [player_id for _, _, player_id in seats])
-    ratings = _locked(list(pks.values()), pool)
+    ratings = _locked(tenant, list(pks.values()), pool)
     teams = sorted({team for _, team, _ in seats})
     members = {team: [s for s in seats if s[1] == team] for team in teams}
-    before = {seat: (ratings[pks[player_id]].mu, ratings[pks[player_id]].sigma)
-              for seat, _, player_id in seats}
+    before = {seat: ratings[pks[player_id]][:2] for seat, _, player_id in seats}
     ranks = [1 if draw or team == winner else 2 for team in teams]
     rated = MODEL.rate([[MODEL.rating(mu=before[seat][0], sigma=before[seat][1])
                          for seat, _, _ in members[team]] for team in teams], ranks=ranks)
     now = utcnow()
-    changes = []
+    changes, updates, history = [], [], []
     for team, new in zip(teams, rated, strict=True):
         for (seat, _, player_id), after in zip(members[team], new, strict=True):
-            row = ratings[pks[player_id]]
-            row.mu, row.sigma, row.games, row.rated_at = after.mu, after.sigma, row.games + 1, now
-            row.ordinal = after.ordinal()
-            db.session.add(RatingChange(player_pk=row.player_pk, pool=pool, match_pk=match_pk,
-                                        mu=after.mu, sigma=after.sigma, ordinal=row.ordinal,
-                                        at=now))
+            pk = pks[player_id]
+            figures = skill(after.mu, after.sigma)
+            updates.append({"pk": pk, "p": pool, "games": ratings[pk][2] + 1, "at": now,
+                            **figures})
+            history.append({"player_pk": pk, "pool": pool, "match_pk": match_pk, "at": now,
+                            **figures})
             changes.append({"seat": seat, "player_id": player_id,
-                            "before": skill(*before[seat]), "after": skill(after.mu, after.sigma)})
-    db.session.flush()
+                            "before": skill(*before[seat]), "after": figures})
+    db.session.execute(_UPDATE, updates)
+    db.session.execute(insert(RatingChange.__table__), history)
     return sorted(changes, key=lambda c: c["seat"])

@@ -105,6 +105,10 @@ class Rating(db.Model):  # type: ignore[name-defined,misc]
         ForeignKey("players.pk", ondelete="CASCADE"), primary_key=True
     )
     pool: Mapped[str] = mapped_column(String(64), primary_key=True)
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), nullable=False
+    )
+    """The player's front end (a leaderboard is one front end's pool)."""
     mu: Mapped[float] = mapped_column(Float, nullable=False)
     sigma: Mapped[float] = mapped_column(Float, nullable=False)
     ordinal: Mapped[float] = mapped_column(Float, nullable=False)
@@ -113,7 +117,9 @@ class Rating(db.Model):  # type: ignore[name-defined,misc]
     rated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     """When its last rated match finished."""
 
-    __table_args__ = (Index("ix_ratings_pool_ordinal", "pool", "ordinal"),)
+    # a leaderboard's pages and ranks read this index alone (index-only scans)
+    __table_args__ = (Index("ix_ratings_board", "tenant_pk", "pool", "ordinal",
+                            postgresql_include=["player_pk", "games", "rated_at"]),)
 
 
 class RatingChange(db.Model):  # type: ignore[name-defined,misc]

@@ -24,7 +24,8 @@ def _rate(app: Flask) -> None:
             player = Player(tenant_pk=1, player_id=player_id, name=player_id, created_at=utcnow())
             db.session.add(player)
             db.session.flush()
-            db.session.add(Rating(player_pk=player.pk, pool="egyptian-v2", mu=mu, sigma=sigma,
+            db.session.add(Rating(player_pk=player.pk, pool="egyptian-v2", tenant_pk=1, mu=mu,
+                                  sigma=sigma,
                                   ordinal=mu - 3 * sigma, games=20, rated_at=utcnow()))
         db.session.commit()
 

@@ -1,5 +1,5 @@
 """Rated matches and ratings: a match may be rated (its seats distinct vouched players),
-each player has a rating per pool (the variant), and each rated match leaves a rating
+each player has a rating per pool (the variant, one front end's), and each rated match leaves a rating
 change per seat (for charts) and the match's rating_changes.
 
 Revision ID: 0010
@@ -27,15 +27,18 @@ def upgrade():
         'ratings',
         sa.Column('player_pk', PK, nullable=False),
         sa.Column('pool', sa.String(length=64), nullable=False),
+        sa.Column('tenant_pk', PK, nullable=False),
         sa.Column('mu', sa.Float(), nullable=False),
         sa.Column('sigma', sa.Float(), nullable=False),
         sa.Column('ordinal', sa.Float(), nullable=False),
         sa.Column('games', sa.Integer(), nullable=False),
         sa.Column('rated_at', sa.DateTime(timezone=True), nullable=True),
         sa.ForeignKeyConstraint(['player_pk'], ['players.pk'], ondelete='CASCADE'),
+        sa.ForeignKeyConstraint(['tenant_pk'], ['tenants.pk'], ondelete='CASCADE'),
         sa.PrimaryKeyConstraint('player_pk', 'pool'),
     )
-    op.create_index('ix_ratings_pool_ordinal', 'ratings', ['pool', 'ordinal'])
+    op.create_index('ix_ratings_board', 'ratings', ['tenant_pk', 'pool', 'ordinal'],
+                    postgresql_include=['player_pk', 'games', 'rated_at'])
     op.create_table(
         'rating_changes',
         sa.Column('pk', PK, autoincrement=True, nullable=False),
@@ -56,7 +59,7 @@ def upgrade():
 def downgrade():
     op.drop_index('ix_rating_changes_player', table_name='rating_changes')
     op.drop_table('rating_changes')
-    op.drop_index('ix_ratings_pool_ordinal', table_name='ratings')
+    op.drop_index('ix_ratings_board', table_name='ratings')
     op.drop_table('ratings')
     with op.batch_alter_table('matches') as batch:
         batch.drop_column('rating_changes')
