@@ -110,6 +110,8 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         # them within this many days; fewer games: the rating is provisional
         "BASRA_LEADERBOARD_MIN_GAMES": _int("BASRA_LEADERBOARD_MIN_GAMES", 10, low=1),
         "BASRA_LEADERBOARD_ACTIVE_DAYS": _int("BASRA_LEADERBOARD_ACTIVE_DAYS", 30, low=1),
+        # basra worker ranks the leaderboards again this often
+        "BASRA_LEADERBOARD_REFRESH_SECONDS": _float("BASRA_LEADERBOARD_REFRESH_SECONDS", 60.0),
         # rated quick play: a table only where the favourite's predicted chance is at most
         # this, a bound that widens with the table's wait until any will do after
         # BASRA_QUICK_WIDEN_SECONDS

@@ -25,6 +25,7 @@ from prometheus_client import start_http_server
 
 from .matches import scheduled as match_chores
 from .ops import metrics
+from .players import scheduled as player_chores
 from .storage.errors import DatabaseUnavailable
 from .webhooks import deliveries
 from .webhooks import scheduled as webhook_chores
@@ -36,6 +37,7 @@ def run_once() -> int:
     """One pass of every domain's chores; how many matches it timed out."""
     applied = match_chores.run_clocks()
     webhook_chores.purge_old()
+    player_chores.rank_leaderboards()
     return applied
 
 

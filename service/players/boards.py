@@ -2,8 +2,11 @@
 match, and each pool's players by ordinal (mu - 3 sigma), highest first.
 
 A leaderboard lists the pool's players with at least ``BASRA_LEADERBOARD_MIN_GAMES``
-rated games, one of them within ``BASRA_LEADERBOARD_ACTIVE_DAYS``; it pages by keyset
-(ordinal, then player) on the ``(pool, ordinal)`` index, never by offset.
+rated games, one of them within ``BASRA_LEADERBOARD_ACTIVE_DAYS``. Their places are
+materialized: ``basra worker`` ranks every pool again every
+``BASRA_LEADERBOARD_REFRESH_SECONDS`` (:func:`refresh_ranks`), so a page, a player's
+place and the page around them are index look-ups (a rank counted at read time is a
+scan of everyone above). The figures shown beside a rank are the live ones.
 """
 
 from __future__ import annotations
@@ -13,13 +16,12 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy import and_, case, func, or_, select
 
 from ..engine.rules import TEAMS
 from ..storage.db import db, transaction
-from ..storage.models import Match, Player, Rating, RatingChange, Seat, as_utc, utcnow
+from ..storage.models import Match, Player, Rating, RatingChange, Seat, utcnow
 from .errors import BadBoardCursor, PlayerNotFound
 
 
@@ -34,11 +36,6 @@ class Listing:
     def of(cls, min_games: int, active_days: int) -> Listing:
         return cls(min_games, utcnow() - timedelta(days=active_days))
 
-    def where(self, tenant: int, pool: str) -> Any:
-        """The listed ratings of one front end's pool (on the ix_ratings_board index)."""
-        return and_(Rating.tenant_pk == tenant, Rating.pool == pool,
-                    Rating.games >= self.min_games, Rating.rated_at >= self.active_since)
-
 
 @dataclass(frozen=True)
 class PoolRating:
@@ -52,7 +49,7 @@ class PoolRating:
     provisional: bool
     """Fewer rated games than a leaderboard needs."""
     rank: int | None
-    """The place on the pool's leaderboard (None: not listed)."""
+    """The place on the pool's leaderboard at its last ranking (None: not listed)."""
 
 
 @dataclass(frozen=True)
@@ -86,22 +83,6 @@ def _player(tenant: int, player_id: str) -> Player:
     return found
 
 
-def _rank(tenant: int, rating: Rating, listing: Listing) -> int | None:
-    """The rating's place on its pool's leaderboard (ties broken by player), if listed."""
-    if rating.games < listing.min_games or rating.rated_at is None \
-            or as_utc(rating.rated_at) < listing.active_since:
-        return None
-    above = db.session.scalar(select(func.count()).select_from(Rating).where(
-        listing.where(tenant, rating.pool), _before(rating.ordinal, rating.player_pk)))
-    return int(above or 0) + 1
-
-
-def _before(ordinal: float, player_pk: int) -> Any:
-    """Ratings listed before (ordinal, player) on a leaderboard."""
-    return or_(Rating.ordinal > ordinal,
-               and_(Rating.ordinal == ordinal, Rating.player_pk < player_pk))
-
-
 def record(tenant: int, player_id: str, listing: Listing) -> Record:
     """A player's record: ratings per pool with their rank, and totals."""
     with transaction():
@@ -109,7 +90,7 @@ def record(tenant: int, player_id: str, listing: Listing) -> Record:
         ratings = db.session.execute(select(Rating).where(Rating.player_pk == player.pk)
                                      .order_by(Rating.pool)).scalars().all()
         pools = [PoolRating(r.pool, r.mu, r.sigma, r.ordinal, r.games,
-                            r.games < listing.min_games, _rank(tenant, r, listing))
+                            r.games < listing.min_games, r.rank)
                  for r in ratings]
         mine = and_(Seat.match_pk == Match.pk, Seat.player_id == player_id,
                     Seat.vouched.is_(True), Match.tenant_pk == tenant)
@@ -182,74 +163,75 @@ def _sign(key: bytes, text: str) -> str:
                                     .digest()[:12]).decode()
 
 
-def _cursor(key: bytes, entry: Entry, pk: int) -> str:
-    text = f"b:{entry.rank}:{pk}:{entry.ordinal!r}"
+def _cursor(key: bytes, rank: int) -> str:
+    text = f"r:{rank}"
     return base64.urlsafe_b64encode(f"{text}|{_sign(key, text)}".encode()).decode().rstrip("=")
 
 
-def _uncursor(key: bytes, cursor: str) -> tuple[int, int, float]:
+def _uncursor(key: bytes, cursor: str) -> int:
     try:
         token = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         text, _, signature = token.rpartition("|")
-        if not hmac.compare_digest(signature, _sign(key, text)):
+        kind, _, rank = text.partition(":")
+        if kind != "r" or not hmac.compare_digest(signature, _sign(key, text)):
             raise ValueError("not signed here")
-        kind, rank, pk, ordinal = text.split(":")
-        if kind != "b":
-            raise ValueError(kind)
-        return int(rank), int(pk), float(ordinal)
+        return int(rank)
     except (ValueError, UnicodeDecodeError) as error:
         raise BadBoardCursor("the cursor is not one this service issued", field="cursor",
                              problem="unknown cursor") from error
 
 
-def _entries(tenant: int, pool: str, listing: Listing, after: tuple[float, int] | None,
-             limit: int, first_rank: int) -> tuple[list[Entry], list[int]]:
-    stmt = (select(Rating, Player.player_id, Player.name)
-            .join(Player, Player.pk == Rating.player_pk)
-            .where(listing.where(tenant, pool)))
-    if after is not None:
-        ordinal, pk = after
-        stmt = stmt.where(or_(Rating.ordinal < ordinal,
-                              and_(Rating.ordinal == ordinal, Rating.player_pk > pk)))
-    rows = db.session.execute(stmt.order_by(Rating.ordinal.desc(), Rating.player_pk)
-                              .limit(limit)).all()
-    entries = [Entry(first_rank + i, player_id, name, r.ordinal, r.mu, r.sigma, r.games)
-               for i, (r, player_id, name) in enumerate(rows)]
-    return entries, [r.player_pk for r, _, _ in rows]
+def _entries(tenant: int, pool: str, after: int, limit: int) -> list[Entry]:
+    """The listed players ranked after ``after``, at most ``limit``."""
+    rows = db.session.execute(
+        select(Rating, Player.player_id, Player.name)
+        .join(Player, Player.pk == Rating.player_pk)
+        .where(Rating.tenant_pk == tenant, Rating.pool == pool, Rating.rank > after)
+        .order_by(Rating.rank).limit(limit)).all()
+    return [Entry(r.rank, player_id, name, r.ordinal, r.mu, r.sigma, r.games)
+            for r, player_id, name in rows]
 
 
-def leaderboard(tenant: int, pool: str, listing: Listing, key: bytes, *,
-                cursor: str | None = None, around: str | None = None,
-                limit: int = 20) -> Board:
+def leaderboard(tenant: int, pool: str, key: bytes, *, cursor: str | None = None,
+                around: str | None = None, limit: int = 20) -> Board:
     """A page of ``pool``'s leaderboard: the first, the one after ``cursor``, or the one
     around player ``around`` (with their rank and percentile)."""
     with transaction():
         if around is None:
-            start = _uncursor(key, cursor) if cursor else None
-            entries, pks = _entries(tenant, pool, listing,
-                                    (start[2], start[1]) if start else None, limit + 1,
-                                    start[0] + 1 if start else 1)
+            entries = _entries(tenant, pool, _uncursor(key, cursor) if cursor else 0,
+                               limit + 1)
             more = len(entries) > limit
-            entries, pks = entries[:limit], pks[:limit]
-            nxt = _cursor(key, entries[-1], pks[-1]) if more and entries else None
-            return Board(pool, entries, nxt)
+            entries = entries[:limit]
+            return Board(pool, entries, _cursor(key, entries[-1].rank) if more else None)
         player = _player(tenant, around)
         mine = db.session.get(Rating, (player.pk, pool))
-        rank = _rank(tenant, mine, listing) if mine is not None else None
-        if mine is None or rank is None:
+        if mine is None or mine.rank is None:
             raise PlayerNotFound(f"player {around!r} is not on the {pool} leaderboard")
-        listed = int(db.session.scalar(select(func.count()).select_from(Rating).where(
-            listing.where(tenant, pool))) or 0)
-        above = limit // 2
-        # the `above` entries before the player, then the player and those after
-        before = db.session.execute(
-            select(Rating.ordinal, Rating.player_pk)
-            .where(listing.where(tenant, pool), _before(mine.ordinal, mine.player_pk))
-            .order_by(Rating.ordinal, Rating.player_pk.desc()).limit(above + 1)).all()
-        skip = min(above, len(before))
-        start_after = (before[skip][0], before[skip][1]) if len(before) > skip else None
-        entries, pks = _entries(tenant, pool, listing, start_after, limit + 1, rank - skip)
+        listed = int(db.session.scalar(select(func.max(Rating.rank)).where(
+            Rating.tenant_pk == tenant, Rating.pool == pool)) or 0)
+        start = max(0, mine.rank - 1 - limit // 2)
+        entries = _entries(tenant, pool, start, limit + 1)
         more = len(entries) > limit
-        entries, pks = entries[:limit], pks[:limit]
-        nxt = _cursor(key, entries[-1], pks[-1]) if more and entries else None
-        return Board(pool, entries, nxt, rank, round(100.0 * (listed - rank + 1) / listed, 1))
+        entries = entries[:limit]
+        nxt = _cursor(key, entries[-1].rank) if more else None
+        return Board(pool, entries, nxt, mine.rank,
+                     round(100.0 * (listed - mine.rank + 1) / listed, 1))
+
+
+def refresh_ranks(listing: Listing) -> int:
+    """Rank every pool's listed players again (ordinal, then player), unlisted ones
+    none; how many ranks changed. One statement each, for ``basra worker``."""
+    listed = and_(Rating.games >= listing.min_games, Rating.rated_at >= listing.active_since)
+    ranked = select(Rating.player_pk, Rating.pool, func.row_number().over(
+        partition_by=(Rating.tenant_pk, Rating.pool),
+        order_by=(Rating.ordinal.desc(), Rating.player_pk)).label("place")
+    ).where(listed).subquery()
+    table = Rating.__table__
+    with transaction(write=True):
+        moved = db.session.execute(table.update().where(
+            table.c.player_pk == ranked.c.player_pk, table.c.pool == ranked.c.pool,
+            or_(table.c.rank.is_(None), table.c.rank != ranked.c.place),
+        ).values(rank=ranked.c.place)).rowcount or 0
+        dropped = db.session.execute(table.update().where(
+            table.c.rank.is_not(None), ~listed).values(rank=None)).rowcount or 0
+    return int(moved) + int(dropped)

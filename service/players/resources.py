@@ -105,7 +105,8 @@ class Leaderboard(MethodView):
     def get(self, query: dict[str, Any], pool: str) -> Board:
         """The pool's listed players (enough rated games, one lately), highest ordinal
         first, by cursor; `around` gives the page around a player, with their rank and
-        percentile."""
-        return boards.leaderboard(tenant(), pool, _listing(), current_app.config["SECRET_KEY"],
+        percentile. Places are those of the last ranking (every minute, by `basra
+        worker`); the figures beside them are live."""
+        return boards.leaderboard(tenant(), pool, current_app.config["SECRET_KEY"],
                                   cursor=query.get("cursor"), around=query.get("around"),
                                   limit=query["limit"])

@@ -116,10 +116,10 @@ class Rating(db.Model):  # type: ignore[name-defined,misc]
     games: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     rated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     """When its last rated match finished."""
+    rank: Mapped[int | None] = mapped_column(Integer)
+    """The place on the pool's leaderboard at the last ranking (``basra worker``)."""
 
-    # a leaderboard's pages and ranks read this index alone (index-only scans)
-    __table_args__ = (Index("ix_ratings_board", "tenant_pk", "pool", "ordinal",
-                            postgresql_include=["player_pk", "games", "rated_at"]),)
+    __table_args__ = (Index("ix_ratings_board", "tenant_pk", "pool", "rank"),)
 
 
 class RatingChange(db.Model):  # type: ignore[name-defined,misc]

@@ -13,6 +13,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import update
 
+from service.players import scheduled
 from service.storage.db import db
 from service.storage.models import Player, Rating, utcnow
 from tests.client import auth, tokens
@@ -31,7 +32,14 @@ def league(backend: str, tmp_path: Path) -> Flask:
         for loser in PLAYERS[i + 1:]:
             _rated_win(client, winner, loser)
     _rated_win(client, "p4", "p5")
+    _rank(app)
     return app
+
+
+def _rank(app: Flask) -> int:
+    """What basra worker does every BASRA_LEADERBOARD_REFRESH_SECONDS: rank the boards."""
+    with app.app_context():
+        return scheduled.rank_leaderboards(force=True)
 
 
 def _rated_win(client: FlaskClient, winner: str, loser: str,
@@ -98,6 +106,7 @@ def test_only_players_with_enough_recent_games_are_listed(league: Flask) -> None
                            .values(rated_at=utcnow() - timedelta(days=40)))
         db.session.commit()
     league.config["BASRA_LEADERBOARD_MIN_GAMES"] = 6
+    assert _rank(league) >= 4  # p0..p3 leave the board, p4 and p5 move up
     client = league.test_client()
     assert [e["player_id"] for e in _board(client)["entries"]] == ["p4", "p5"]
     r = client.get("/v1/leaderboards/egyptian-v2", query_string={"around": "p0"})
@@ -131,6 +140,7 @@ def test_another_front_ends_players_are_not_found(league: Flask) -> None:
     assert _board_with(client, globex)["entries"] == []
     _rated_win(client, "g1", "g2", globex)
     league.config["BASRA_LEADERBOARD_MIN_GAMES"] = 1
+    _rank(league)
     g1 = client.get("/v1/players/g1", headers=globex).get_json()
     assert g1["totals"]["wins"] == 1
     assert g1["ratings"][0]["rank"] == 1  # ranked among globex's players alone
@@ -177,3 +187,21 @@ def test_a_players_matches_newest_first_by_cursor_and_filters(league: Flask) -> 
     assert count(pool="egyptian-v2") == 7 and count(pool="pagat") == 0
     assert count(status="finished") == 6 and count(status="active") == 1
     assert client.get("/v1/players/nobody/matches").status_code == 404
+
+
+def test_places_are_those_of_the_last_ranking(league: Flask) -> None:
+    """A new rated result moves the ratings at once and the places at the next ranking,
+    which changes only the places that moved; a second ranking changes none."""
+    client = league.test_client()
+    for _ in range(3):
+        _rated_win(client, "p5", "p0")
+    before = [e["player_id"] for e in _board(client)["entries"]]
+    assert before == PLAYERS  # not ranked again yet
+    fresh = client.get("/v1/players/p5").get_json()["ratings"][0]
+    assert fresh["games"] == 9  # the figures are live
+    assert _rank(league) > 0 and _rank(league) == 0
+    after = _board(client)["entries"]
+    assert [e["player_id"] for e in after] != PLAYERS
+    ordinals = [e["ordinal"] for e in after]
+    assert ordinals == sorted(ordinals, reverse=True)
+    assert [e["rank"] for e in after] == list(range(1, len(after) + 1))

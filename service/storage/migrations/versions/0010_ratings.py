@@ -33,12 +33,12 @@ def upgrade():
         sa.Column('ordinal', sa.Float(), nullable=False),
         sa.Column('games', sa.Integer(), nullable=False),
         sa.Column('rated_at', sa.DateTime(timezone=True), nullable=True),
+        sa.Column('rank', sa.Integer(), nullable=True),
         sa.ForeignKeyConstraint(['player_pk'], ['players.pk'], ondelete='CASCADE'),
         sa.ForeignKeyConstraint(['tenant_pk'], ['tenants.pk'], ondelete='CASCADE'),
         sa.PrimaryKeyConstraint('player_pk', 'pool'),
     )
-    op.create_index('ix_ratings_board', 'ratings', ['tenant_pk', 'pool', 'ordinal'],
-                    postgresql_include=['player_pk', 'games', 'rated_at'])
+    op.create_index('ix_ratings_board', 'ratings', ['tenant_pk', 'pool', 'rank'])
     op.create_table(
         'rating_changes',
         sa.Column('pk', PK, autoincrement=True, nullable=False),

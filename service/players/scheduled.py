@@ -1,0 +1,23 @@
+"""The players' chores for ``basra worker``: the leaderboards ranked again."""
+
+from __future__ import annotations
+
+import time
+
+from flask import current_app
+
+from .boards import Listing, refresh_ranks
+
+_ranked = [float("-inf")]
+
+
+def rank_leaderboards(force: bool = False) -> int:
+    """Rank every leaderboard again, at most every BASRA_LEADERBOARD_REFRESH_SECONDS per
+    process (``force``: now); how many places changed."""
+    config = current_app.config
+    now = time.monotonic()
+    if not force and now - _ranked[0] < config["BASRA_LEADERBOARD_REFRESH_SECONDS"]:
+        return 0
+    _ranked[0] = now
+    return refresh_ranks(Listing.of(config["BASRA_LEADERBOARD_MIN_GAMES"],
+                                    config["BASRA_LEADERBOARD_ACTIVE_DAYS"]))
