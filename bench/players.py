@@ -4,9 +4,9 @@ p50 and p99 in milliseconds through the service's routes (Flask's test client, i
 process); and what rating a finishing move costs (resigning a rated match against an
 unrated one, alternating, medians).
 
-The worker's ranking of every board is timed first. The fill (once) makes players ``id-0`` .. ``id-99999``, a rating each in egyptian-v2
-with 10 to 109 games, the history bench's seats of those players vouched for, and ten
-rating changes each.
+The worker's ranking of every board is timed first. The fill (once) makes players
+``id-0`` .. ``id-99999``, a rating each in egyptian-v2 with 10 to 109 games, the history
+bench's seats of those players vouched for, and ten rating changes each.
 """
 
 from __future__ import annotations
