@@ -7,9 +7,7 @@ No rules here.
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -29,6 +27,7 @@ from ..errors import MatchNotFound
 from ..live import versions
 from ..ops import metrics
 from ..players import ratings
+from ..storage import cursors
 from ..storage.db import CONNECTION_LOST, db
 from ..storage.errors import DatabaseUnavailable
 from ..storage.models import IdempotencyKey, Match, MoveRecord, Seat, as_utc, utcnow
@@ -543,30 +542,19 @@ def purge_idempotency(before: datetime, limit: int = 10_000) -> int:
 # --- history -----------------------------------------------------------
 
 
-def _cursor_signature(key: bytes, text: str) -> str:
-    digest = hmac.new(key, text.encode(), hashlib.sha256).digest()[:12]
-    return base64.urlsafe_b64encode(digest).decode()
-
-
 def encode_cursor(pk: int, key: bytes) -> str:
     """An opaque cursor for keyset pagination, signed with ``key``."""
-    text = f"m:{pk}"
-    token = f"{text}:{_cursor_signature(key, text)}"
-    return base64.urlsafe_b64encode(token.encode()).decode().rstrip("=")
+    return cursors.sign("m", str(pk), key)
 
 
 def decode_cursor(cursor: str, key: bytes) -> int:
     """The match pk a cursor this service signed points below."""
     try:
-        token = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        text, _, signature = token.rpartition(":")
-        kind, _, pk = text.partition(":")
-        if kind != "m" or not hmac.compare_digest(signature, _cursor_signature(key, text)):
-            raise ValueError("not signed here")
+        pk = cursors.read("m", cursor, key)
         if not (pk.isascii() and pk.isdigit() and 0 < int(pk) < 2**63):
             raise ValueError(pk)
         return int(pk)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except ValueError as exc:
         raise InvalidCursor(
             "the cursor is not one this service issued", field="cursor", problem="unknown cursor"
         ) from exc
