@@ -84,10 +84,10 @@ class Matches(MethodView):
         """Create a match; the seat tokens are in this response only. A `player_id` in a
         seat takes that player's token (`Authorization: Bearer`) or a server key."""
         proof = credential()
-        players = [_vouched(PlayerSpec(**p), proof) for p in body["players"]]
+        specs = [_vouched(PlayerSpec(**p), proof) for p in body["players"]]
         clock = body.get("clock")
         created = matches.create_match(
-            tenant(), body["variant"], body["rules"], players, body.get("decks"),
+            tenant(), body["variant"], body["rules"], specs, body.get("decks"),
             clock=(clock["move_seconds"], clock["timeout"]) if clock else None,
             rated=body["rated"],
         )

@@ -550,10 +550,7 @@ def encode_cursor(pk: int, key: bytes) -> str:
 def decode_cursor(cursor: str, key: bytes) -> int:
     """The match pk a cursor this service signed points below."""
     try:
-        pk = cursors.read("m", cursor, key)
-        if not (pk.isascii() and pk.isdigit() and 0 < int(pk) < 2**63):
-            raise ValueError(pk)
-        return int(pk)
+        return cursors.read_number("m", cursor, key, below=2**63)
     except ValueError as exc:
         raise InvalidCursor(
             "the cursor is not one this service issued", field="cursor", problem="unknown cursor"

@@ -11,8 +11,10 @@ scan of everyone above). The figures shown beside a rank are the live ones.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import and_, case, func, or_, select
 
@@ -20,6 +22,7 @@ from ..engine.rules import TEAMS
 from ..storage import cursors
 from ..storage.db import db, transaction
 from ..storage.models import Match, Player, Rating, RatingChange, Seat, utcnow
+from . import service as players
 from .errors import BadBoardCursor, PlayerNotFound
 
 
@@ -31,8 +34,10 @@ class Listing:
     active_since: datetime
 
     @classmethod
-    def of(cls, min_games: int, active_days: int) -> Listing:
-        return cls(min_games, utcnow() - timedelta(days=active_days))
+    def of(cls, config: Mapping[str, Any]) -> Listing:
+        """The listing BASRA_LEADERBOARD_MIN_GAMES and _ACTIVE_DAYS set, as of now."""
+        return cls(config["BASRA_LEADERBOARD_MIN_GAMES"], utcnow() - timedelta(
+            days=config["BASRA_LEADERBOARD_ACTIVE_DAYS"]))
 
 
 @dataclass(frozen=True)
@@ -73,18 +78,10 @@ class Record:
     totals: Totals
 
 
-def _player(tenant: int, player_id: str) -> Player:
-    found = db.session.execute(select(Player).where(
-        Player.tenant_pk == tenant, Player.player_id == player_id)).scalar_one_or_none()
-    if found is None:
-        raise PlayerNotFound(f"no player {player_id!r}")
-    return found
-
-
 def record(tenant: int, player_id: str, listing: Listing) -> Record:
     """A player's record: ratings per pool with their rank, and totals."""
     with transaction():
-        player = _player(tenant, player_id)
+        player = players.get(tenant, player_id)
         ratings = db.session.execute(select(Rating).where(Rating.player_pk == player.pk)
                                      .order_by(Rating.pool)).scalars().all()
         pools = [PoolRating(r.pool, r.mu, r.sigma, r.ordinal, r.games,
@@ -121,7 +118,7 @@ class RatingPoint:
 def rating_history(tenant: int, player_id: str, pool: str) -> list[RatingPoint]:
     """The player's rating after each rated match of ``pool``, oldest first."""
     with transaction():
-        player = _player(tenant, player_id)
+        player = players.get(tenant, player_id)
         rows = db.session.execute(
             select(Match.id, RatingChange.at, RatingChange.mu, RatingChange.sigma,
                    RatingChange.ordinal)
@@ -162,10 +159,7 @@ def _cursor(key: bytes, rank: int) -> str:
 
 def _uncursor(key: bytes, cursor: str) -> int:
     try:
-        rank = cursors.read("r", cursor, key)
-        if not (rank.isascii() and rank.isdigit() and int(rank) < 2**31):
-            raise ValueError(rank)
-        return int(rank)
+        return cursors.read_number("r", cursor, key, below=2**31)
     except ValueError as error:
         raise BadBoardCursor("the cursor is not one this service issued", field="cursor",
                              problem="unknown cursor") from error
@@ -182,28 +176,30 @@ def _entries(tenant: int, pool: str, after: int, limit: int) -> list[Entry]:
             for r, player_id, name in rows]
 
 
+def _page(tenant: int, pool: str, key: bytes, after: int,
+          limit: int) -> tuple[list[Entry], str | None]:
+    """The entries ranked after ``after`` and the cursor of the next page (None: last)."""
+    entries = _entries(tenant, pool, after, limit + 1)
+    more = len(entries) > limit
+    entries = entries[:limit]
+    return entries, _cursor(key, entries[-1].rank) if more else None
+
+
 def leaderboard(tenant: int, pool: str, key: bytes, *, cursor: str | None = None,
                 around: str | None = None, limit: int = 20) -> Board:
     """A page of ``pool``'s leaderboard: the first, the one after ``cursor``, or the one
     around player ``around`` (with their rank and percentile)."""
     with transaction():
         if around is None:
-            entries = _entries(tenant, pool, _uncursor(key, cursor) if cursor else 0,
-                               limit + 1)
-            more = len(entries) > limit
-            entries = entries[:limit]
-            return Board(pool, entries, _cursor(key, entries[-1].rank) if more else None)
-        player = _player(tenant, around)
+            after = _uncursor(key, cursor) if cursor else 0
+            return Board(pool, *_page(tenant, pool, key, after, limit))
+        player = players.get(tenant, around)
         mine = db.session.get(Rating, (player.pk, pool))
         if mine is None or mine.rank is None:
             raise PlayerNotFound(f"player {around!r} is not on the {pool} leaderboard")
         listed = int(db.session.scalar(select(func.max(Rating.rank)).where(
             Rating.tenant_pk == tenant, Rating.pool == pool)) or 0)
-        start = max(0, mine.rank - 1 - limit // 2)
-        entries = _entries(tenant, pool, start, limit + 1)
-        more = len(entries) > limit
-        entries = entries[:limit]
-        nxt = _cursor(key, entries[-1].rank) if more else None
+        entries, nxt = _page(tenant, pool, key, max(0, mine.rank - 1 - limit // 2), limit)
         return Board(pool, entries, nxt, mine.rank,
                      round(100.0 * (listed - mine.rank + 1) / listed, 1))
 

@@ -60,12 +60,6 @@ class Tokens(MethodView):
                             body["ttl_seconds"]), 201
 
 
-def _listing() -> Listing:
-    config = current_app.config
-    return Listing.of(config["BASRA_LEADERBOARD_MIN_GAMES"],
-                      config["BASRA_LEADERBOARD_ACTIVE_DAYS"])
-
-
 @blp.route("/<string:player_id>")
 class PlayerById(MethodView):
     """A player's record."""
@@ -75,7 +69,7 @@ class PlayerById(MethodView):
     @blp.alt_response(404, **problem_doc("no such player at this front end"))
     def get(self, player_id: str) -> Record:
         """The player's ratings per pool (with their leaderboard rank) and totals."""
-        return boards.record(tenant(), player_id, _listing())
+        return boards.record(tenant(), player_id, Listing.of(current_app.config))
 
 
 @blp.route("/<string:player_id>/ratings/<string:pool>")

@@ -19,5 +19,4 @@ def rank_leaderboards(force: bool = False) -> int:
     if not force and now - _ranked[0] < config["BASRA_LEADERBOARD_REFRESH_SECONDS"]:
         return 0
     _ranked[0] = now
-    return refresh_ranks(Listing.of(config["BASRA_LEADERBOARD_MIN_GAMES"],
-                                    config["BASRA_LEADERBOARD_ACTIVE_DAYS"]))
+    return refresh_ranks(Listing.of(config))

@@ -67,13 +67,24 @@ def player_secret(tenant: int) -> str:
     return secret
 
 
+def find(tenant: int, player_id: str) -> Player | None:
+    """The front end's player ``player_id``, if it vouched for them (caller's transaction)."""
+    return db.session.execute(select(Player).where(  # type: ignore[no-any-return]
+        Player.tenant_pk == tenant, Player.player_id == player_id)).scalar_one_or_none()
+
+
+def get(tenant: int, player_id: str) -> Player:
+    """:func:`find`, or :class:`PlayerNotFound` (another front end's players too)."""
+    found = find(tenant, player_id)
+    if found is None:
+        raise PlayerNotFound(f"no player {player_id!r}")
+    return found
+
+
 def require(tenant: int, player_id: str) -> None:
     """:class:`PlayerNotFound` unless the front end has vouched for ``player_id``."""
     with transaction():
-        found = db.session.scalar(select(Player.pk).where(
-            Player.tenant_pk == tenant, Player.player_id == player_id))
-    if found is None:
-        raise PlayerNotFound(f"no player {player_id!r}")
+        get(tenant, player_id)
 
 
 def forget_secrets() -> None:
@@ -85,8 +96,7 @@ def forget_secrets() -> None:
 def remember(tenant: int, player_id: str, name: str | None) -> None:
     """Record a vouched player in the caller's write transaction (its display name kept
     up to date)."""
-    found = db.session.execute(select(Player).where(
-        Player.tenant_pk == tenant, Player.player_id == player_id)).scalar_one_or_none()
+    found = find(tenant, player_id)
     if found is None:
         db.session.add(Player(tenant_pk=tenant, player_id=player_id, name=name,
                               created_at=utcnow()))

@@ -32,3 +32,11 @@ def read(kind: str, cursor: str, key: bytes) -> str:
     if got != kind or not hmac.compare_digest(signature, _signature(key, text)):
         raise ValueError("not signed here")
     return value
+
+
+def read_number(kind: str, cursor: str, key: bytes, *, below: int) -> int:
+    """:func:`read` of a cursor holding a whole number from 1 to ``below`` - 1."""
+    value = read(kind, cursor, key)
+    if not (value.isascii() and value.isdigit() and 0 < int(value) < below):
+        raise ValueError(value)
+    return int(value)
