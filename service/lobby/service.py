@@ -145,12 +145,12 @@ def _by_skill(tenant: int, pool: str, who: PlayerSpec, tables: list[Match]) -> M
     for table in tables:
         if who.player_id in seated[table.pk] or not seated[table.pk]:
             continue
-        them = [ratings[p] for p in seated[table.pk]]
+        them = players_ratings.mean([ratings[p] for p in seated[table.pk]])
         waited = (now - as_utc(table.created_at)).total_seconds()
         allowed = bound + (1.0 - bound) * min(1.0, waited / widen) if widen > 0 else 1.0
         if players_ratings.favourite_chance(me, them) > allowed:
             continue
-        gap = abs(me[0] - sum(m for m, _ in them) / len(them))
+        gap = abs(me[0] - them[0])
         if best is None or (gap, table.pk) < best[:2]:
             best = (gap, table.pk, table)
     return best[2] if best else None

@@ -42,13 +42,16 @@ def current(tenant: int, pool: str, player_ids: Sequence[str]) -> dict[str, tupl
     return {p: found.get(p, (MODEL.mu, MODEL.sigma)) for p in player_ids}
 
 
-def favourite_chance(me: tuple[float, float], them: Sequence[tuple[float, float]]) -> float:
-    """The predicted chance of the likelier winner between ``me`` and a table's seated
-    players (taken as one opponent of their mean rating)."""
-    mu = sum(m for m, _ in them) / len(them)
-    sigma = sum(s for _, s in them) / len(them)
+def mean(ratings: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """The mean (mu, sigma) of some ratings: a table's seated players as one opponent."""
+    return (sum(m for m, _ in ratings) / len(ratings),
+            sum(s for _, s in ratings) / len(ratings))
+
+
+def favourite_chance(me: tuple[float, float], opponent: tuple[float, float]) -> float:
+    """The predicted chance of the likelier winner between two (mu, sigma) ratings."""
     chances = MODEL.predict_win([[MODEL.rating(mu=me[0], sigma=me[1])],
-                                 [MODEL.rating(mu=mu, sigma=sigma)]])
+                                 [MODEL.rating(mu=opponent[0], sigma=opponent[1])]])
     return max(chances)
 
 
