@@ -81,7 +81,7 @@ class Record:
 def record(tenant: int, player_id: str, listing: Listing) -> Record:
     """A player's record: ratings per pool with their rank, and totals."""
     with transaction():
-        player = players.get(tenant, player_id)
+        player = players.vouched_player(tenant, player_id)
         ratings = db.session.execute(select(Rating).where(Rating.player_pk == player.pk)
                                      .order_by(Rating.pool)).scalars().all()
         pools = [PoolRating(r.pool, r.mu, r.sigma, r.ordinal, r.games,
@@ -118,7 +118,7 @@ class RatingPoint:
 def rating_history(tenant: int, player_id: str, pool: str) -> list[RatingPoint]:
     """The player's rating after each rated match of ``pool``, oldest first."""
     with transaction():
-        player = players.get(tenant, player_id)
+        player = players.vouched_player(tenant, player_id)
         rows = db.session.execute(
             select(Match.id, RatingChange.at, RatingChange.mu, RatingChange.sigma,
                    RatingChange.ordinal)
@@ -193,7 +193,7 @@ def leaderboard(tenant: int, pool: str, key: bytes, *, cursor: str | None = None
         if around is None:
             after = _uncursor(key, cursor) if cursor else 0
             return Board(pool, *_page(tenant, pool, key, after, limit))
-        player = players.get(tenant, around)
+        player = players.vouched_player(tenant, around)
         mine = db.session.get(Rating, (player.pk, pool))
         if mine is None or mine.rank is None:
             raise PlayerNotFound(f"player {around!r} is not on the {pool} leaderboard")

@@ -73,7 +73,7 @@ def find(tenant: int, player_id: str) -> Player | None:
         Player.tenant_pk == tenant, Player.player_id == player_id)).scalar_one_or_none()
 
 
-def get(tenant: int, player_id: str) -> Player:
+def vouched_player(tenant: int, player_id: str) -> Player:
     """:func:`find`, or :class:`PlayerNotFound` (another front end's players too)."""
     found = find(tenant, player_id)
     if found is None:
@@ -84,7 +84,7 @@ def get(tenant: int, player_id: str) -> Player:
 def require(tenant: int, player_id: str) -> None:
     """:class:`PlayerNotFound` unless the front end has vouched for ``player_id``."""
     with transaction():
-        get(tenant, player_id)
+        vouched_player(tenant, player_id)
 
 
 def forget_secrets() -> None:
