@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -94,3 +95,20 @@ def conformance_setup(case: Mapping[str, Any]) -> tuple[Rules, list[Card]]:
     deck = [*seat0, *others, *parse_cards(floor)]
     deck += [c for c in DECK if c not in deck]
     return rules, deck
+
+
+SHORT = {"target_score": 30}
+"""A four-player match to 30 points: a round or two, so a test plays it out quickly."""
+
+
+def seeded_decks(seed: int = 0, rounds: int = 4) -> list[list[str]]:
+    """Decks shuffled by ``seed``, one per round. Seed 0 under :data:`SHORT`, each seat
+    taking its first legal move: one round, a basra by seat 1 and a jack basra by its
+    partner, seat 3."""
+    rng = random.Random(seed)
+    decks = []
+    for _ in range(rounds):
+        deck = [str(card) for card in DECK]
+        rng.shuffle(deck)
+        decks.append(deck)
+    return decks

@@ -408,9 +408,9 @@ def play_move(
         # and the read finds what the key answered first
         key = store.KeyRecord(seat, idempotency_key, request_fingerprint,
                               _idempotency_since()) if idempotency_key else None
-        if match.rated and state.finished:
-            finished = _finish_rated(match_id, tenant, read, [mine, *replies], state, timeouts,
-                                     key)
+        if state.finished and store.keeps_record(match):
+            finished = _finish_recorded(match_id, tenant, read, [mine, *replies], state,
+                                        timeouts, key)
             if finished is None:
                 continue  # somebody moved while this one was worked out: again
             match = finished
@@ -430,14 +430,14 @@ def play_move(
 
 
 class _Moved(Exception):
-    """The match moved on (or the key was used) under a rated finish: roll it back."""
+    """The match moved on (or the key was used) under a recorded finish: roll it back."""
 
 
-def _finish_rated(match_id: str, tenant: int, read: int, plays: list[Play], state: State,
-                  timeouts: list[int] | None, key: store.KeyRecord | None) -> Match | None:
-    """A rated match's finishing move, saved with the rating updates it makes in one
-    write transaction under the match's row lock; None (nothing written) if the match
-    moved on since ``read``."""
+def _finish_recorded(match_id: str, tenant: int, read: int, plays: list[Play], state: State,
+                     timeouts: list[int] | None, key: store.KeyRecord | None) -> Match | None:
+    """The finishing move of a match that keeps records, saved with the rating updates
+    and totals it makes in one write transaction under the match's row lock; None
+    (nothing written) if the match moved on since ``read``."""
     try:
         with transaction(write=True):
             match = store.lock_match(match_id, tenant)

@@ -26,7 +26,7 @@ from ..engine.codec import rules_from_json, state_from_dict, state_to_dict
 from ..errors import MatchNotFound
 from ..live import versions
 from ..ops import metrics
-from ..players import ratings
+from ..players import ratings, totals
 from ..storage import cursors
 from ..storage.db import CONNECTION_LOST, db
 from ..storage.errors import DatabaseUnavailable
@@ -193,6 +193,36 @@ def _rate(match: Match, state: State) -> list[dict[str, Any]]:
                         state.draw)
 
 
+def keeps_record(match: Match) -> bool:
+    """Whether finishing the match changes records (it is rated, or a seat is vouched
+    for): then it finishes in a write transaction."""
+    return match.rated or any(s.vouched for s in match.seats)
+
+
+def _count(match: Match, state: State, end_reason: str | None) -> None:
+    """Add the finished match to its vouched players' totals (after its save, whose plays
+    the move log then holds)."""
+    vouched = [s for s in match.seats if s.vouched and s.player_id is not None]
+    if not vouched:
+        return
+    made = {(seat, kind): n for seat, kind, n in db.session.execute(
+        select(MoveRecord.seat, MoveRecord.basra, func.count())
+        .where(MoveRecord.match_pk == match.pk, MoveRecord.basra.is_not(None))
+        .group_by(MoveRecord.seat, MoveRecord.basra))}
+    results = []
+    for s in vouched:
+        team = team_of(s.seat)
+        lost = not state.draw and state.winner is not None and state.winner != team
+        assert s.player_id is not None
+        results.append(totals.SeatResult(
+            s.player_id, won=not state.draw and state.winner == team, lost=lost,
+            drew=state.draw, resigned=lost and end_reason == "resigned",
+            timed_out=lost and end_reason == "timeout",
+            basras=made.get((s.seat, "basra"), 0),
+            jack_basras=made.get((s.seat, "jack_basra"), 0), points=state.scores[team]))
+    totals.count(match.tenant_pk, results)
+
+
 @dataclass(frozen=True)
 class KeyRecord:
     """An Idempotency-Key to remember with a move: the seat's key and the request's
@@ -240,10 +270,14 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
     if timeouts is not None:
         columns["timeouts"] = timeouts
     old_status, old_version = match.status, match.version if read is None else read
-    if match.rated and columns["status"] == "finished" and old_status != "finished":
-        # rated once, in the finishing transaction (the caller holds the row lock)
-        assert alone is None, "a rated match finishes in a write transaction"
-        columns["rating_changes"] = _rate(match, state)
+    recorded = columns["status"] == "finished" and old_status != "finished" \
+        and keeps_record(match)
+    if recorded:
+        # rated and counted once, in the finishing transaction (the caller holds the
+        # row lock)
+        assert alone is None, "a match that keeps records finishes in a write transaction"
+        if match.rated:
+            columns["rating_changes"] = _rate(match, state)
     old = {name: getattr(match, name) for name in _KEPT}
     # the object shows the change while its webhook messages are worked out; put back
     # below if the match moved on
@@ -266,6 +300,8 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
     # making one only for the mark cost a tenth of a move's handler, measured)
     if notice is not None and alone is None:
         versions.announced(match.id, version)
+    if recorded:
+        _count(match, state, columns["end_reason"])
     if plays:
         metrics.MOVES.inc(len(plays))
     return True

@@ -12,16 +12,15 @@ scan of everyone above). The figures shown beside a rank are the live ones.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy import and_, func, or_, select
 
-from ..engine.rules import TEAMS
 from ..storage import cursors
 from ..storage.db import db, transaction
-from ..storage.models import Match, Player, Rating, RatingChange, Seat, utcnow
+from ..storage.models import Match, Player, Rating, RatingChange, utcnow
 from . import service as players
 from .errors import BadBoardCursor, PlayerNotFound
 
@@ -57,7 +56,8 @@ class PoolRating:
 
 @dataclass(frozen=True)
 class Totals:
-    """A player's matches, won, lost, resigned (and lost) and timed out (and lost)."""
+    """A player's finished matches: won, lost, drawn, lost by resigning or by the clock,
+    the basras and jack basras they made and their side's points."""
 
     matches: int
     wins: int
@@ -65,6 +65,9 @@ class Totals:
     draws: int
     resigned: int
     timed_out: int
+    basras: int
+    jack_basras: int
+    points: int
 
 
 @dataclass(frozen=True)
@@ -87,20 +90,7 @@ def record(tenant: int, player_id: str, listing: Listing) -> Record:
         pools = [PoolRating(r.pool, r.mu, r.sigma, r.ordinal, r.games,
                             r.games < listing.min_games, r.rank)
                  for r in ratings]
-        mine = and_(Seat.match_pk == Match.pk, Seat.player_id == player_id,
-                    Seat.vouched.is_(True), Match.tenant_pk == tenant)
-        over = Match.status == "finished"
-        won = and_(over, Match.draw.is_(False), Match.winner == Seat.seat % TEAMS)
-        lost = and_(over, Match.draw.is_(False), Match.winner != Seat.seat % TEAMS)
-        row = db.session.execute(select(
-            func.count(),
-            func.sum(case((won, 1), else_=0)),
-            func.sum(case((lost, 1), else_=0)),
-            func.sum(case((and_(over, Match.draw.is_(True)), 1), else_=0)),
-            func.sum(case((and_(lost, Match.end_reason == "resigned"), 1), else_=0)),
-            func.sum(case((and_(lost, Match.end_reason == "timeout"), 1), else_=0)),
-        ).select_from(Seat).join(Match, mine)).one()
-        totals = Totals(*(int(v or 0) for v in row))
+        totals = Totals(*(getattr(player, f.name) for f in fields(Totals)))
         return Record(player.player_id, player.name, player.created_at, pools, totals)
 
 

@@ -71,15 +71,23 @@ class PoolRatingSchema(SkillSchema):
 
 
 class TotalsSchema(ma.Schema):
-    """A player's matches at this front end (the seats they held as a vouched player)."""
+    """A player's finished matches at this front end (the seats they held as a vouched
+    player), counted as each one finishes."""
 
-    matches = ma.fields.Integer(required=True)
+    matches = ma.fields.Integer(required=True, metadata={"description": "finished matches"})
     wins = ma.fields.Integer(required=True)
     losses = ma.fields.Integer(required=True)
     draws = ma.fields.Integer(required=True)
-    resigned = ma.fields.Integer(required=True, metadata={"description": "lost by resigning"})
+    resigned = ma.fields.Integer(required=True, metadata={
+        "description": "lost by their side's resignation"})
     timed_out = ma.fields.Integer(required=True, metadata={
-        "description": "lost on the clock"})
+        "description": "lost on their side's clock (a forfeit)"})
+    basras = ma.fields.Integer(required=True, metadata={
+        "description": "basras they made themselves (jack basras not included)"})
+    jack_basras = ma.fields.Integer(required=True, metadata={
+        "description": "jack basras they made themselves"})
+    points = ma.fields.Integer(required=True, metadata={
+        "description": "their side's final scores, summed"})
 
 
 class RecordSchema(ma.Schema):

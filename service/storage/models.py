@@ -18,6 +18,7 @@ from sqlalchemy import (
     LargeBinary,
     String,
     Text,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -92,6 +93,22 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
     """The front end's own id for its user."""
     name: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # the record's totals over finished matches, counted as each one finishes
+    matches: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    wins: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    losses: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    draws: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    resigned: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    """Lost by their side's resignation."""
+    timed_out: Mapped[int] = mapped_column(Integer, nullable=False, default=0,
+                                           server_default="0")
+    """Lost by their side's clock (a forfeit)."""
+    basras: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    """Basras they made themselves (jack basras not included)."""
+    jack_basras: Mapped[int] = mapped_column(Integer, nullable=False, default=0,
+                                             server_default="0")
+    points: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    """Their side's final score, summed."""
 
     __table_args__ = (Index("ix_players_tenant_player", "tenant_pk", "player_id", unique=True),)
 
@@ -119,7 +136,10 @@ class Rating(db.Model):  # type: ignore[name-defined,misc]
     rank: Mapped[int | None] = mapped_column(Integer)
     """The place on the pool's leaderboard at the last ranking (``basra worker``)."""
 
-    __table_args__ = (Index("ix_ratings_board", "tenant_pk", "pool", "rank"),)
+    # only the listed: a page, a place and the count of the listed read no unlisted row
+    __table_args__ = (Index("ix_ratings_board", "tenant_pk", "pool", "rank",
+                            postgresql_where=text("rank IS NOT NULL"),
+                            sqlite_where=text("rank IS NOT NULL")),)
 
 
 class RatingChange(db.Model):  # type: ignore[name-defined,misc]

@@ -123,7 +123,8 @@ def test_a_players_record_and_rating_history(league: Flask) -> None:
     assert pool["pool"] == "egyptian-v2" and pool["games"] == 6 and not pool["provisional"]
     assert pool["rank"] == 5
     assert record["totals"] == {"matches": 6, "wins": 2, "losses": 4, "draws": 0,
-                                "resigned": 4, "timed_out": 0}
+                                "resigned": 4, "timed_out": 0, "basras": 0,
+                                "jack_basras": 0, "points": 0}
     history = client.get("/v1/players/p4/ratings/egyptian-v2").get_json()
     points = history["points"]
     assert len(points) == 6 and points[-1]["ordinal"] == pool["ordinal"]

@@ -1,0 +1,45 @@
+"""Migrations that fill in what they add from the rows already kept."""
+
+from __future__ import annotations
+
+import flask_migrate
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import select
+
+from service.storage import MIGRATIONS
+from service.storage.db import db
+from service.storage.models import Player
+from tests.client import auth, play_to_end, tokens
+from tests.helpers import SHORT, seeded_decks
+
+TOTALS = ("matches", "wins", "losses", "draws", "resigned", "timed_out", "basras",
+          "jack_basras", "points")
+
+
+def _all_totals(app: Flask) -> dict[str, tuple[int, ...]]:
+    with app.app_context():
+        rows = db.session.execute(select(Player.player_id, *(getattr(Player, name)
+                                                             for name in TOTALS))).all()
+        db.session.remove()
+    return {player_id: tuple(figures) for player_id, *figures in rows}
+
+
+def test_0011_fills_in_the_totals_the_finished_matches_already_add_up_to(
+        app: Flask, client: FlaskClient) -> None:
+    """Totals counted live, then dropped (down to 0010) and filled in again from the
+    matches by upgrading: the same figures."""
+    four = client.post("/v1/matches", json={
+        "variant": "egyptian-4p", "rules": SHORT, "decks": seeded_decks(),
+        "players": [{"name": p, "player_id": p} for p in ("a0", "b1", "a2", "b3")]}).get_json()
+    play_to_end(client, four)
+    two = client.post("/v1/matches", json={"players": [
+        {"name": "a0", "player_id": "a0"}, {"name": "Guest"}]}).get_json()
+    assert client.post(f"/v1/matches/{two['id']}/resign",
+                       headers=auth(tokens(two)[0])).status_code == 200
+    live = _all_totals(app)
+    assert live["a0"][0] == 2 and sum(sum(t[6:8]) for t in live.values()) > 0
+    with app.app_context():
+        flask_migrate.downgrade(directory=MIGRATIONS, revision="0010")
+        flask_migrate.upgrade(directory=MIGRATIONS)
+    assert _all_totals(app) == live
