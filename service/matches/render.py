@@ -1,9 +1,10 @@
-"""The hot responses, a seat's view and a move's answer, rendered by hand.
+"""The hot responses, a seat's view, a move's answer and a page of history, rendered by
+hand.
 
 Every view a client reads or a move answers goes through here, so it skips
 marshmallow's field-by-field dump (a fifth of a move's time in the server). The
 schemas stay the contract: their fields are the OpenAPI document and their
-``dump`` calls these functions; ``tests/api/test_render.py`` holds the two equal.
+``dump`` calls these functions; ``tests/matches/test_render.py`` holds the two equal.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..engine import Play, Rules
-from .views import MatchView, MoveResult
+from .views import HistoryPage, MatchSummary, MatchView, MoveResult
 
 
 @lru_cache(maxsize=64)
@@ -109,3 +110,19 @@ def move_result(r: MoveResult) -> dict[str, Any]:
     """A move's (or a resignation's) answer (MoveResponseSchema)."""
     return {"move": play(r.move), "replies": [play(p) for p in r.replies],
             "state": match_state(r.state)}
+
+
+def summary(m: MatchSummary) -> dict[str, Any]:
+    """A match in a history listing (MatchSummarySchema)."""
+    return {
+        "id": m.id, "variant": m.variant, "status": m.status, "version": m.version,
+        "rules_hash": m.rules_hash, "scores": list(m.scores), "winner": m.winner,
+        "draw": m.draw, "seats": _RENDER["seats"](m.seats), "created_at": _moment(m.created_at),
+        "finished_at": _moment(m.finished_at), "end_reason": m.end_reason, "rounds": m.rounds,
+        "rated": m.rated, "rating_changes": _RENDER["rating_changes"](m.rating_changes),
+    }
+
+
+def history_page(page: HistoryPage) -> dict[str, Any]:
+    """A page of a history listing (HistoryPageSchema)."""
+    return {"matches": [summary(m) for m in page.matches], "next": page.next}

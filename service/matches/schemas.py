@@ -202,7 +202,7 @@ class MatchStateSchema(ma.Schema):
 
     def dump(self, obj: Any, *, many: bool | None = None) -> Any:
         """Rendered by hand (:func:`render.match_state`); the fields above are the
-        contract, and ``tests/api/test_render.py`` holds the two equal."""
+        contract, and ``tests/matches/test_render.py`` holds the two equal."""
         if self.many if many is None else many:
             return [render.match_state(m) for m in obj]
         return render.match_state(obj)
@@ -346,6 +346,12 @@ class HistoryPageSchema(ma.Schema):
 
     matches = ma.fields.List(ma.fields.Nested(MatchSummarySchema), required=True)
     next = ma.fields.String(allow_none=True, required=True)
+
+    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        """Rendered by hand (:func:`render.history_page`), as :class:`MatchStateSchema`."""
+        if self.many if many is None else many:
+            return [render.history_page(page) for page in obj]
+        return render.history_page(obj)
 
 
 class HintQuerySchema(ma.Schema):

@@ -18,7 +18,7 @@ import psycopg
 from psycopg.types.json import Json, Jsonb
 from sqlalchemy import bindparam, delete, exists, func, insert, or_, select, tuple_, update
 from sqlalchemy.dialects import postgresql
-from sqlalchemy.orm import defer, joinedload
+from sqlalchemy.orm import joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..engine import Play, State, team_of
@@ -34,6 +34,7 @@ from ..storage.models import IdempotencyKey, Match, MoveRecord, Seat, as_utc, ut
 from ..webhooks import service as webhooks
 from .errors import InvalidCursor
 from .seats import NewSeat
+from .views import MatchSummary, SeatInfo
 
 
 @lru_cache(maxsize=1)
@@ -610,38 +611,78 @@ class HistoryQuery:
     limit: int = 20
 
 
+_SUMMARY = (Match.pk, Match.id, Match.variant, Match.status, Match.version, Match.rules_hash,
+            Match.scores, Match.winner, Match.draw, Match.created_at, Match.finished_at,
+            Match.end_reason, Match.rounds, Match.rated, Match.rating_changes)
+
+_FILTERS = {
+    "player": lambda: exists().where(Seat.match_pk == Match.pk, or_(
+        Seat.name == bindparam("player"), Seat.player_id == bindparam("player"))),
+    "rated": lambda: Match.rated == bindparam("rated"),
+    "variant": lambda: Match.variant == bindparam("variant"),
+    "status": lambda: Match.status == bindparam("status"),
+    "waiting_since": lambda: Match.created_at >= bindparam("waiting_since"),
+    "since": lambda: Match.created_at >= bindparam("since"),
+    "until": lambda: Match.created_at < bindparam("until"),
+    "below": lambda: Match.pk < bindparam("below"),
+}
+"""Each filter of a history listing, on its parameter of the same name."""
+
+
+@lru_cache(maxsize=128)
+def _history_statement(filters: tuple[str, ...], of_player: bool) -> Any:
+    """The listing's SELECT with these filters, newest first, ``limit`` rows: built once
+    per shape, its compiled form cached on it. Only the listing's columns, as rows (a
+    page is read, never changed)."""
+    where = [Match.tenant_pk == bindparam("tenant"), *(_FILTERS[f]() for f in filters)]
+    if not of_player:
+        return select(*_SUMMARY).where(*where).order_by(Match.pk.desc()).limit(
+            bindparam("limit"))
+    # a player's page is read from their seats, newest first (the seats' index), so it
+    # costs their matches, not the front end's
+    mine = [Seat.player_id == bindparam("player_id"), Seat.vouched.is_(True)]
+    if "below" in filters:
+        mine.append(Seat.match_pk < bindparam("below"))
+    page = (select(Seat.match_pk).join(Match, Match.pk == Seat.match_pk).where(*mine, *where)
+            .group_by(Seat.match_pk).order_by(Seat.match_pk.desc()).limit(bindparam("limit"))
+            .correlate(None))
+    return select(*_SUMMARY).where(Match.pk.in_(page)).order_by(Match.pk.desc())
+
+
+_SEATS = (select(Seat.match_pk, Seat.seat, Seat.name, Seat.player_id, Seat.bot)
+          .where(Seat.match_pk.in_(bindparam("pks", expanding=True)))
+          .order_by(Seat.match_pk, Seat.seat))
+
+
 def history(query: HistoryQuery, cursor_key: bytes,
-            waiting_since: datetime | None = None) -> tuple[list[Match], str | None]:
+            waiting_since: datetime | None = None) -> tuple[list[MatchSummary], str | None]:
     """Matches newest first, filtered; keyset pagination on the primary key (no OFFSET),
     with cursors signed by ``cursor_key``; waiting matches made before ``waiting_since``
     (expired) are left out of a ``waiting`` listing."""
-    # the listing needs neither the snapshot nor the rules: leave the big columns behind
-    stmt = select(Match).options(defer(Match.snapshot), defer(Match.rules), defer(Match.seed))
     q = query
-    stmt = stmt.where(Match.tenant_pk == q.tenant)
-    if q.player:
-        stmt = stmt.where(exists().where(
-            Seat.match_pk == Match.pk, or_(Seat.name == q.player, Seat.player_id == q.player)
-        ))
+    params: dict[str, Any] = {
+        "player": q.player, "rated": q.rated, "variant": q.variant or None,
+        "status": q.status or None,
+        "waiting_since": waiting_since if q.status == "waiting" else None,
+        "since": q.since.astimezone(UTC) if q.since else None,
+        "until": q.until.astimezone(UTC) if q.until else None,
+        "below": decode_cursor(q.cursor, cursor_key) if q.cursor else None,
+    }
+    params = {name: value for name, value in params.items() if value is not None}
+    stmt = _history_statement(tuple(params), bool(q.player_id))
+    params.update(tenant=q.tenant, limit=q.limit + 1)
     if q.player_id:
-        stmt = stmt.where(exists().where(
-            Seat.match_pk == Match.pk, Seat.player_id == q.player_id, Seat.vouched.is_(True)))
-    if q.rated is not None:
-        stmt = stmt.where(Match.rated.is_(q.rated))
-    if q.variant:
-        stmt = stmt.where(Match.variant == q.variant)
-    if q.status:
-        stmt = stmt.where(Match.status == q.status)
-        if q.status == "waiting" and waiting_since is not None:
-            stmt = stmt.where(Match.created_at >= waiting_since)
-    if q.since:
-        stmt = stmt.where(Match.created_at >= q.since.astimezone(UTC))
-    if q.until:
-        stmt = stmt.where(Match.created_at < q.until.astimezone(UTC))
-    if q.cursor:
-        stmt = stmt.where(Match.pk < decode_cursor(q.cursor, cursor_key))
-    stmt = stmt.order_by(Match.pk.desc()).limit(q.limit + 1)
-    rows = list(db.session.execute(stmt).scalars())
+        params["player_id"] = q.player_id
+    rows = db.session.execute(stmt, params).all()
     more = len(rows) > q.limit
     rows = rows[: q.limit]
-    return rows, encode_cursor(rows[-1].pk, cursor_key) if more and rows else None
+    seats: dict[int, list[SeatInfo]] = {row.pk: [] for row in rows}
+    if rows:
+        for s in db.session.execute(_SEATS, {"pks": list(seats)}):
+            seats[s.match_pk].append(SeatInfo(s.seat, team_of(s.seat), s.name, s.player_id,
+                                              s.bot, s.name is None))
+    summaries = [MatchSummary(
+        r.id, r.variant, r.status, r.version, r.rules_hash, r.scores, r.winner, r.draw,
+        tuple(seats[r.pk]), r.created_at, r.finished_at, r.end_reason, r.rounds, r.rated,
+        r.rating_changes) for r in rows]
+    return summaries, encode_cursor(rows[-1].pk, cursor_key) if more and rows else None

@@ -129,3 +129,32 @@ class MoveResult:
     move: Play | None
     replies: tuple[Play, ...]
     state: MatchView
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    """A match in a history listing."""
+
+    id: str
+    variant: str
+    status: str
+    version: int
+    rules_hash: str
+    scores: list[int]
+    winner: int | None
+    draw: bool
+    seats: tuple[SeatInfo, ...]
+    created_at: datetime
+    finished_at: datetime | None
+    end_reason: str | None
+    rounds: int
+    rated: bool
+    rating_changes: list[dict[str, Any]] | None
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """A page of a history listing and the cursor of the next one."""
+
+    matches: list[MatchSummary]
+    next: str | None

@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import and_, bindparam, func, or_, select
 
 from ..storage import cursors
 from ..storage.db import db, transaction
@@ -155,21 +155,29 @@ def _uncursor(key: bytes, cursor: str) -> int:
                              problem="unknown cursor") from error
 
 
-def _entries(tenant: int, pool: str, after: int, limit: int) -> list[Entry]:
-    """The listed players ranked after ``after``, at most ``limit``."""
-    rows = db.session.execute(
-        select(Rating, Player.player_id, Player.name)
-        .join(Player, Player.pk == Rating.player_pk)
-        .where(Rating.tenant_pk == tenant, Rating.pool == pool, Rating.rank > after)
-        .order_by(Rating.rank).limit(limit)).all()
-    return [Entry(r.rank, player_id, name, r.ordinal, r.mu, r.sigma, r.games)
-            for r, player_id, name in rows]
+_ENTRIES = (
+    select(Rating.rank, Player.player_id, Player.name, Rating.ordinal, Rating.mu, Rating.sigma,
+           Rating.games)
+    .join(Player, Player.pk == Rating.player_pk)
+    .where(Rating.tenant_pk == bindparam("tenant"), Rating.pool == bindparam("pool"),
+           Rating.rank > bindparam("after"))
+    .order_by(Rating.rank).limit(bindparam("limit")))
+"""The listed players ranked after ``after`` (rows in :class:`Entry`'s order)."""
+
+_PLACE = (
+    select(Player.pk, Rating.rank, select(func.max(Rating.rank)).where(
+        Rating.tenant_pk == bindparam("tenant"), Rating.pool == bindparam("pool"),
+    ).scalar_subquery())
+    .outerjoin(Rating, and_(Rating.player_pk == Player.pk, Rating.pool == bindparam("pool")))
+    .where(Player.tenant_pk == bindparam("tenant"), Player.player_id == bindparam("player")))
+"""A player (none: not vouched for), their rank (none: not listed) and how many are."""
 
 
 def _page(tenant: int, pool: str, key: bytes, after: int,
           limit: int) -> tuple[list[Entry], str | None]:
     """The entries ranked after ``after`` and the cursor of the next page (None: last)."""
-    entries = _entries(tenant, pool, after, limit + 1)
+    entries = [Entry(*row) for row in db.session.execute(
+        _ENTRIES, {"tenant": tenant, "pool": pool, "after": after, "limit": limit + 1})]
     more = len(entries) > limit
     entries = entries[:limit]
     return entries, _cursor(key, entries[-1].rank) if more else None
@@ -183,15 +191,15 @@ def leaderboard(tenant: int, pool: str, key: bytes, *, cursor: str | None = None
         if around is None:
             after = _uncursor(key, cursor) if cursor else 0
             return Board(pool, *_page(tenant, pool, key, after, limit))
-        player = players.vouched_player(tenant, around)
-        mine = db.session.get(Rating, (player.pk, pool))
-        if mine is None or mine.rank is None:
+        place = db.session.execute(_PLACE, {"tenant": tenant, "pool": pool,
+                                            "player": around}).first()
+        if place is None:
+            raise PlayerNotFound(f"no player {around!r}")
+        _, rank, listed = place
+        if rank is None:
             raise PlayerNotFound(f"player {around!r} is not on the {pool} leaderboard")
-        listed = int(db.session.scalar(select(func.max(Rating.rank)).where(
-            Rating.tenant_pk == tenant, Rating.pool == pool)) or 0)
-        entries, nxt = _page(tenant, pool, key, max(0, mine.rank - 1 - limit // 2), limit)
-        return Board(pool, entries, nxt, mine.rank,
-                     round(100.0 * (listed - mine.rank + 1) / listed, 1))
+        entries, nxt = _page(tenant, pool, key, max(0, rank - 1 - limit // 2), limit)
+        return Board(pool, entries, nxt, rank, round(100.0 * (listed - rank + 1) / listed, 1))
 
 
 def refresh_ranks(listing: Listing) -> int:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import marshmallow as ma
 from marshmallow import validate
 
 from ..web.fields import UTCDateTime
+from .boards import Board
 from .service import MAX_TTL_SECONDS, MIN_TTL_SECONDS, PLAYER_ID
 
 PLAYER_ID_FIELD = {"validate": validate.Regexp(PLAYER_ID.pattern + r"\Z",
@@ -142,3 +145,19 @@ class BoardSchema(ma.Schema):
         "description": "with around: that player's place"})
     percentile = ma.fields.Float(allow_none=True, metadata={
         "description": "with around: the share of listed players at or below them, %"})
+
+    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        """Rendered by hand (a leaderboard is read far more than anything else here); the
+        fields above are the contract, and ``tests/players/test_render.py`` holds the two
+        equal."""
+        if self.many if many is None else many:
+            return [_board(b) for b in obj]
+        return _board(obj)
+
+
+def _board(b: Board) -> dict[str, Any]:
+    return {"pool": b.pool, "entries": [
+        {"mu": float(e.mu), "sigma": float(e.sigma), "ordinal": float(e.ordinal),
+         "rank": e.rank, "player_id": e.player_id, "name": e.name, "games": e.games}
+        for e in b.entries], "next": b.next, "rank": b.rank,
+        "percentile": None if b.percentile is None else float(b.percentile)}

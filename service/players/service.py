@@ -81,12 +81,6 @@ def vouched_player(tenant: int, player_id: str) -> Player:
     return found
 
 
-def require(tenant: int, player_id: str) -> None:
-    """:class:`PlayerNotFound` unless the front end has vouched for ``player_id``."""
-    with transaction():
-        vouched_player(tenant, player_id)
-
-
 def forget_secrets() -> None:
     """Read the front ends' secrets from the database again (tests that make tenants anew)."""
     with _secrets_lock:

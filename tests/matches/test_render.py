@@ -1,5 +1,5 @@
-"""The hand-rendered hot responses equal their schemas' marshmallow dump, byte for byte
-(``service/matches/render.py``)."""
+"""The hand-rendered hot responses (views, moves' answers, history pages) equal their
+schemas' marshmallow dump, byte for byte (``service/matches/render.py``)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.engine import apply_move, legal_moves, new_match, observe, team_of
-from service.matches.schemas import MatchStateSchema, MoveResponseSchema
-from service.matches.views import MatchView, MoveResult, SeatInfo
+from service.matches.schemas import HistoryPageSchema, MatchStateSchema, MoveResponseSchema
+from service.matches.views import HistoryPage, MatchSummary, MatchView, MoveResult, SeatInfo
 from tests.helpers import rules_of
 
 VARIANTS = ("egyptian-v1", "egyptian-v2", "egyptian-4p", "pagat")
@@ -100,6 +100,26 @@ def test_a_move_result_renders_as_its_schema_dumps(drawn: tuple[MatchView, Any],
     reference["state"] = ma.Schema.dump(MatchStateSchema(), view)
     assert _text(schema.dump(result)) == _text(reference)
     assert _text(schema.dump([result], many=True)) == _text([reference])
+
+
+@st.composite
+def summaries(draw: st.DrawFn) -> MatchSummary:
+    view, state = draw(views())
+    return MatchSummary(
+        view.id, view.variant, view.status, view.version, "cd" * 32, list(state.scores),
+        state.winner, state.draw, view.seats, view.created_at, draw(moments),
+        view.end_reason, state.round, view.rated, view.rating_changes)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(summaries(), max_size=4), st.one_of(st.none(), st.text(max_size=12)))
+def test_a_history_page_renders_as_its_schema_dumps(matches: list[MatchSummary],
+                                                    cursor: str | None) -> None:
+    page = HistoryPage(matches, cursor)
+    schema = HistoryPageSchema()
+    assert _text(schema.dump(page)) == _text(ma.Schema.dump(schema, page))
+    assert _text(schema.dump([page], many=True)) == _text(ma.Schema.dump(schema, [page],
+                                                                         many=True))
 
 
 def test_the_check_can_fail() -> None:
