@@ -16,7 +16,7 @@ from typing import Any
 
 import psycopg
 from psycopg.types.json import Json, Jsonb
-from sqlalchemy import bindparam, delete, exists, func, insert, or_, select, tuple_, update
+from sqlalchemy import bindparam, delete, exists, func, insert, literal, or_, select, tuple_, update
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import joinedload
 from sqlalchemy.orm.attributes import set_committed_value
@@ -28,8 +28,7 @@ from ..live import versions
 from ..ops import metrics
 from ..players import ratings, totals
 from ..storage import cursors
-from ..storage.db import CONNECTION_LOST, db
-from ..storage.errors import DatabaseUnavailable
+from ..storage.db import db, session_execute
 from ..storage.models import IdempotencyKey, Match, MoveRecord, Seat, as_utc, utcnow
 from ..webhooks import service as webhooks
 from .errors import InvalidCursor
@@ -329,15 +328,7 @@ def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
     statement = _save_at_once(tuple(columns), bool(plays), key is not None, bool(messages))
     if alone is not None:  # statement_connection() drops it if it was lost
         return alone.execute(statement, params).fetchone() is not None
-    # straight to psycopg on the session's connection: SQLAlchemy's execution path cost
-    # about as much again as the statement (measured); a lost connection is dropped
-    conn = db.session.connection()
-    try:
-        found = conn.connection.driver_connection.execute(statement, params).fetchone()
-    except CONNECTION_LOST as error:
-        conn.invalidate(error)
-        raise DatabaseUnavailable() from error
-    return found is not None
+    return session_execute(statement, params).fetchone() is not None
 
 
 def _save_in_steps(match: Match, read: int, columns: dict[str, Any],
@@ -629,36 +620,35 @@ _FILTERS = {
 """Each filter of a history listing, on its parameter of the same name."""
 
 
-@lru_cache(maxsize=128)
-def _history_statement(filters: tuple[str, ...], of_player: bool) -> Any:
-    """The listing's SELECT with these filters, newest first, ``limit`` rows: built once
-    per shape, its compiled form cached on it. Only the listing's columns, as rows (a
-    page is read, never changed)."""
+@lru_cache(maxsize=256)
+def _history_statement(filters: tuple[str, ...], of_player: bool, rows: int) -> Any:
+    """The listing's SELECT with these filters: its newest ``rows`` matches, each with its
+    seats (a row per seat), in one statement built once per shape, its compiled form cached
+    on it. The row count is written into the statement, not bound: PostgreSQL then plans a
+    prepared listing once for every player (a bound LIMIT keeps it planning each call)."""
     where = [Match.tenant_pk == bindparam("tenant"), *(_FILTERS[f]() for f in filters)]
-    if not of_player:
-        return select(*_SUMMARY).where(*where).order_by(Match.pk.desc()).limit(
-            bindparam("limit"))
-    # a player's page is read from their seats, newest first (the seats' index), so it
-    # costs their matches, not the front end's
-    mine = [Seat.player_id == bindparam("player_id"), Seat.vouched.is_(True)]
-    if "below" in filters:
-        mine.append(Seat.match_pk < bindparam("below"))
-    page = (select(Seat.match_pk).join(Match, Match.pk == Seat.match_pk).where(*mine, *where)
-            .group_by(Seat.match_pk).order_by(Seat.match_pk.desc()).limit(bindparam("limit"))
-            .correlate(None))
-    return select(*_SUMMARY).where(Match.pk.in_(page)).order_by(Match.pk.desc())
-
-
-_SEATS = (select(Seat.match_pk, Seat.seat, Seat.name, Seat.player_id, Seat.bot)
-          .where(Seat.match_pk.in_(bindparam("pks", expanding=True)))
-          .order_by(Seat.match_pk, Seat.seat))
+    if of_player:
+        # a player's page is read from their seats, newest first (the seats' index), so
+        # it costs their matches, not the front end's
+        mine = [Seat.player_id == bindparam("player_id"), Seat.vouched.is_(True)]
+        if "below" in filters:
+            mine.append(Seat.match_pk < bindparam("below"))
+        page = (select(Seat.match_pk).join(Match, Match.pk == Seat.match_pk)
+                .where(*mine, *where).group_by(Seat.match_pk).order_by(Seat.match_pk.desc()))
+    else:
+        page = select(Match.pk).where(*where).order_by(Match.pk.desc())
+    listed = page.limit(literal(rows, literal_execute=True)).correlate(None)
+    return (select(*_SUMMARY, Seat.seat, Seat.name.label("seat_name"), Seat.player_id, Seat.bot)
+            .join(Seat, Seat.match_pk == Match.pk).where(Match.pk.in_(listed))
+            .order_by(Match.pk.desc(), Seat.seat))
 
 
 def history(query: HistoryQuery, cursor_key: bytes,
             waiting_since: datetime | None = None) -> tuple[list[MatchSummary], str | None]:
     """Matches newest first, filtered; keyset pagination on the primary key (no OFFSET),
     with cursors signed by ``cursor_key``; waiting matches made before ``waiting_since``
-    (expired) are left out of a ``waiting`` listing."""
+    (expired) are left out of a ``waiting`` listing. Only the listing's columns, as rows
+    (a page is read, never changed)."""
     q = query
     params: dict[str, Any] = {
         "player": q.player, "rated": q.rated, "variant": q.variant or None,
@@ -669,20 +659,20 @@ def history(query: HistoryQuery, cursor_key: bytes,
         "below": decode_cursor(q.cursor, cursor_key) if q.cursor else None,
     }
     params = {name: value for name, value in params.items() if value is not None}
-    stmt = _history_statement(tuple(params), bool(q.player_id))
-    params.update(tenant=q.tenant, limit=q.limit + 1)
+    stmt = _history_statement(tuple(params), bool(q.player_id), q.limit + 1)
+    params["tenant"] = q.tenant
     if q.player_id:
         params["player_id"] = q.player_id
-    rows = db.session.execute(stmt, params).all()
+    found: dict[int, tuple[Any, list[SeatInfo]]] = {}
+    for r in db.session.execute(stmt, params):
+        match = found.setdefault(r.pk, (r, []))
+        match[1].append(SeatInfo(r.seat, team_of(r.seat), r.seat_name, r.player_id, r.bot,
+                                 r.seat_name is None))
+    rows = list(found.values())
     more = len(rows) > q.limit
     rows = rows[: q.limit]
-    seats: dict[int, list[SeatInfo]] = {row.pk: [] for row in rows}
-    if rows:
-        for s in db.session.execute(_SEATS, {"pks": list(seats)}):
-            seats[s.match_pk].append(SeatInfo(s.seat, team_of(s.seat), s.name, s.player_id,
-                                              s.bot, s.name is None))
     summaries = [MatchSummary(
         r.id, r.variant, r.status, r.version, r.rules_hash, r.scores, r.winner, r.draw,
-        tuple(seats[r.pk]), r.created_at, r.finished_at, r.end_reason, r.rounds, r.rated,
-        r.rating_changes) for r in rows]
-    return summaries, encode_cursor(rows[-1].pk, cursor_key) if more and rows else None
+        tuple(seats), r.created_at, r.finished_at, r.end_reason, r.rounds, r.rated,
+        r.rating_changes) for r, seats in rows]
+    return summaries, encode_cursor(rows[-1][0].pk, cursor_key) if more and rows else None

@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from openskill.models import PlackettLuce
+from psycopg.types.json import Json
 from sqlalchemy import bindparam, insert, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import sqlite
 
-from ..storage.db import backend, db
+from ..storage.db import backend, db, session_execute
 from ..storage.models import Player, Rating, RatingChange, utcnow
 
 MODEL = PlackettLuce()
@@ -55,26 +56,56 @@ def favourite_chance(me: tuple[float, float], opponent: tuple[float, float]) -> 
     return max(chances)
 
 
-def _players(tenant: int, player_ids: Sequence[str]) -> dict[str, int]:
-    """player id -> pk of the match's players (each was recorded when vouched for)."""
-    rows = db.session.execute(select(Player.player_id, Player.pk).where(
-        Player.tenant_pk == tenant, Player.player_id.in_(player_ids))).all()
-    return {player_id: pk for player_id, pk in rows}
+_LOCK_POSTGRESQL = """
+WITH locked AS (
+    INSERT INTO ratings (player_pk, pool, tenant_pk, mu, sigma, ordinal, games)
+    SELECT pk, %(pool)s, %(tenant)s, %(mu)s, %(sigma)s, %(ordinal)s, 0 FROM players
+    WHERE tenant_pk = %(tenant)s AND player_id = ANY(%(players)s) ORDER BY pk
+    ON CONFLICT (player_pk, pool) DO UPDATE SET games = ratings.games
+    RETURNING player_pk, mu, sigma, games)
+SELECT players.player_id, locked.* FROM locked JOIN players ON players.pk = locked.player_pk
+"""
+
+_SAVE_POSTGRESQL = """
+WITH rated AS (
+    UPDATE ratings SET mu = r.mu, sigma = r.sigma, ordinal = r.ordinal, games = r.games,
+                       rated_at = %(at)s
+    FROM json_to_recordset(%(rows)s) AS r(pk bigint, mu float8, sigma float8, ordinal float8,
+                                          games int)
+    WHERE ratings.player_pk = r.pk AND ratings.pool = %(pool)s)
+INSERT INTO rating_changes (player_pk, pool, match_pk, mu, sigma, ordinal, at)
+SELECT r.pk, %(pool)s, %(match)s, r.mu, r.sigma, r.ordinal, %(at)s
+FROM json_to_recordset(%(rows)s) AS r(pk bigint, mu float8, sigma float8, ordinal float8)
+"""
+"""A match's new ratings and its rating changes, in one statement (the rows are locked
+already)."""
 
 
-def _locked(tenant: int, pks: Sequence[int], pool: str) -> dict[int, tuple[float, float, int]]:
-    """player pk -> (mu, sigma, games) in ``pool``, made at the defaults where missing and
-    locked until the transaction ends, in one statement (an upsert whose no-op update
-    takes the row lock), in player order: two matches finishing at once never deadlock."""
-    dialect = postgresql if backend() == "postgresql" else sqlite
+def _start() -> dict[str, Any]:
+    return {"mu": MODEL.mu, "sigma": MODEL.sigma,
+            "ordinal": skill(MODEL.mu, MODEL.sigma)["ordinal"]}
+
+
+def _locked(tenant: int, player_ids: Sequence[str],
+            pool: str) -> dict[str, tuple[int, float, float, int]]:
+    """player id -> (pk, mu, sigma, games) in ``pool`` of the match's players (each was
+    recorded when vouched for), made at the defaults where missing and locked until the
+    transaction ends, in player order: two matches finishing at once never deadlock. An
+    upsert whose no-op update takes the row lock; on PostgreSQL one statement."""
+    if backend() == "postgresql":
+        rows = session_execute(_LOCK_POSTGRESQL, {
+            "pool": pool, "tenant": tenant, "players": list(player_ids), **_start()}).fetchall()
+        return {player_id: (pk, mu, sigma, games) for player_id, pk, mu, sigma, games in rows}
+    pks = dict(db.session.execute(select(Player.player_id, Player.pk).where(
+        Player.tenant_pk == tenant, Player.player_id.in_(player_ids))).all())
     table = Rating.__table__
-    start = {"pool": pool, "tenant_pk": tenant, "mu": MODEL.mu, "sigma": MODEL.sigma,
-             "ordinal": skill(MODEL.mu, MODEL.sigma)["ordinal"], "games": 0}
-    stmt = dialect.insert(table).values([{"player_pk": pk, **start} for pk in sorted(pks)])
-    rows = db.session.execute(stmt.on_conflict_do_update(
-        index_elements=["player_pk", "pool"], set_={"games": table.c.games},
-    ).returning(table.c.player_pk, table.c.mu, table.c.sigma, table.c.games)).all()
-    return {pk: (mu, sigma, games) for pk, mu, sigma, games in rows}
+    start = {"pool": pool, "tenant_pk": tenant, "games": 0, **_start()}
+    stmt = sqlite.insert(table).values([{"player_pk": pk, **start} for pk in sorted(pks.values())])
+    found = {pk: (mu, sigma, games) for pk, mu, sigma, games in db.session.execute(
+        stmt.on_conflict_do_update(index_elements=["player_pk", "pool"],
+                                   set_={"games": table.c.games})
+        .returning(table.c.player_pk, table.c.mu, table.c.sigma, table.c.games))}
+    return {player_id: (pk, *found[pk]) for player_id, pk in pks.items()}
 
 
 _UPDATE = Rating.__table__.update().where(
@@ -83,31 +114,39 @@ _UPDATE = Rating.__table__.update().where(
          games=bindparam("games"), rated_at=bindparam("at"))
 
 
+def _save(match_pk: int, pool: str, rows: list[dict[str, Any]]) -> None:
+    """Write the new ratings (``pk, mu, sigma, ordinal, games`` each) and the match's
+    rating changes, on PostgreSQL in one statement."""
+    now = utcnow()
+    if backend() == "postgresql":
+        session_execute(_SAVE_POSTGRESQL, {"rows": Json(rows), "pool": pool,
+                                           "match": match_pk, "at": now})
+        return
+    db.session.execute(_UPDATE, [{**row, "p": pool, "at": now} for row in rows])
+    db.session.execute(insert(RatingChange.__table__), [
+        {"player_pk": row["pk"], "pool": pool, "match_pk": match_pk, "at": now,
+         "mu": row["mu"], "sigma": row["sigma"], "ordinal": row["ordinal"]} for row in rows])
+
+
 def rate(tenant: int, match_pk: int, pool: str, seats: Sequence[tuple[int, int, str]],
          winner: int | None, draw: bool) -> list[dict[str, Any]]:
     """Rate a finished match in the caller's write transaction: ``seats`` are (seat, team,
     player id) of every seat, ``winner`` the winning team (None with ``draw``). Returns
     each seat's ``{seat, player_id, before, after}``."""
-    pks = _players(tenant, [player_id for _, _, player_id in seats])
-    ratings = _locked(tenant, list(pks.values()), pool)
+    ratings = _locked(tenant, sorted({player_id for _, _, player_id in seats}), pool)
     teams = sorted({team for _, team, _ in seats})
     members = {team: [s for s in seats if s[1] == team] for team in teams}
-    before = {seat: ratings[pks[player_id]][:2] for seat, _, player_id in seats}
+    before = {seat: ratings[player_id][1:3] for seat, _, player_id in seats}
     ranks = [1 if draw or team == winner else 2 for team in teams]
     rated = MODEL.rate([[MODEL.rating(mu=before[seat][0], sigma=before[seat][1])
                          for seat, _, _ in members[team]] for team in teams], ranks=ranks)
-    now = utcnow()
-    changes, updates, history = [], [], []
+    changes, rows = [], []
     for team, new in zip(teams, rated, strict=True):
         for (seat, _, player_id), after in zip(members[team], new, strict=True):
-            pk = pks[player_id]
+            pk, _, _, games = ratings[player_id]
             figures = skill(after.mu, after.sigma)
-            updates.append({"pk": pk, "p": pool, "games": ratings[pk][2] + 1, "at": now,
-                            **figures})
-            history.append({"player_pk": pk, "pool": pool, "match_pk": match_pk, "at": now,
-                            **figures})
+            rows.append({"pk": pk, "games": games + 1, **figures})
             changes.append({"seat": seat, "player_id": player_id,
                             "before": skill(*before[seat]), "after": figures})
-    db.session.execute(_UPDATE, updates)
-    db.session.execute(insert(RatingChange.__table__), history)
+    _save(match_pk, pool, rows)
     return sorted(changes, key=lambda c: c["seat"])
