@@ -38,10 +38,34 @@ export class Api {
   }
 
   variants() { return this.call("GET", "/v1/variants"); }
-  createMatch(spec) { return this.call("POST", "/v1/matches", { body: spec }); }
-  quickPlay(spec) { return this.call("POST", "/v1/matches/quick", { body: spec }); }
+  /** `player` (optional): the named player's token, who takes the seat that names them. */
+  createMatch(spec, player) { return this.call("POST", "/v1/matches", { body: spec, token: player }); }
+  quickPlay(spec, player) { return this.call("POST", "/v1/matches/quick", { body: spec, token: player }); }
   view(id, token) { return this.call("GET", `/v1/matches/${id}`, { token }); }
-  join(id, name) { return this.call("POST", `/v1/matches/${id}/join`, { body: { name } }); }
+  join(id, spec, player) {
+    return this.call("POST", `/v1/matches/${id}/join`, { body: spec, token: player });
+  }
+
+  /** A player token (where this page may mint one: the keyless local front end, or a
+   * server key in the settings). */
+  mintPlayerToken(playerId, name, ttlSeconds = 86400) {
+    const body = { ttl_seconds: ttlSeconds };
+    if (name) body.name = name;
+    return this.call("POST", `/v1/players/${encodeURIComponent(playerId)}/tokens`, { body });
+  }
+  player(id) { return this.call("GET", `/v1/players/${encodeURIComponent(id)}`); }
+  ratingHistory(id, pool) {
+    return this.call("GET", `/v1/players/${encodeURIComponent(id)}/ratings/${encodeURIComponent(pool)}`);
+  }
+  playerMatches(id, limit = 10) {
+    return this.call("GET", `/v1/players/${encodeURIComponent(id)}/matches?limit=${limit}`);
+  }
+  leaderboard(pool, { cursor, around, limit = 20 } = {}) {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (cursor) query.set("cursor", cursor);
+    if (around) query.set("around", around);
+    return this.call("GET", `/v1/leaderboards/${encodeURIComponent(pool)}?${query}`);
+  }
   resign(id, token) { return this.call("POST", `/v1/matches/${id}/resign`, { token }); }
   rematch(id, token) { return this.call("POST", `/v1/matches/${id}/rematch`, { token }); }
   moveLog(id) { return this.call("GET", `/v1/matches/${id}/moves`); }

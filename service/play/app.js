@@ -1,7 +1,10 @@
 // The Basra table: a front end built on the public API only.
 //
-// Routes: /play shows the lobby; /play?match=ID shows that table. A seat's
-// token is kept in localStorage per match, so a reload keeps the seat.
+// Routes: /play shows the lobby; /play?match=ID shows that table; /play?player=ID a
+// player's profile; /play?board=POOL a leaderboard. A seat's token is kept in
+// localStorage per match, so a reload keeps the seat. A named player's token (minted
+// here on the local front end, or handed over by a front end's server as
+// /play#player_token=...) is kept too, and seats that player wherever they sit down.
 
 import { Api, ApiError } from "./api.js";
 import { cardBack, cardElement } from "./cards.js";
@@ -25,6 +28,101 @@ const seatKey = (id) => `basra.seat.${id}`;
 
 const api = new Api(storage.get("basra.key") || "");
 
+/** The named player this page plays as: {token, player_id, name, expires_at}, or null. */
+let player = null;
+
+/** The claims of a player token (a JWT): read, not checked (the service checks it). */
+function claimsOf(token) {
+  const part = token.split(".")[1] || "";
+  const base64 = part.replace(/-/g, "+").replace(/_/g, "/");
+  const text = atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4));
+  const bytes = Uint8Array.from(text, (c) => c.charCodeAt(0));
+  return JSON.parse(new TextDecoder().decode(bytes));
+}
+
+function playerFromToken(token) {
+  const claims = claimsOf(token);
+  if (typeof claims.sub !== "string" || typeof claims.exp !== "number") {
+    throw new Error("not a player token");
+  }
+  return { token, player_id: claims.sub, name: claims.name || null,
+    expires_at: new Date(claims.exp * 1000).toISOString() };
+}
+
+function loadPlayer() {
+  const saved = storage.get("basra.player");
+  if (!saved || !(Date.parse(saved.expires_at) > Date.now() + 60_000)) {
+    storage.remove("basra.player");
+    return null;
+  }
+  return saved;
+}
+
+function setPlayer(next) {
+  player = next;
+  if (next) storage.set("basra.player", next);
+  else storage.remove("basra.player");
+  drawPlayer();
+}
+
+function drawPlayer() {
+  const form = $("#sign-in");
+  const line = $("#signed-in");
+  line.hidden = !player;
+  line.textContent = player ? t("signed_in", { name: player.name || player.player_id, id: player.player_id }) : "";
+  $("#sign-out").hidden = !player;
+  form.player_id.value = player?.player_id || "";
+  form.token.value = "";
+  const profile = $("#nav-profile");
+  profile.hidden = !player;
+  if (player) profile.href = `/play?player=${encodeURIComponent(player.player_id)}`;
+  const rated = $("#new-match input[name=rated]");
+  rated.disabled = !player;
+  if (!player) rated.checked = false;
+  if (player?.name) {
+    for (const input of document.querySelectorAll("input[name=name]")) {
+      if (!input.value) input.value = player.name;
+    }
+  }
+}
+
+async function onSignIn(event) {
+  event.preventDefault();
+  const form = event.target;
+  clearError();
+  try {
+    const token = form.token.value.trim();
+    if (token) {
+      setPlayer(playerFromToken(token));
+    } else {
+      const minted = await api.mintPlayerToken(form.player_id.value.trim(), form.name.value.trim());
+      setPlayer({ token: minted.token, player_id: minted.player_id, name: minted.name,
+        expires_at: minted.expires_at });
+    }
+    $("#settings").open = false;
+    route();
+  } catch (error) {
+    showError(error);
+  }
+}
+
+/** Take a player token handed over in the address (#player_token=...), off the address. */
+function takeHandedToken() {
+  const handed = new URLSearchParams(location.hash.slice(1)).get("player_token");
+  if (!handed) return;
+  history.replaceState({}, "", location.pathname + location.search);
+  try {
+    setPlayer(playerFromToken(handed));
+  } catch (error) {
+    showError(error);
+  }
+}
+
+/** What a request to take a seat adds for the named player: their id (and token). */
+function asPlayer(spec) {
+  return player ? { ...spec, player_id: player.player_id } : spec;
+}
+
 /** The table on screen: its id, our seat (token) if any, the last view drawn. */
 let table = null;
 let clockTimer = null;
@@ -36,7 +134,9 @@ function init() {
   setLanguage(preferred);
   $("#lang").addEventListener("click", () => {
     storage.set("basra.lang", setLanguage(currentLanguage() === "ar" ? "en" : "ar"));
+    drawPlayer();
     if (table?.view) draw(table.view);
+    else if (!$("#profile").hidden || !$("#board").hidden) route();
   });
   const key = $("#api-key");
   key.value = api.key;
@@ -52,26 +152,47 @@ function init() {
   $("#resign").addEventListener("click", onResign);
   $("#rematch").addEventListener("click", onRematch);
   $("#verify-button").addEventListener("click", onVerify);
+  $("#sign-in").addEventListener("submit", onSignIn);
+  $("#sign-out").addEventListener("click", () => { setPlayer(null); route(); });
+  $("#chart-pool").addEventListener("change", () => drawChart(shown.player, $("#chart-pool").value));
+  $("#board-pool").addEventListener("change", () => navigate(`/play?board=${encodeURIComponent($("#board-pool").value)}`));
+  $("#board-next").addEventListener("click", () => showBoardPage({ cursor: shown.next }));
+  $("#board-me").addEventListener("click", () => showBoardPage({ around: player?.player_id }));
+  $("#board-top").addEventListener("click", () => showBoardPage({}));
+  for (const link of document.querySelectorAll("nav a")) {
+    link.addEventListener("click", (event) => { event.preventDefault(); navigate(link.href); });
+  }
   for (const input of document.querySelectorAll("input[name=name]")) {
     input.value = storage.get("basra.name") || "";
   }
+  player = loadPlayer();
+  takeHandedToken();
+  drawPlayer();
   window.addEventListener("popstate", route);
   route();
 }
 
 function route() {
-  const id = new URLSearchParams(location.search).get("match");
-  if (id) openTable(id).catch(showError);
+  const query = new URLSearchParams(location.search);
+  if (query.get("match")) openTable(query.get("match")).catch(showError);
+  else if (query.get("player")) showProfile(query.get("player")).catch(showError);
+  else if (query.get("board")) showBoard(query.get("board")).catch(showError);
   else showLobby().catch(showError);
 }
 
-function go(id) {
-  history.pushState({}, "", `/play?match=${encodeURIComponent(id)}`);
+function navigate(url) {
+  history.pushState({}, "", url);
   route();
 }
 
+function go(id) {
+  navigate(`/play?match=${encodeURIComponent(id)}`);
+}
+
 function show(section) {
-  for (const id of ["lobby", "join", "table"]) $(`#${id}`).hidden = id !== section;
+  for (const id of ["lobby", "join", "table", "profile", "board"]) {
+    $(`#${id}`).hidden = id !== section;
+  }
 }
 
 function showError(error) {
@@ -127,14 +248,16 @@ async function onNewMatch(event) {
       spec.clock = { move_seconds: Number(form.clock.value), timeout: "autoplay" };
     }
     if (action === "quick") {
-      const seated = await api.quickPlay({ variant: spec.variant, rules, name });
+      const quick = asPlayer({ variant: spec.variant, rules, name, rated: form.rated.checked });
+      const seated = await api.quickPlay(quick, player?.token);
       remember(seated.id, seated.seat, seated.token);
       return go(seated.id);
     }
     const seats = Number(form.variant.selectedOptions[0].dataset.players);
     const rivals = Array.from({ length: seats - 1 },
       () => (action === "bot" ? { bot: form.level.value } : { open: true }));
-    const created = await api.createMatch({ ...spec, players: [{ name }, ...rivals] });
+    const created = await api.createMatch({ ...spec, players: [asPlayer({ name }), ...rivals] },
+      player?.token);
     remember(created.id, 0, created.seats[0].token);
     go(created.id);
   } catch (error) {
@@ -144,6 +267,173 @@ async function onNewMatch(event) {
 
 function remember(id, seat, token) {
   storage.set(seatKey(id), { seat, token });
+}
+
+// ---- players: a profile and the leaderboards -----------------------------------
+
+/** What the profile or leaderboard on screen shows: its player or pool, the next page. */
+let shown = {};
+
+const TOTALS = ["matches", "wins", "losses", "draws", "resigned", "timed_out", "basras",
+  "jack_basras", "points"];
+
+function cell(tag, text) {
+  return Object.assign(document.createElement(tag), { textContent: text });
+}
+
+/** A rating figure, isolated left to right (a minus sign stays in front in Arabic). */
+const figure = (value) => `\u2066${value.toFixed(1)}\u2069`;
+
+async function showProfile(id) {
+  stopFollowing();
+  table = null;
+  const [record, page] = await Promise.all([api.player(id), api.playerMatches(id)]);
+  shown = { player: id };
+  show("profile");
+  $("#profile-name").textContent = record.name || record.player_id;
+  $("#profile-since").textContent = t("player_since", {
+    date: new Date(record.created_at).toLocaleDateString(currentLanguage()) });
+  const head = document.createElement("tr");
+  head.append(...["col_pool", "col_rating", "col_mu", "col_sigma", "col_games", "col_rank"]
+    .map((key) => cell("th", t(key))));
+  $("#profile-ratings thead").replaceChildren(head);
+  $("#profile-ratings tbody").replaceChildren(...record.ratings.map((r) => {
+    const row = document.createElement("tr");
+    const rank = document.createElement("td");
+    if (r.rank === null) rank.textContent = t("unlisted");
+    else {
+      const link = cell("a", `#${r.rank}`);
+      link.href = `/play?board=${encodeURIComponent(r.pool)}`;
+      rank.append(link);
+    }
+    row.append(cell("td", r.pool), cell("td", figure(r.ordinal) + (r.provisional ? ` (${t("provisional")})` : "")),
+      cell("td", figure(r.mu)), cell("td", figure(r.sigma)), cell("td", r.games), rank);
+    return row;
+  }));
+  $("#profile-ratings").hidden = record.ratings.length === 0;
+  $("#profile-totals").replaceChildren(...TOTALS.flatMap((key) => {
+    const value = cell("dd", record.totals[key]);
+    value.dataset.total = key;
+    return [cell("dt", t(`total_${key}`)), value];
+  }));
+  const pools = $("#chart-pool");
+  pools.replaceChildren(...record.ratings.map((r) => new Option(r.pool, r.pool)));
+  pools.disabled = record.ratings.length < 2;
+  await drawChart(id, record.ratings[0]?.pool);
+  $("#profile-matches").replaceChildren(...page.matches.map((m) => matchLine(m, id)));
+}
+
+function matchLine(match, id) {
+  const item = document.createElement("li");
+  const mine = match.seats.find((s) => s.player_id === id);
+  const others = match.seats.filter((s) => s.team !== mine?.team).map((s) => s.name || "?");
+  let result = t(`result_${{ active: "playing" }[match.status] || match.status}`);
+  if (match.status === "finished") {
+    result = match.draw ? t("result_draw") : t(match.winner === mine?.team ? "result_won" : "result_lost");
+  }
+  const link = cell("a", `${match.variant} · ${t("versus", { names: others.join(", ") })}`);
+  link.href = `/play?match=${encodeURIComponent(match.id)}`;
+  item.append(link, ` · ${result}`);
+  const change = (match.rating_changes || []).find((c) => c.player_id === id);
+  if (change) {
+    const delta = change.after.ordinal - change.before.ordinal;
+    item.append(` · ${t("rated")} \u2066${delta >= 0 ? "+" : ""}${delta.toFixed(1)}\u2069`);
+  }
+  item.dataset.result = match.status === "finished" ? result : match.status;
+  return item;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag, attributes = {}) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) el.setAttribute(name, String(value));
+  return el;
+}
+
+/** The player's ordinal after each rated match of `pool`, as an SVG line. */
+async function drawChart(id, pool) {
+  const box = $("#chart");
+  if (!pool) {
+    box.replaceChildren(cell("p", t("no_ratings")));
+    return;
+  }
+  const { points } = await api.ratingHistory(id, pool);
+  const width = 600, height = 220, pad = 36;
+  const values = points.map((p) => p.ordinal);
+  const low = Math.floor(Math.min(...values, 0)), high = Math.ceil(Math.max(...values, 1));
+  const x = (i) => pad + (points.length < 2 ? (width - 2 * pad) / 2 : i * (width - 2 * pad) / (points.length - 1));
+  const y = (v) => height - pad - (v - low) * (height - 2 * pad) / (high - low || 1);
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img",
+    "aria-label": t("rating_chart") });
+  chart.append(
+    svg("line", { x1: pad, y1: height - pad, x2: width - pad, y2: height - pad, class: "axis" }),
+    svg("line", { x1: pad, y1: pad, x2: pad, y2: height - pad, class: "axis" }),
+  );
+  for (const [value, at] of [[high, y(high)], [low, y(low)]]) {
+    const label = svg("text", { x: pad - 6, y: at + 4, "text-anchor": "end", class: "label" });
+    label.textContent = value;
+    chart.append(label);
+  }
+  const caption = svg("text", { x: width - pad, y: height - 8, "text-anchor": "end", class: "label" });
+  caption.textContent = t("chart_axis");
+  chart.append(caption);
+  chart.append(svg("polyline", { class: "line",
+    points: points.map((p, i) => `${x(i).toFixed(1)},${y(p.ordinal).toFixed(1)}`).join(" ") }));
+  points.forEach((p, i) => {
+    const dot = svg("circle", { cx: x(i).toFixed(1), cy: y(p.ordinal).toFixed(1), r: 4, class: "dot" });
+    const title = svg("title");
+    title.textContent = `${figure(p.ordinal)} · ${new Date(p.at).toLocaleString(currentLanguage())}`;
+    dot.append(title);
+    chart.append(dot);
+  });
+  box.replaceChildren(chart);
+}
+
+async function showBoard(pool) {
+  stopFollowing();
+  table = null;
+  const select = $("#board-pool");
+  if (!select.options.length) {
+    const { variants } = await api.variants();
+    select.replaceChildren(...variants.map((v) => new Option(v.name, v.name)));
+  }
+  select.value = pool;
+  shown = { pool };
+  show("board");
+  $("#board-me").hidden = !player;
+  await showBoardPage({});
+}
+
+async function showBoardPage({ cursor, around }) {
+  const pool = shown.pool;
+  let board;
+  try {
+    board = await api.leaderboard(pool, { cursor, around });
+  } catch (error) {
+    if (!(around && error instanceof ApiError && error.status === 404)) throw error;
+    showError(error);  // not listed (yet)
+    return;
+  }
+  shown.next = board.next;
+  const head = document.createElement("tr");
+  head.append(...["col_rank", "col_player", "col_rating", "col_games"].map((key) => cell("th", t(key))));
+  $("#board-table thead").replaceChildren(head);
+  $("#board-table tbody").replaceChildren(...board.entries.map((e) => {
+    const row = document.createElement("tr");
+    row.dataset.player = e.player_id;
+    if (e.player_id === player?.player_id) row.className = "me";
+    const name = cell("a", e.name || e.player_id);
+    name.href = `/play?player=${encodeURIComponent(e.player_id)}`;
+    const who = document.createElement("td");
+    who.append(name);
+    row.append(cell("td", e.rank), who, cell("td", figure(e.ordinal)), cell("td", e.games));
+    return row;
+  }));
+  $("#board-empty").hidden = board.entries.length > 0;
+  $("#board-next").hidden = !board.next;
+  $("#board-place").textContent = board.rank ? t("board_place", {
+    name: player?.name || player?.player_id, rank: board.rank, percentile: board.percentile }) : "";
 }
 
 // ---- a table ------------------------------------------------------------------
@@ -174,7 +464,7 @@ async function onJoin(event) {
   const name = event.target.name.value.trim();
   storage.set("basra.name", name);
   try {
-    const seated = await api.join(table.id, name);
+    const seated = await api.join(table.id, asPlayer({ name }), player?.token);
     remember(seated.id, seated.seat, seated.token);
     table.token = seated.token;
     table.view = seated.state;
