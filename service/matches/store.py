@@ -16,7 +16,18 @@ from typing import Any
 
 import psycopg
 from psycopg.types.json import Json, Jsonb
-from sqlalchemy import bindparam, delete, exists, func, insert, literal, or_, select, tuple_, update
+from sqlalchemy import (
+    bindparam,
+    delete,
+    exists,
+    func,
+    insert,
+    literal_column,
+    or_,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import joinedload
 from sqlalchemy.orm.attributes import set_committed_value
@@ -28,7 +39,7 @@ from ..live import versions
 from ..ops import metrics
 from ..players import ratings, totals
 from ..storage import cursors
-from ..storage.db import db, session_execute
+from ..storage.db import db, read_rows, session_execute
 from ..storage.models import IdempotencyKey, Match, MoveRecord, Seat, as_utc, utcnow
 from ..webhooks import service as webhooks
 from .errors import InvalidCursor
@@ -602,9 +613,13 @@ class HistoryQuery:
     limit: int = 20
 
 
-_SUMMARY = (Match.pk, Match.id, Match.variant, Match.status, Match.version, Match.rules_hash,
-            Match.scores, Match.winner, Match.draw, Match.created_at, Match.finished_at,
-            Match.end_reason, Match.rounds, Match.rated, Match.rating_changes)
+_BEFORE_SEATS = (Match.id, Match.variant, Match.status, Match.version, Match.rules_hash,
+                 Match.scores, Match.winner, Match.draw)
+_AFTER_SEATS = (Match.created_at, Match.finished_at, Match.end_reason, Match.rounds,
+                Match.rated, Match.rating_changes)
+""":class:`MatchSummary`'s fields before its seats and after them."""
+_SEAT = 1 + len(_BEFORE_SEATS) + len(_AFTER_SEATS)
+"""Where a listing row's seat columns start (after the pk and the summary's)."""
 
 _FILTERS = {
     "player": lambda: exists().where(Seat.match_pk == Match.pk, or_(
@@ -637,8 +652,9 @@ def _history_statement(filters: tuple[str, ...], of_player: bool, rows: int) -> 
                 .where(*mine, *where).group_by(Seat.match_pk).order_by(Seat.match_pk.desc()))
     else:
         page = select(Match.pk).where(*where).order_by(Match.pk.desc())
-    listed = page.limit(literal(rows, literal_execute=True)).correlate(None)
-    return (select(*_SUMMARY, Seat.seat, Seat.name.label("seat_name"), Seat.player_id, Seat.bot)
+    listed = page.limit(literal_column(str(rows))).correlate(None)
+    return (select(Match.pk, *_BEFORE_SEATS, *_AFTER_SEATS, Seat.seat, Seat.name,
+                   Seat.player_id, Seat.bot)
             .join(Seat, Seat.match_pk == Match.pk).where(Match.pk.in_(listed))
             .order_by(Match.pk.desc(), Seat.seat))
 
@@ -663,16 +679,15 @@ def history(query: HistoryQuery, cursor_key: bytes,
     params["tenant"] = q.tenant
     if q.player_id:
         params["player_id"] = q.player_id
-    found: dict[int, tuple[Any, list[SeatInfo]]] = {}
-    for r in db.session.execute(stmt, params):
-        match = found.setdefault(r.pk, (r, []))
-        match[1].append(SeatInfo(r.seat, team_of(r.seat), r.seat_name, r.player_id, r.bot,
-                                 r.seat_name is None))
-    rows = list(found.values())
+    found: dict[int, tuple[Sequence[Any], list[SeatInfo]]] = {}
+    for r in read_rows(stmt, params):
+        pk, (seat, name, player_id, bot) = r[0], r[_SEAT:]
+        found.setdefault(pk, (r, []))[1].append(
+            SeatInfo(seat, team_of(seat), name, player_id, bot, name is None))
+    rows = list(found.items())
     more = len(rows) > q.limit
     rows = rows[: q.limit]
-    summaries = [MatchSummary(
-        r.id, r.variant, r.status, r.version, r.rules_hash, r.scores, r.winner, r.draw,
-        tuple(seats), r.created_at, r.finished_at, r.end_reason, r.rounds, r.rated,
-        r.rating_changes) for r, seats in rows]
-    return summaries, encode_cursor(rows[-1][0].pk, cursor_key) if more and rows else None
+    after = 1 + len(_BEFORE_SEATS)
+    summaries = [MatchSummary(*r[1:after], tuple(seats), *r[after:_SEAT])
+                 for _, (r, seats) in rows]
+    return summaries, encode_cursor(rows[-1][0], cursor_key) if more and rows else None

@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, func, or_, select
 
 from ..storage import cursors
-from ..storage.db import db, transaction
+from ..storage.db import db, read_rows, transaction
 from ..storage.models import Match, Player, Rating, RatingChange, utcnow
 from . import service as players
 from .errors import BadBoardCursor, PlayerNotFound
@@ -176,7 +176,7 @@ _PLACE = (
 def _page(tenant: int, pool: str, key: bytes, after: int,
           limit: int) -> tuple[list[Entry], str | None]:
     """The entries ranked after ``after`` and the cursor of the next page (None: last)."""
-    entries = [Entry(*row) for row in db.session.execute(
+    entries = [Entry(*row) for row in read_rows(
         _ENTRIES, {"tenant": tenant, "pool": pool, "after": after, "limit": limit + 1})]
     more = len(entries) > limit
     entries = entries[:limit]
@@ -191,11 +191,10 @@ def leaderboard(tenant: int, pool: str, key: bytes, *, cursor: str | None = None
         if around is None:
             after = _uncursor(key, cursor) if cursor else 0
             return Board(pool, *_page(tenant, pool, key, after, limit))
-        place = db.session.execute(_PLACE, {"tenant": tenant, "pool": pool,
-                                            "player": around}).first()
-        if place is None:
+        found = read_rows(_PLACE, {"tenant": tenant, "pool": pool, "player": around})
+        if not found:
             raise PlayerNotFound(f"no player {around!r}")
-        _, rank, listed = place
+        _, rank, listed = found[0]
         if rank is None:
             raise PlayerNotFound(f"player {around!r} is not on the {pool} leaderboard")
         entries, nxt = _page(tenant, pool, key, max(0, rank - 1 - limit // 2), limit)
