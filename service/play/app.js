@@ -512,6 +512,7 @@ function teamNames(view, team) {
 
 /** Draw a view, unless one at least as new is already drawn. */
 function render(view, recent = null) {
+  if (!table) return;  // an answer that came after the page left the table
   if (table.view && table.view.id === view.id && view.version < table.view.version) return;
   if (!recent && table.view?.id === view.id && table.view.version === view.version) return;
   table.view = view;
@@ -677,7 +678,10 @@ async function drawVerify(view) {
   const section = $("#verify");
   section.hidden = !(view.status === "finished" && view.seed);
   if (section.hidden || table.log?.id === view.id) return;
-  table.log = { id: view.id, ...(await api.moveLog(view.id)) };
+  const shownTable = table;
+  const log = await api.moveLog(view.id);
+  if (table !== shownTable) return;  // the page moved on meanwhile
+  table.log = { id: view.id, ...log };
   $("#commitment").textContent = table.log.commitment;
   $("#seed").value = table.log.seed || "";
   $("#verify-result").replaceChildren();
@@ -733,7 +737,7 @@ async function play(move) {
       render(await api.view(view.id, table.token));
     } else {
       showError(error);
-      drawHand(table.view);
+      if (table) drawHand(table.view);
     }
   }
 }
