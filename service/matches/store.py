@@ -158,12 +158,13 @@ _MESSAGE_FIELDS = "webhook_pk bigint, msg_id text, type text, body text"
 
 
 @lru_cache(maxsize=32)
-def _save_at_once(names: tuple[str, ...], plays: bool, key: bool, messages: bool) -> str:
+def _save_at_once(names: tuple[str, ...], plays: bool, key: bool, messages: bool,
+                  rated: bool = False) -> str:
     """PostgreSQL: a change saved in one statement (a data-modifying WITH). The UPDATE
     saves the snapshot only if the match is still at the version read (and, with a key,
     the seat has not used that Idempotency-Key yet); the log rows, the key's record and
-    the webhook messages are written only if it did; the NOTIFY goes out when the
-    statement commits; a row back says it saved."""
+    the webhook messages (and a rated finish's ratings) are written only if it did; the
+    NOTIFY goes out when the statement commits; a row back says it saved."""
     sets = ", ".join(f"{name} = %(new_{name})s" for name in names)
     # a key the seat used already (and not yet expired) saves nothing: the move is read
     # again, and the first answer found
@@ -193,15 +194,16 @@ def _save_at_once(names: tuple[str, ...], plays: bool, key: bool, messages: bool
             "attempts, next_attempt_at, created_at) SELECT r.webhook_pk, r.msg_id, r.type, "
             "r.body, 'pending', 0, %(now)s, %(now)s FROM saved, "
             f"json_to_recordset(%(messages)s) AS r({_MESSAGE_FIELDS}))")
+    if rated:
+        parts.append(ratings.SAVED_WITH)
     return f"WITH {', '.join(parts)} SELECT pg_notify(%(channel)s, %(notice)s) FROM saved"
 
 
-def _rate(match: Match, state: State) -> list[dict[str, Any]]:
-    """The finished rated match's rating changes, its players' ratings updated."""
+def _rate(match: Match, state: State) -> ratings.Rated:
+    """The finished rated match's ratings worked out, its players' ratings locked."""
     seats = [(s.seat, team_of(s.seat), s.player_id) for s in match.seats
              if s.player_id is not None]
-    return ratings.rate(match.tenant_pk, match.pk, match.variant, seats, state.winner,
-                        state.draw)
+    return ratings.rate(match.tenant_pk, match.variant, seats, state.winner, state.draw)
 
 
 def keeps_record(match: Match) -> bool:
@@ -283,12 +285,14 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
     old_status, old_version = match.status, match.version if read is None else read
     recorded = columns["status"] == "finished" and old_status != "finished" \
         and keeps_record(match)
+    rated: ratings.Rated | None = None
     if recorded:
         # rated and counted once, in the finishing transaction (the caller holds the
         # row lock)
         assert alone is None, "a match that keeps records finishes in a write transaction"
         if match.rated:
-            columns["rating_changes"] = _rate(match, state)
+            rated = _rate(match, state)
+            columns["rating_changes"] = rated.changes
     old = {name: getattr(match, name) for name in _KEPT}
     # the object shows the change while its webhook messages are worked out; put back
     # below if the match moved on
@@ -300,9 +304,9 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
                                   columns["deadline"])
     if notice is not None:  # PostgreSQL
         saved = _save_postgresql(match, old_version, columns, plays, key, messages, notice,
-                                 alone)
+                                 alone, rated)
     else:
-        saved = _save_in_steps(match, old_version, columns, plays, key, messages)
+        saved = _save_in_steps(match, old_version, columns, plays, key, messages, rated)
     if not saved:
         for name, value in old.items():
             set_committed_value(match, name, value)
@@ -321,7 +325,8 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
 def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
                      plays: Sequence[dict[str, Any]], key: KeyRecord | None,
                      messages: list[dict[str, Any]], notice: str,
-                     alone: psycopg.Connection[Any] | None) -> bool:
+                     alone: psycopg.Connection[Any] | None,
+                     rated: ratings.Rated | None = None) -> bool:
     params: dict[str, Any] = {
         f"new_{name}": Jsonb(value) if name == "snapshot" else
         Json(value) if isinstance(value, list) else value
@@ -336,7 +341,10 @@ def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
                       first_seq=read + 1, key_since=key.since)
     if messages:
         params["messages"] = Json(messages)
-    statement = _save_at_once(tuple(columns), bool(plays), key is not None, bool(messages))
+    if rated is not None:
+        params.update(ratings=Json(rated.rows), rating_pool=rated.pool)
+    statement = _save_at_once(tuple(columns), bool(plays), key is not None, bool(messages),
+                              rated is not None)
     if alone is not None:  # statement_connection() drops it if it was lost
         return alone.execute(statement, params).fetchone() is not None
     return session_execute(statement, params).fetchone() is not None
@@ -344,7 +352,7 @@ def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
 
 def _save_in_steps(match: Match, read: int, columns: dict[str, Any],
                    plays: Sequence[dict[str, Any]], key: KeyRecord | None,
-                   messages: list[dict[str, Any]]) -> bool:
+                   messages: list[dict[str, Any]], rated: ratings.Rated | None = None) -> bool:
     params = {f"new_{name}": value for name, value in columns.items()}
     params["match_pk"], params["read"] = match.pk, read
     # in SQLite's write transaction: nobody can use the key between this and the save
@@ -360,6 +368,8 @@ def _save_in_steps(match: Match, read: int, columns: dict[str, Any],
     if key is not None:
         save_idempotent(match, key.seat, key.key, key.fingerprint, read + 1, match.version)
     webhooks.queue(messages)
+    if rated is not None:
+        ratings.save(match.pk, rated)
     return True
 
 

@@ -5,17 +5,18 @@ A finished rated match is rated once, in the transaction that finishes it: teams
 teams (the two partners of a 4-player match together), the winning team ranked first,
 a draw a tie. A resigned or forfeited match is a loss for that side (the engine gives
 the win to the other); an aborted one is not rated. The rating rows of a match's
-players are locked in player order, so two matches of one player finishing at once
-both count and never deadlock.
+players are locked (and read) in player order, so two matches of one player finishing
+at once both count and never deadlock; the new ratings are written with the match's
+save (on PostgreSQL, parts of its one statement).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from openskill.models import PlackettLuce
-from psycopg.types.json import Json
 from sqlalchemy import bindparam, insert, select
 from sqlalchemy.dialects import sqlite
 
@@ -66,19 +67,29 @@ WITH locked AS (
 SELECT players.player_id, locked.* FROM locked JOIN players ON players.pk = locked.player_pk
 """
 
-_SAVE_POSTGRESQL = """
-WITH rated AS (
-    UPDATE ratings SET mu = r.mu, sigma = r.sigma, ordinal = r.ordinal, games = r.games,
-                       rated_at = %(at)s
-    FROM json_to_recordset(%(rows)s) AS r(pk bigint, mu float8, sigma float8, ordinal float8,
-                                          games int)
-    WHERE ratings.player_pk = r.pk AND ratings.pool = %(pool)s)
-INSERT INTO rating_changes (player_pk, pool, match_pk, mu, sigma, ordinal, at)
-SELECT r.pk, %(pool)s, %(match)s, r.mu, r.sigma, r.ordinal, %(at)s
-FROM json_to_recordset(%(rows)s) AS r(pk bigint, mu float8, sigma float8, ordinal float8)
-"""
-"""A match's new ratings and its rating changes, in one statement (the rows are locked
-already)."""
+SAVED_WITH = (
+    "rated AS (UPDATE ratings SET mu = r.mu, sigma = r.sigma, ordinal = r.ordinal, "
+    "games = r.games, rated_at = %(now)s FROM saved, json_to_recordset(%(ratings)s) AS "
+    "r(pk bigint, mu float8, sigma float8, ordinal float8, games int) "
+    "WHERE ratings.player_pk = r.pk AND ratings.pool = %(rating_pool)s), "
+    "charted AS (INSERT INTO rating_changes (player_pk, pool, match_pk, mu, sigma, ordinal, "
+    "at) SELECT r.pk, %(rating_pool)s, saved.pk, r.mu, r.sigma, r.ordinal, %(now)s "
+    "FROM saved, json_to_recordset(%(ratings)s) AS r(pk bigint, mu float8, sigma float8, "
+    "ordinal float8))")
+"""PostgreSQL: a match's new ratings and its rating changes, as parts of the data-modifying
+WITH that saves the match (its ``saved`` part: written only if the match saved): its
+parameters ``ratings`` (:attr:`Rated.rows`), ``rating_pool`` and ``now``. The rows were
+locked when read."""
+
+
+@dataclass(frozen=True)
+class Rated:
+    """A finished match's ratings worked out: each seat's change (the match's
+    ``rating_changes``) and the rows to write (``pk, mu, sigma, ordinal, games``)."""
+
+    pool: str
+    changes: list[dict[str, Any]]
+    rows: list[dict[str, Any]]
 
 
 def _start() -> dict[str, Any]:
@@ -114,25 +125,23 @@ _UPDATE = Rating.__table__.update().where(
          games=bindparam("games"), rated_at=bindparam("at"))
 
 
-def _save(match_pk: int, pool: str, rows: list[dict[str, Any]]) -> None:
-    """Write the new ratings (``pk, mu, sigma, ordinal, games`` each) and the match's
-    rating changes, on PostgreSQL in one statement."""
+def save(match_pk: int, rated: Rated) -> None:
+    """SQLite: write the new ratings and the match's rating changes (PostgreSQL writes
+    them with the match's save: :data:`SAVED_WITH`)."""
     now = utcnow()
-    if backend() == "postgresql":
-        session_execute(_SAVE_POSTGRESQL, {"rows": Json(rows), "pool": pool,
-                                           "match": match_pk, "at": now})
-        return
-    db.session.execute(_UPDATE, [{**row, "p": pool, "at": now} for row in rows])
+    db.session.execute(_UPDATE, [{**row, "p": rated.pool, "at": now} for row in rated.rows])
     db.session.execute(insert(RatingChange.__table__), [
-        {"player_pk": row["pk"], "pool": pool, "match_pk": match_pk, "at": now,
-         "mu": row["mu"], "sigma": row["sigma"], "ordinal": row["ordinal"]} for row in rows])
+        {"player_pk": row["pk"], "pool": rated.pool, "match_pk": match_pk, "at": now,
+         "mu": row["mu"], "sigma": row["sigma"], "ordinal": row["ordinal"]}
+        for row in rated.rows])
 
 
-def rate(tenant: int, match_pk: int, pool: str, seats: Sequence[tuple[int, int, str]],
-         winner: int | None, draw: bool) -> list[dict[str, Any]]:
-    """Rate a finished match in the caller's write transaction: ``seats`` are (seat, team,
-    player id) of every seat, ``winner`` the winning team (None with ``draw``). Returns
-    each seat's ``{seat, player_id, before, after}``."""
+def rate(tenant: int, pool: str, seats: Sequence[tuple[int, int, str]],
+         winner: int | None, draw: bool) -> Rated:
+    """Rate a finished match in the caller's write transaction, its players' ratings
+    locked: ``seats`` are (seat, team, player id) of every seat, ``winner`` the winning
+    team (None with ``draw``). Each seat's ``{seat, player_id, before, after}`` and the
+    rows the match's save writes (:data:`SAVED_WITH`, or :func:`save`)."""
     ratings = _locked(tenant, sorted({player_id for _, _, player_id in seats}), pool)
     teams = sorted({team for _, team, _ in seats})
     members = {team: [s for s in seats if s[1] == team] for team in teams}
@@ -148,5 +157,4 @@ def rate(tenant: int, match_pk: int, pool: str, seats: Sequence[tuple[int, int, 
             rows.append({"pk": pk, "games": games + 1, **figures})
             changes.append({"seat": seat, "player_id": player_id,
                             "before": skill(*before[seat]), "after": figures})
-    _save(match_pk, pool, rows)
-    return sorted(changes, key=lambda c: c["seat"])
+    return Rated(pool, sorted(changes, key=lambda c: c["seat"]), rows)
