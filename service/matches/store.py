@@ -212,16 +212,19 @@ def keeps_record(match: Match) -> bool:
     return match.rated or any(s.vouched for s in match.seats)
 
 
+_BASRAS_MADE = (select(MoveRecord.seat, MoveRecord.basra, func.count())
+                .where(MoveRecord.match_pk == bindparam("match"), MoveRecord.basra.is_not(None))
+                .group_by(MoveRecord.seat, MoveRecord.basra))
+"""A match's basras and jack basras by the seat that made them."""
+
+
 def _count(match: Match, state: State, end_reason: str | None) -> None:
     """Add the finished match to its vouched players' totals (after its save, whose plays
     the move log then holds)."""
     vouched = [s for s in match.seats if s.vouched and s.player_id is not None]
     if not vouched:
         return
-    made = {(seat, kind): n for seat, kind, n in db.session.execute(
-        select(MoveRecord.seat, MoveRecord.basra, func.count())
-        .where(MoveRecord.match_pk == match.pk, MoveRecord.basra.is_not(None))
-        .group_by(MoveRecord.seat, MoveRecord.basra))}
+    made = {(seat, kind): n for seat, kind, n in read_rows(_BASRAS_MADE, {"match": match.pk})}
     results = []
     for s in vouched:
         team = team_of(s.seat)
