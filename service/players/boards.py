@@ -81,17 +81,29 @@ class Record:
     totals: Totals
 
 
+_TOTALS = tuple(getattr(Player, f.name) for f in fields(Totals))
+_RECORD = (
+    select(Player.name, Player.created_at, *_TOTALS, Rating.pool, Rating.mu, Rating.sigma,
+           Rating.ordinal, Rating.games, Rating.rank)
+    .outerjoin(Rating, Rating.player_pk == Player.pk)
+    .where(Player.tenant_pk == bindparam("tenant"), Player.player_id == bindparam("player"))
+    .order_by(Rating.pool))
+"""A player with their totals, a row per pool they are rated in (one row of nulls if
+none)."""
+
+
 def record(tenant: int, player_id: str, listing: Listing) -> Record:
-    """A player's record: ratings per pool with their rank, and totals."""
+    """A player's record: ratings per pool with their rank, and totals (one statement)."""
     with transaction():
-        player = players.vouched_player(tenant, player_id)
-        ratings = db.session.execute(select(Rating).where(Rating.player_pk == player.pk)
-                                     .order_by(Rating.pool)).scalars().all()
-        pools = [PoolRating(r.pool, r.mu, r.sigma, r.ordinal, r.games,
-                            r.games < listing.min_games, r.rank)
-                 for r in ratings]
-        totals = Totals(*(getattr(player, f.name) for f in fields(Totals)))
-        return Record(player.player_id, player.name, player.created_at, pools, totals)
+        rows = read_rows(_RECORD, {"tenant": tenant, "player": player_id})
+    if not rows:
+        raise PlayerNotFound(f"no player {player_id!r}")
+    name, created_at, *rest = rows[0]
+    totals = Totals(*rest[:len(_TOTALS)])
+    pools = [PoolRating(pool, mu, sigma, ordinal, games, games < listing.min_games, rank)
+             for pool, mu, sigma, ordinal, games, rank in (r[2 + len(_TOTALS):] for r in rows)
+             if pool is not None]
+    return Record(player_id, name, created_at, pools, totals)
 
 
 @dataclass(frozen=True)
