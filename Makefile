@@ -6,8 +6,12 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKER_METRICS_PORT ?= 9101
+COMPILED := build/compiled
+COMPILED_MODULES := board captures sums state game shuffle simulate bots
+ENGINE_SOURCES := $(wildcard service/engine/*.py)
+ENGINE_BUILD := $(COMPILED)/SOURCES
 
-.PHONY: install system serve test test-compiled compiled lint typecheck check bench openapi docs docs-serve clean
+.PHONY: install system serve test test-pure compiled lint typecheck check bench openapi docs docs-serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,7 +19,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP)
+# the set-up: Python packages, then the engine compiled with mypyc (with a C compiler;
+# pure Python without one, said so)
+install: $(STAMP) $(ENGINE_BUILD)
 
 # what the tests need outside Python, as command:Debian package: the browser tests drive
 # Debian's chromium, the curl walk-through needs curl, jq and xxd, the mypyc build a C
@@ -36,30 +42,37 @@ system:
 	fi
 
 # the API and the worker (turn clocks, expiries, webhooks); stopping one stops both
-serve: $(STAMP)
+serve: install
 	$(BIN)/basra db upgrade
 	$(BIN)/basra worker --metrics-port $(WORKER_METRICS_PORT) & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/gunicorn --config service/gunicorn_conf.py --bind $(HOST):$(PORT) 'service:create_app()'
 
-# the whole suite on the pure-Python engine, then the engine tests on its mypyc build
-test: system $(STAMP)
+# the whole suite on the engine as installed (compiled where it could be), then the
+# engine's tests on the pure-Python engine
+test: system install
 	$(BIN)/python -m pytest
-	$(MAKE) test-compiled
+	$(MAKE) test-pure
 
-# optional: the engine compiled with mypyc into build/compiled (pure Python stays the
-# default; PYTHONPATH=build/compiled runs anything on the compiled engine)
-COMPILED := build/compiled
-COMPILED_MODULES := board captures sums state game shuffle simulate bots
-compiled: $(STAMP)
-	@rm -rf $(COMPILED); \
-	if ! command -v cc >/dev/null 2>&1; then echo "compiled engine skipped: no C compiler (apt-get install gcc)"; exit 0; fi; \
-	mkdir -p $(COMPILED) && cp -r service variants $(COMPILED)/ && \
-	cd $(COMPILED) && $(abspath $(BIN))/mypyc $(COMPILED_MODULES:%=service/engine/%.py) > mypyc.log 2>&1 \
-	|| { tail -20 mypyc.log; exit 1; }; echo "compiled engine: $(COMPILED)"
+# the engine compiled with mypyc into build/compiled: only the extension modules are
+# kept, with the digest of the sources they came from (service/engine/build.py uses the
+# build while it matches them). Rebuilt when an engine source changes.
+$(ENGINE_BUILD): $(STAMP) $(ENGINE_SOURCES)
+	@rm -rf $(COMPILED) build/compiling; \
+	if ! command -v cc >/dev/null 2>&1; then \
+	  echo "engine: pure Python (no C compiler for the mypyc build: apt-get install gcc)"; exit 0; fi; \
+	mkdir -p build/compiling && cp -r service build/compiling/ && \
+	cd build/compiling && $(abspath $(BIN))/mypyc $(COMPILED_MODULES:%=service/engine/%.py) > mypyc.log 2>&1 \
+	|| { tail -20 mypyc.log; exit 1; }; \
+	mkdir -p ../compiled/service/engine && mv *__mypyc.*.so ../compiled/ && \
+	mv service/engine/*.so ../compiled/service/engine/ && cd ../.. && rm -rf build/compiling && \
+	$(BIN)/python service/engine/build.py > $@ && \
+	echo "engine: compiled with mypyc ($(COMPILED))"
 
-test-compiled: compiled
-	@if [ -d $(COMPILED)/service ]; then \
-	BASRA_ENGINE_BUILD=$(COMPILED) $(BIN)/python -m pytest -q tests/engine tests/app/test_cli.py; fi
+compiled: $(ENGINE_BUILD)
+
+# the engine's tests again on the pure-Python engine (the suite ran on the default build)
+test-pure: $(STAMP)
+	BASRA_ENGINE_BUILD=pure $(BIN)/python -m pytest -q tests/engine tests/app/test_cli.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests bench
@@ -80,7 +93,7 @@ openapi: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
-docs-serve: $(STAMP)
+docs-serve: install
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
 
 clean:

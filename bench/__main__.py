@@ -10,16 +10,15 @@ line printed is one JSON object with every figure measured (rounded medians).
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
-from pathlib import Path
 
 from service.engine import load_variant
 from service.engine.simulate import simulate
 
 ROUNDS = 3000
-COMPILED = Path(__file__).resolve().parent.parent / "build" / "compiled"
 
 
 def engine_rates(name: str) -> list[float]:
@@ -28,37 +27,32 @@ def engine_rates(name: str) -> list[float]:
     return [simulate(rules, f"bench-{i}", rounds=ROUNDS).rounds_per_second for i in range(3)]
 
 
-def _compiled_rates(name: str) -> list[float] | None:
-    """:func:`engine_rates` on the mypyc build (``make compiled``), None when not built."""
-    if not (COMPILED / "service").is_dir():
-        return None
-    code = (f"import sys; sys.path.insert(0, {str(COMPILED)!r}); import json, bench.__main__ as b; "
-            f"import service.engine.board as m; assert not m.__file__.endswith('.py'); "
-            f"print(json.dumps(b.engine_rates({name!r})))")
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-    rates: list[float] = json.loads(out.stdout)
-    return rates
+def _rates_on(build: str, name: str) -> tuple[str, list[float]]:
+    """:func:`engine_rates` in a new process on one engine build (``BASRA_ENGINE_BUILD``:
+    empty for the default one), with the build's description."""
+    code = ("import json, bench.__main__ as b, service.engine.build as e; "
+            f"print(json.dumps([e.description, b.engine_rates({name!r})]))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True, env={**os.environ, "BASRA_ENGINE_BUILD": build})
+    description, rates = json.loads(out.stdout)
+    return description, rates
 
 
 def engine_bench() -> dict[str, float]:
-    """Random-play rounds per second for v1 and v2, median of three runs, pure Python and
-    (when ``make compiled`` has built it) the mypyc build."""
+    """Random-play rounds per second for v1 and v2, median of three runs, on the engine
+    as installed (the mypyc build where ``make install`` could compile it) and on pure
+    Python."""
     print(f"engine: basra simulate, random play, {ROUNDS} rounds a run, 3 runs")
     figures: dict[str, float] = {}
     for name in ("egyptian-v1", "egyptian-v2"):
         short = name.split("-")[1]
-        for build, rates in (("pure", engine_rates(name)), ("compiled", _compiled_rates(name))):
-            if rates is None:
-                print(f"  {name} {build}: not built (make compiled)")
-                continue
+        for build, suffix in (("", ""), ("pure", "_pure")):
+            description, rates = _rates_on(build, name)
             runs = ", ".join(f"{r:,.0f}" for r in rates)
-            print(f"  {name} {build}: median {statistics.median(rates):,.0f} rounds/s  "
-                  f"(runs: {runs})")
-            suffix = "" if build == "pure" else "_compiled"
+            print(f"  {name}, {description}: median {statistics.median(rates):,.0f} rounds/s"
+                  f"  (runs: {runs})")
             figures[f"engine_{short}{suffix}_rounds_per_s"] = round(statistics.median(rates))
     figures["engine_rounds_per_s"] = figures["engine_v2_rounds_per_s"]
-    if "engine_v2_compiled_rounds_per_s" in figures:
-        figures["engine_compiled_rounds_per_s"] = figures["engine_v2_compiled_rounds_per_s"]
     return figures
 
 

@@ -7,7 +7,9 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
+from .engine import build as engine_build
 from .engine import deck_for_round, format_cards, load_rules_file, load_variant, parse_seed
 from .engine.errors import BasraError
 from .engine.simulate import simulate, simulate_parallel
@@ -26,11 +28,13 @@ def _simulate(args: argparse.Namespace) -> int:
     data = report.as_dict()
     data["variant"] = args.variant if not args.rules else args.rules
     data["rules_hash"] = rules.content_hash
+    data["engine"] = engine_build.description
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
     print(f"variant {data['variant']} ({rules.content_hash[:12]}), policies "
           f"{' vs '.join(args.policies)}, seed {args.seed!r}")
+    print(f"  engine                {engine_build.description}")
     print(f"  rounds played         {report.rounds} in {report.seconds:.2f} s "
           f"({report.rounds_per_second:,.0f} rounds/s)")
     print(f"  matches finished      {report.matches} (draws {report.draws})")
@@ -77,9 +81,19 @@ def _keys(args: argparse.Namespace) -> int:
     return run_keys_command(args.keys_command, args.name, args.origin or [])
 
 
+class _Version(argparse.Action):
+    """``--version``: the package's version and the engine build in use, unwrapped."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"basra {metadata.version('basra')}, engine: {engine_build.description}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``basra`` command."""
     parser = argparse.ArgumentParser(prog="basra", description=__doc__)
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="print the version and which engine build runs")
     sub = parser.add_subparsers(dest="command", required=True)
 
     sim = sub.add_parser("simulate", help="play random or bot matches and print statistics")

@@ -9,13 +9,8 @@ the header of the run says which, or why those tests are skipped. CI sets
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-
-# `make test-compiled`: the engine tests run on the mypyc build in this directory
-if os.environ.get("BASRA_ENGINE_BUILD"):
-    sys.path.insert(0, str(Path(os.environ["BASRA_ENGINE_BUILD"]).resolve()))
 
 import flask_migrate
 import psycopg

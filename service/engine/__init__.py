@@ -3,7 +3,13 @@
 >>> from service.engine import load_variant, new_match, legal_moves, apply_move
 >>> state = new_match(load_variant("egyptian-v2").rules, seed=b"x" * 32)
 >>> state = apply_move(state, legal_moves(state)[0])
+
+The modules load from the mypyc build when there is a current one (:mod:`.build`).
 """
+
+from . import build
+
+__path__ = build.prefer_compiled(__path__)  # before the modules below are imported
 
 from .captures import BasraKind, Outcome
 from .cards import (
