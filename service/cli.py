@@ -70,7 +70,7 @@ def _worker(args: argparse.Namespace) -> int:
     json_logging()
     app = create_app()
     if args.metrics_port:
-        serve_metrics(app, args.metrics_port)
+        serve_metrics(app, args.metrics_port, args.metrics_host)
     run(app, args.interval, args.passes)
     return 0
 
@@ -128,6 +128,10 @@ def build_parser() -> argparse.ArgumentParser:
                         default=int(os.environ.get("BASRA_WORKER_METRICS_PORT", "0") or 0),
                         help="serve the worker's Prometheus metrics on this port "
                         "(BASRA_WORKER_METRICS_PORT; 0: none)")
+    worker.add_argument("--metrics-host",
+                        default=os.environ.get("BASRA_WORKER_METRICS_HOST", "127.0.0.1"),
+                        help="the address the metrics listen on (BASRA_WORKER_METRICS_HOST; "
+                        "default 127.0.0.1, this machine only)")
     worker.set_defaults(func=_worker)
 
     keys = sub.add_parser("keys", help="front ends' API keys (DATABASE_URL)")

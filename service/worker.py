@@ -60,7 +60,11 @@ def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:
     dispatcher.wait()
 
 
-def serve_metrics(app: Flask, port: int) -> None:
+def serve_metrics(app: Flask, port: int, host: str = "127.0.0.1") -> tuple[str, int]:
     """Serve the worker's metrics (timeout lag, webhook tries, the database's gauges) at
-    ``http://0.0.0.0:port/metrics`` (prometheus_client's server, in a daemon thread)."""
-    start_http_server(port, registry=metrics.registry_for(app))
+    ``http://host:port/metrics`` (prometheus_client's server, in a daemon thread): on
+    this machine only unless ``host`` says otherwise (the operator's network, never the
+    public one). The address it listens on."""
+    server, _ = start_http_server(port, addr=host, registry=metrics.registry_for(app))
+    address: tuple[str, int] = server.server_address[:2]  # type: ignore[assignment]
+    return address

@@ -1,10 +1,12 @@
 """Request bodies and query strings: webargs' parser, refusing JSON nested too deep,
-numbers too long, or text holding a NUL character (which PostgreSQL cannot store) as a
-400 problem, where the default would fail with a 500."""
+numbers too long, or text holding a NUL character (which PostgreSQL cannot store) or a
+lone surrogate (``"\ud800"``: JSON may escape one, UTF-8 cannot encode it) as a 400
+problem, where the default would fail with a 500."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import flask
@@ -13,19 +15,24 @@ from webargs.flaskparser import FlaskParser, is_json_request
 
 from .problems import Problem
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 MAX_DEPTH = 32
 """How deep a JSON body may nest (the deepest request the API takes is about 5)."""
 
 
 def _trouble(data: Any, limit: int) -> str | None:
-    """What is wrong with parsed JSON: nesting deeper than ``limit`` or a NUL character
-    in a key or a string (checked without recursion); None when nothing is."""
+    """What is wrong with parsed JSON: nesting deeper than ``limit``, or a NUL character
+    or a lone surrogate in a key or a string (checked without recursion); None when
+    nothing is."""
     stack = [(data, 1)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, str):
             if "\x00" in item:
                 return "a string holds a NUL character"
+            if not item.isascii() and _SURROGATE.search(item):
+                return "a string holds a lone surrogate (U+D800-U+DFFF), which is not text"
             continue
         if isinstance(item, dict):
             stack.extend((key, depth) for key in item)

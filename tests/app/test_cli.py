@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,22 @@ def test_keys_create_list_revoke(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "0 active" in capsys.readouterr().out
     assert main(["keys", "create", "local"]) == 2
     assert "built-in" in capsys.readouterr().err
+
+
+def test_the_workers_metrics_listen_on_this_machine_unless_told(tmp_path: Path) -> None:
+    """`basra worker --metrics-port` serves /metrics on 127.0.0.1 by default (the
+    operator's network, never the public one); `--metrics-host` widens it."""
+    from service.cli import build_parser
+    from service.worker import serve_metrics
+    from tests.conftest import make_app
+    from tests.servers import free_port
+
+    args = build_parser().parse_args(["worker", "--metrics-port", "9101"])
+    assert args.metrics_host == "127.0.0.1"
+    wide = build_parser().parse_args(["worker", "--metrics-host", "0.0.0.0"])
+    assert wide.metrics_host == "0.0.0.0"
+    app = make_app("sqlite", tmp_path)
+    port = free_port()
+    assert serve_metrics(app, port, args.metrics_host) == ("127.0.0.1", port)
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+        assert b"basra_timeout_lag_seconds" in response.read()

@@ -173,6 +173,22 @@ def test_nul_characters_are_refused_before_reaching_the_database(client: FlaskCl
     assert r.status_code == 404 and r.get_json()["reason"] == "match_not_found"
 
 
+def test_lone_surrogates_are_refused_before_reaching_the_database(client: FlaskClient) -> None:
+    """JSON may escape a lone surrogate (``"\\ud800"``) that UTF-8 cannot encode: in a
+    name, a player id or a key of a body it is a 400 naming it, never a 500; a query's
+    undecodable bytes never become one."""
+    for body in ({"players": [{"name": "a\ud800"}, {"name": "b"}]},
+                 {"players": [{"name": "a", "player_id": "p\udfff"}, {"name": "b"}]},
+                 {"players": [{"name": "a"}, {"name": "b"}], "rules": {"\ud83d": 1}}):
+        r = client.post("/v1/matches", json=body)
+        assert r.status_code == 400, r.get_json()
+        assert r.get_json()["reason"] == "invalid_json" and "surrogate" in r.get_json()["detail"]
+    r = client.post("/v1/matches", json={"players": [{"name": "a\U0001f0a1"}, {"name": "b"}]})
+    assert r.status_code == 201  # a whole astral character (a playing card) is text
+    r = client.get("/v1/matches?player=%ED%A0%80")
+    assert r.status_code == 200, r.get_json()
+
+
 def test_idempotency_keys_expire(backend: str, tmp_path) -> None:  # noqa: ANN001
     """An Idempotency-Key is honoured for BASRA_IDEMPOTENCY_HOURS (24 by default); after
     that the same key is a new request, and expired records are purged."""
