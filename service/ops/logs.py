@@ -59,6 +59,10 @@ def json_logging(level: int = logging.INFO) -> None:
     root.setLevel(level)
 
 
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+"""The methods the metrics name; any other is counted as ``other``."""
+
+
 def init_observability(app: Flask) -> None:
     """Request ids, JSON logs (unless testing) and request metrics for ``app``."""
     if not app.testing:
@@ -74,8 +78,9 @@ def init_observability(app: Flask) -> None:
     def _finish(response: Response) -> Response:
         response.headers[REQUEST_ID] = g.get("request_id") or uuid.uuid4().hex
         route = request.url_rule.rule if request.url_rule else "unmatched"
-        metrics.REQUESTS.labels(route, request.method, str(response.status_code)).inc()
+        # a client may send any method name: each new one would be a new series
+        method = request.method if request.method in _METHODS else "other"
+        metrics.REQUESTS.labels(route, method, str(response.status_code)).inc()
         if "started" in g:
-            metrics.LATENCY.labels(route, request.method).observe(
-                time.perf_counter() - g.started)
+            metrics.LATENCY.labels(route, method).observe(time.perf_counter() - g.started)
         return response

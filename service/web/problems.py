@@ -146,18 +146,33 @@ _HTTP_REASONS = {
 }
 
 
+MAX_LISTED = 20
+"""How many of a request's field errors a problem lists (the rest are counted)."""
+MAX_TEXT = 200
+"""How long a field's name or message may be in a problem (a client's key may be long)."""
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 1] + "…"
+
+
 def http_problem(error: HTTPException) -> Response:
-    """The response for a werkzeug HTTPException (including webargs validation errors)."""
+    """The response for a werkzeug HTTPException (including webargs validation errors):
+    at most :data:`MAX_LISTED` field errors, each cut to :data:`MAX_TEXT` characters, so
+    a large bad request never gets a larger answer."""
     status = error.code or 500
     data = getattr(error, "data", None) or {}
-    errors = flatten_messages(data["messages"]) if "messages" in data else None
+    found = flatten_messages(data["messages"]) if "messages" in data else []
+    errors = [{"field": _short(e["field"]), "message": _short(e["message"])}
+              for e in found[:MAX_LISTED]]
     reason = _HTTP_REASONS.get(status, "http_error")
     detail = error.description or HTTPStatus(status).phrase
     if errors:
         detail = "the request is invalid: " + "; ".join(
-            f"{e['field']}: {e['message']}" for e in errors
-        )
-    return problem_response(status, reason, detail, errors, data.get("headers"))
+            f"{e['field']}: {e['message']}" for e in errors[:5])
+        if len(found) > 5:
+            detail += f"; and {len(found) - 5} more"
+    return problem_response(status, reason, detail, errors or None, data.get("headers"))
 
 
 def _request_problem(error: Problem) -> Response:

@@ -60,11 +60,42 @@ class AttemptInfo:
 # ---- where the service may call ------------------------------------------------
 
 
+_CARRYING_IPV4 = tuple(ipaddress.IPv6Network(net) for net in (
+    "::/96",  # IPv4-compatible (deprecated), and :: and ::1
+    "::ffff:0:0:0/96",  # IPv4-translated (SIIT)
+    "64:ff9b::/96",  # NAT64, the well-known prefix
+))
+"""IPv6 prefixes whose last 32 bits are an IPv4 address the packet may end up at."""
+_NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")
+"""NAT64 for local use (RFC 8215): translated to whatever the operator's network has."""
+
+
+def _ipv4_inside(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address carries (mapped, 6to4, Teredo's client, NAT64,
+    compatible or translated), if any."""
+    if ip.ipv4_mapped:
+        return ip.ipv4_mapped
+    if ip.sixtofour:
+        return ip.sixtofour
+    if ip.teredo:
+        return ip.teredo[1]
+    if any(ip in net for net in _CARRYING_IPV4):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFF_FFFF)
+    return None
+
+
 def _public(address: str) -> bool:
+    """Whether an address is public: global and not multicast, and so is any IPv4
+    address it carries (an IPv6 form of 127.0.0.1 or of the metadata address is not)."""
     ip = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        inside = _ipv4_inside(ip)
+        if inside is not None and not _public(str(inside)):
+            return False
+        if ip in _NAT64_LOCAL:
+            return False
     return ip.is_global and not ip.is_multicast
+
 
 
 def resolve(url: str, allow_private: bool) -> tuple[str, str, int, list[str]]:

@@ -189,6 +189,20 @@ def test_lone_surrogates_are_refused_before_reaching_the_database(client: FlaskC
     assert r.status_code == 200, r.get_json()
 
 
+def test_a_large_bad_request_gets_a_short_answer(client: FlaskClient) -> None:
+    """5,000 unknown fields, one of them 100 KB long: a 422 listing 20 of them (each
+    name cut to 200 characters) and counting the rest, in a few kilobytes."""
+    body: dict[str, object] = {f"field{i}": i for i in range(5000)}
+    body["x" * 100_000] = 1
+    body["players"] = [{"name": "a"}, {"name": "b"}]
+    r = client.post("/v1/matches", json=body)
+    assert r.status_code == 422
+    problem = r.get_json()
+    assert len(problem["errors"]) == 20 and all(len(e["field"]) <= 200 for e in problem["errors"])
+    assert "and 4996 more" in problem["detail"]
+    assert len(r.get_data()) < 10_000
+
+
 def test_idempotency_keys_expire(backend: str, tmp_path) -> None:  # noqa: ANN001
     """An Idempotency-Key is honoured for BASRA_IDEMPOTENCY_HOURS (24 by default); after
     that the same key is a new request, and expired records are purged."""

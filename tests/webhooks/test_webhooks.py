@@ -152,10 +152,15 @@ def test_a_front_end_manages_its_webhooks(backend: str, tmp_path: Path) -> None:
     "http://192.168.0.10/", "http://169.254.169.254/latest/meta-data/", "http://[::1]/",
     "http://[::ffff:127.0.0.1]/", "http://100.64.0.1/", "ftp://example.com/hooks",
     "http://user:pw@example.com/", "not a url at all",
+    # IPv6 forms that carry an IPv4 address: compatible, NAT64, 6to4, translated, Teredo
+    "http://[::127.0.0.1]/", "http://[64:ff9b::a9fe:a9fe]/", "http://[2002:7f00:1::]/",
+    "http://[::ffff:0:7f00:1]/", "http://[64:ff9b:1::a00:1]/",
+    "http://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/",
 ])
 def test_private_and_odd_addresses_are_refused(url: str, tmp_path: Path) -> None:
     """Without BASRA_WEBHOOKS_ALLOW_PRIVATE, loopback, private, link-local (metadata),
-    shared and non-http URLs are 422, and nothing is stored."""
+    shared and non-http URLs are 422, and nothing is stored; so are IPv6 addresses that
+    reach such an IPv4 address (the last Teredo one: client 10.0.0.1)."""
     app = make_app("sqlite", tmp_path, BASRA_KEY_CACHE_SECONDS=0)
     client = app.test_client()
     key = key_of(app)
@@ -389,6 +394,23 @@ def test_metrics_move_after_a_played_match(client: FlaskClient,
     assert sample(after, 'basra_matches{status="finished"}') >= 1
     assert 'basra_http_request_duration_seconds_bucket{' in after
     assert "basra_webhook_messages" in after and "basra_open_waiters" in after
+
+
+def test_made_up_methods_add_no_series_to_the_metrics(client: FlaskClient) -> None:
+    """Any method name a client makes up is counted as `other`: a flood of them cannot
+    grow the scrape."""
+    series = 'basra_http_requests_total{method="other",route="unmatched",status="405"} '
+
+    def counted() -> float:
+        text = client.get("/metrics").get_data(as_text=True)
+        assert "BREW" not in text
+        found = [line for line in text.splitlines() if line.startswith(series)]
+        return float(found[0].rsplit(" ", 1)[1]) if found else 0.0
+
+    before = counted()
+    for i in range(20):
+        assert client.open("/healthz", method=f"BREW{i}").status_code == 405
+    assert counted() - before == 20
 
 
 def test_requests_carry_a_request_id(client: FlaskClient, app: Flask) -> None:
