@@ -8,6 +8,7 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -193,7 +194,11 @@ def session_execute(statement: str, params: dict[str, Any]) -> psycopg.Cursor[An
         raise DatabaseUnavailable() from error
 
 
-_POSTGRESQL_TEXT: dict[Any, str] = {}
+@lru_cache(maxsize=512)
+def _postgresql_text(stmt: Any) -> str:
+    """A prebuilt statement's SQL as psycopg takes it, compiled once per statement (and
+    at most this many kept: a caller's statements built per shape come and go)."""
+    return str(stmt.compile(dialect=db.engine.dialect))
 
 
 def read_rows(stmt: Any, params: dict[str, Any]) -> Sequence[Sequence[Any]]:
@@ -203,10 +208,7 @@ def read_rows(stmt: Any, params: dict[str, Any]) -> Sequence[Sequence[Any]]:
     as much again as the query for a page of history (measured)."""
     if backend() != "postgresql":
         return db.session.execute(stmt, params).all()  # type: ignore[no-any-return]
-    text = _POSTGRESQL_TEXT.get(stmt)
-    if text is None:
-        text = _POSTGRESQL_TEXT[stmt] = str(stmt.compile(dialect=db.engine.dialect))
-    return session_execute(text, params).fetchall()
+    return session_execute(_postgresql_text(stmt), params).fetchall()
 
 
 @contextmanager
