@@ -23,7 +23,7 @@ from .play import resources as play
 from .players import resources as players
 from .storage import MIGRATIONS, models  # noqa: F401  (the tables, for migrations)
 from .storage.db import db, init_db
-from .tenants.limits import init_limits
+from .tenants.limits import init_limits, store_state
 from .tenants.requests import resolve_tenant
 from .variants import resources as variants
 from .web import docs
@@ -76,6 +76,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     init_observability(app)  # first: the request id is in every log line after
     app.before_request(resolve_tenant)
     init_limits(app)
+    app.extensions[ops.READINESS] = {"rate_limits": store_state}
     for resources in (ops, variants, matches, lobby, players, webhooks):
         api.register_blueprint(resources.blp)
     api.register_blueprint(players.leaderboards)

@@ -98,6 +98,8 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         # rate limits (see service/limits.py); "off" for benchmarks and trusted setups
         "BASRA_RATE_LIMITS": _choice("BASRA_RATE_LIMITS", ("on", "off")),
         "REDIS_URL": os.environ.get("REDIS_URL", "").strip(),
+        # a Redis call gives up after this; the budgets are then counted per process
+        "BASRA_REDIS_TIMEOUT_SECONDS": _float("BASRA_REDIS_TIMEOUT_SECONDS", 0.25),
         **{f"BASRA_LIMIT_{name.upper()}": os.environ.get(f"BASRA_LIMIT_{name.upper()}", value)
            for name, value in LIMIT_DEFAULTS.items()},
         # an event stream sends a comment this often when nothing happens

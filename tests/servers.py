@@ -164,3 +164,45 @@ def throwaway_postgres() -> Iterator[Cluster]:
         with contextlib.suppress(subprocess.SubprocessError):
             cluster.stop()
         shutil.rmtree(cluster.folder, ignore_errors=True)
+
+
+class OwnRedis:
+    """A redis-server of the test's own, on a port of its own: it may be stopped, frozen
+    (SIGSTOP, as a hung server) and thawed."""
+
+    def __init__(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            pytest.fail("redis-server is not installed (Debian's redis-server)")
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            with contextlib.suppress(OSError), socket.create_connection(
+                    ("127.0.0.1", self.port), timeout=0.2):
+                return
+            time.sleep(0.05)
+        pytest.fail("redis-server did not start")
+
+    def freeze(self) -> None:
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        self.proc.send_signal(signal.SIGCONT)
+
+    def stop(self) -> None:
+        self.thaw()
+        self.proc.kill()
+        self.proc.wait(10)
+
+
+@contextlib.contextmanager
+def own_redis() -> Iterator[OwnRedis]:
+    """A running redis-server of the test's own, killed afterwards."""
+    server = OwnRedis()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint as FlaskBlueprint
-from flask import Response
+from flask import Response, current_app
 from flask.views import MethodView
 from sqlalchemy import text
 
@@ -37,10 +37,24 @@ class Ready(MethodView):
     @blp.response(200, HealthSchema)
     @blp.doc(security=[])
     def get(self) -> dict[str, Any]:
-        """The database answers a query; 503 when it does not."""
+        """The database answers a query; 503 when it does not. Optional dependencies are
+        reported without failing the check (``rate_limits``: ``redis``, or ``memory``
+        while Redis does not answer)."""
         with transaction():  # a database that does not answer is a 503 problem
             db.session.execute(text("SELECT 1"))
-        return {"status": "ready"}
+        found = {name: check() for name, check in readiness().items()}
+        return {"status": "ready", **{k: v for k, v in found.items() if v is not None}}
+
+
+READINESS = "basra_readiness"
+"""The app's extension holding the optional dependencies ``/readyz`` reports, by name:
+each a callable giving a word for its state, or None where it is not in use (wired by
+the composition root)."""
+
+
+def readiness() -> dict[str, Any]:
+    """The optional dependencies' checks the app was given."""
+    return dict(current_app.extensions.get(READINESS, {}))
 
 
 scrape_blp = FlaskBlueprint("metrics", __name__)

@@ -7,6 +7,11 @@ matches (``BASRA_LIMIT_CREATES``), moves and resignations (``BASRA_LIMIT_MOVES``
 reads (``BASRA_LIMIT_READS``) and expert hints (``BASRA_LIMIT_EXPENSIVE``).
 ``BASRA_RATE_LIMITS=off`` turns them all off. A request over budget gets a 429
 problem with ``Retry-After``.
+
+Redis is optional at run time: its calls time out after ``BASRA_REDIS_TIMEOUT_SECONDS``,
+and while it is stopped or frozen Flask-Limiter counts in each process's memory instead
+(it logs the switch, and tries Redis again after 1, 2, 4 ... 32 s), so a request never
+fails or hangs for it; ``/readyz`` says which store is counting (:func:`store_state`).
 """
 
 from __future__ import annotations
@@ -39,12 +44,28 @@ def init_limits(app: Flask) -> None:
     """Bind the limiter to the app with its settings (storage, on or off)."""
     app.config.setdefault("RATELIMIT_ENABLED", app.config["BASRA_RATE_LIMITS"] != "off")
     app.config.setdefault("RATELIMIT_STORAGE_URI", app.config["REDIS_URL"] or "memory://")
+    if app.config["REDIS_URL"]:
+        seconds = app.config["BASRA_REDIS_TIMEOUT_SECONDS"]
+        app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {
+            "socket_timeout": seconds, "socket_connect_timeout": seconds})
+        app.config.setdefault("RATELIMIT_IN_MEMORY_FALLBACK_ENABLED", True)
     limiter.init_app(app)
     # Every limit here is a route's budget, spent by its decorator. Flask-Limiter also
     # checks each request before dispatch, for application-wide and default limits (none
     # here): it found none every time, 7% of a move's instructions with limits on.
     hooks = app.before_request_funcs.get(None, [])
     hooks[:] = [hook for hook in hooks if getattr(hook, "__self__", None) is not limiter]
+
+
+def store_state() -> str | None:
+    """Where the budgets are counted, for ``/readyz``: ``redis`` while Redis answers a
+    ping, ``memory`` (each process its own) while it does not; None without Redis."""
+    if not current_app.config["REDIS_URL"] or not current_app.config["RATELIMIT_ENABLED"]:
+        return None
+    try:
+        return "redis" if limiter.storage.check() else "memory"
+    except Exception:  # a storage that cannot even be asked is not answering
+        return "memory"
 
 
 def _budget(name: str) -> Callable[[], str]:

@@ -3,17 +3,20 @@ separate budgets, 429 problems with Retry-After, Redis storage when configured."
 
 from __future__ import annotations
 
+import time
 import types
 from pathlib import Path
 
 import pytest
 import redis
 from flask import Flask
+from flask.testing import FlaskClient
 
 from service.tenants import limits
 from service.tenants import service as tenants
 from tests.client import auth, tokens
 from tests.conftest import make_app
+from tests.servers import own_redis
 
 PLAYERS = {"players": [{"name": "a"}, {"name": "b"}]}
 
@@ -125,3 +128,36 @@ def test_a_budgeted_request_asks_the_limiter_once(
                        headers=auth(tokens(created)[seat]))
     assert move.status_code == 201, move.get_json()
     assert checks == [False, False]  # the read's and the move's, each by its decorator
+
+
+def _timed(client: FlaskClient, method: str, path: str, **kwargs: object) -> tuple[int, float]:
+    started = time.monotonic()
+    answer = client.open(path, method=method, **kwargs)
+    return answer.status_code, time.monotonic() - started
+
+
+@pytest.mark.parametrize("failure", ["stopped", "frozen"])
+def test_a_stopped_or_frozen_redis_makes_limits_per_process_not_errors(
+    failure: str, tmp_path: Path
+) -> None:
+    """Redis is optional at run time: stopped or frozen (SIGSTOP), every budgeted request
+    still answers (no 500, no hang past Redis's short timeouts), the budgets go on being
+    spent in this process's memory, and /readyz says so; Redis back, it counts again."""
+    with own_redis() as server:
+        app = _limited("sqlite", tmp_path, REDIS_URL=server.url)
+        client = app.test_client()
+        assert client.get("/readyz").get_json() == {"status": "ready", "rate_limits": "redis"}
+        assert client.post("/v1/matches", json=PLAYERS).status_code == 201
+        server.freeze() if failure == "frozen" else server.proc.kill()
+        timed = [_timed(client, "POST", "/v1/matches", json=PLAYERS) for _ in range(4)]
+        # counted in memory from then on: a budget of its own, spent as before
+        assert [status for status, _ in timed] == [201, 201, 201, 429]
+        assert max(seconds for _, seconds in timed) < 2.0
+        ready = client.get("/readyz")
+        assert ready.status_code == 200
+        assert ready.get_json() == {"status": "ready", "rate_limits": "memory"}
+        status, seconds = _timed(client, "GET", "/v1/matches")
+        assert status == 200 and seconds < 2.0
+        if failure == "frozen":
+            server.thaw()
+            assert client.get("/readyz").get_json()["rate_limits"] == "redis"
