@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any
 
 LIMIT_DEFAULTS = {
+    "auth_failures": "30/minute",
     "creates": "60/minute",
     "moves": "600/minute",
     "reads": "3000/minute",
     "expensive": "30/minute",
 }
-"""Each rate-limit budget's default, per tenant key (or per address without a key)."""
+"""Each rate-limit budget's default, per tenant key (or per address without a key); the
+failed-key budget always per address."""
 
 
 def database_url(instance_path: str) -> str:

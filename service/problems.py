@@ -24,7 +24,7 @@ from .players.errors import (
     ServerKeyRequired,
 )
 from .storage.errors import DatabaseUnavailable
-from .tenants.errors import InvalidApiKey, MissingApiKey, OriginNotAllowed
+from .tenants.errors import InvalidApiKey, MissingApiKey, OriginNotAllowed, TooManyFailedKeys
 from .web.problems import ProblemHeaders, Statuses
 from .webhooks.errors import WebhookNotFound, WebhookUrlNotAllowed
 
@@ -58,6 +58,7 @@ STATUSES: Statuses = [
     (BadBoardCursor, 422),
     (DatabaseUnavailable, 503),
     (TooManyWaiters, 429),
+    (TooManyFailedKeys, 429),
 ]
 RETRY_AFTER_SECONDS = 2
 HEADERS: ProblemHeaders = {

@@ -15,7 +15,7 @@ from ..errors import MatchNotFound
 from ..live.versions import Credential
 from ..players.requests import credential, seat_for
 from ..tenants.limits import budget
-from ..tenants.requests import tenant, waiter
+from ..tenants.requests import key_still_valid, tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
 from . import service as matches
@@ -235,17 +235,24 @@ class Events(MethodView):
     def get(self, match_id: str) -> Response:
         """Server-Sent Events of the caller's view: one `state` event on connect (unless
         `Last-Event-ID` is current), then one per change, each with `id: <version>`; a
-        comment every 15 s when nothing happens; the stream ends after the match does."""
+        comment every 15 s when nothing happens; the stream ends after the match does,
+        or once its API key is revoked."""
         last = request.headers.get("Last-Event-ID", "")
+        config = current_app.config
+        heartbeat = config["BASRA_HEARTBEAT_SECONDS"]
+        if request.headers.get("X-API-Key"):  # looked at again at least this often
+            heartbeat = min(heartbeat, max(config["BASRA_KEY_CACHE_SECONDS"] / 2, 0.5))
         events = matches.follow_match(
             match_id, tenant(), credential(),
             int(last) if last.isascii() and last.isdigit() and len(last) < 19 else None,
-            current_app.config["BASRA_HEARTBEAT_SECONDS"], waiter(),
+            heartbeat, waiter(),
         )
         first = next(events)  # errors (unknown match, bad token) answer as problems
 
         def stream() -> Iterator[str]:
             for event in itertools.chain([first], events):
+                if not key_still_valid():
+                    return
                 if event.view is None:
                     yield ": heartbeat\n\n"
                 else:

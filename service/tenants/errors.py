@@ -17,6 +17,16 @@ class InvalidApiKey(ServiceError):
     reason = "invalid_api_key"
 
 
+class TooManyFailedKeys(ServiceError):
+    """The client's address presented too many unknown or revoked keys lately."""
+
+    reason = "too_many_failed_keys"
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class OriginNotAllowed(ServiceError):
     """A browser origin the key's tenant did not allow."""
 

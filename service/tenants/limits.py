@@ -4,7 +4,10 @@ instance) and in each process's memory otherwise.
 
 Four budgets, each a Flask-Limiter limit string set by the environment: creating
 matches (``BASRA_LIMIT_CREATES``), moves and resignations (``BASRA_LIMIT_MOVES``),
-reads (``BASRA_LIMIT_READS``) and expert hints (``BASRA_LIMIT_EXPENSIVE``).
+reads (``BASRA_LIMIT_READS``) and expert hints (``BASRA_LIMIT_EXPENSIVE``). A fifth,
+per client address whatever its key, is spent by every unknown or revoked API key it
+presents (``BASRA_LIMIT_AUTH_FAILURES``): spent, the address's unknown keys are refused
+with 429 before any look-up (keys it has used lately still work).
 ``BASRA_RATE_LIMITS=off`` turns them all off. A request over budget gets a 429
 problem with ``Retry-After``.
 
@@ -16,16 +19,20 @@ fails or hangs for it; ``/readyz`` says which store is counting (:func:`store_st
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
 from flask import Flask, current_app, g, request
 from flask_limiter import Limiter
+from limits import parse
 
 from ..storage.models import LOCAL_TENANT
 
 F = TypeVar("F", bound=Callable[..., Any])
+log = logging.getLogger(__name__)
 
 
 def _who() -> str:
@@ -33,7 +40,7 @@ def _who() -> str:
     caller = g.get("caller")
     if caller is not None and caller.tenant != LOCAL_TENANT:
         return f"tenant:{caller.tenant}"
-    return f"address:{request.remote_addr or 'unknown'}"
+    return _address()
 
 
 limiter = Limiter(_who, headers_enabled=True, retry_after="delta-seconds",
@@ -66,6 +73,40 @@ def store_state() -> str | None:
         return "redis" if limiter.storage.check() else "memory"
     except Exception:  # a storage that cannot even be asked is not answering
         return "memory"
+
+
+def failed_keys_retry_after() -> int | None:
+    """Seconds until this request's client address may present an unknown API key again,
+    or None while it may: its ``BASRA_LIMIT_AUTH_FAILURES`` budget (an address spends it
+    with every key found unknown or revoked) is spent. A store that does not answer
+    limits nobody."""
+    if not current_app.config["RATELIMIT_ENABLED"]:
+        return None
+    item = parse(current_app.config["BASRA_LIMIT_AUTH_FAILURES"])
+    who = _address()
+    try:
+        if limiter.limiter.test(item, "auth_failures", who):
+            return None
+        reset_at = limiter.limiter.get_window_stats(item, "auth_failures", who).reset_time
+    except Exception:
+        log.warning("rate-limit store unavailable for the failed-key budget", exc_info=True)
+        return None
+    return max(1, int(reset_at - time.time()) + 1)
+
+
+def spend_failed_key() -> None:
+    """An unknown or revoked key was presented: spend from the address's budget."""
+    if not current_app.config["RATELIMIT_ENABLED"]:
+        return
+    try:
+        limiter.limiter.hit(parse(current_app.config["BASRA_LIMIT_AUTH_FAILURES"]),
+                            "auth_failures", _address())
+    except Exception:
+        log.warning("rate-limit store unavailable for the failed-key budget", exc_info=True)
+
+
+def _address() -> str:
+    return f"address:{request.remote_addr or 'unknown'}"
 
 
 def _budget(name: str) -> Callable[[], str]:

@@ -7,8 +7,9 @@ from flask import current_app, g, request
 
 from ..errors import MissingToken
 from ..storage.models import LOCAL_TENANT
-from .errors import MissingApiKey
-from .service import caller_for
+from . import limits
+from .errors import InvalidApiKey, MissingApiKey, TooManyFailedKeys
+from .service import caller_for, known_caller
 
 
 def resolve_tenant() -> None:
@@ -17,12 +18,36 @@ def resolve_tenant() -> None:
     if request.method == "OPTIONS" or not request.path.startswith("/v1/"):
         return  # a CORS preflight carries no key; health checks and docs need none
     config = current_app.config
-    g.caller = caller_for(
-        request.headers.get("X-API-Key"),
-        required=config["BASRA_API_KEYS"] == "required",
-        origin=request.headers.get("Origin"),
-        cache_seconds=config["BASRA_KEY_CACHE_SECONDS"],
-    )
+    key = request.headers.get("X-API-Key")
+    if key and known_caller(key, config["BASRA_KEY_CACHE_SECONDS"])[1] is None:
+        wait = limits.failed_keys_retry_after()
+        if wait is not None:
+            raise TooManyFailedKeys("too many unknown API keys from this address; try "
+                                    f"again in {wait} s", retry_after=wait)
+    try:
+        g.caller = caller_for(
+            key, required=config["BASRA_API_KEYS"] == "required",
+            origin=request.headers.get("Origin"),
+            cache_seconds=config["BASRA_KEY_CACHE_SECONDS"],
+        )
+    except InvalidApiKey:
+        limits.spend_failed_key()
+        raise
+
+
+def key_still_valid() -> bool:
+    """For a long answer (an event stream): whether the request's API key still holds, as
+    this process has learnt within ``BASRA_KEY_CACHE_SECONDS``; a revoked key's stream
+    ends."""
+    key = request.headers.get("X-API-Key")
+    if not key:
+        return True
+    try:
+        caller_for(key, required=False, origin=None,
+                   cache_seconds=current_app.config["BASRA_KEY_CACHE_SECONDS"])
+    except InvalidApiKey:
+        return False
+    return True
 
 
 def tenant() -> int:

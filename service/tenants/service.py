@@ -11,10 +11,13 @@ import hashlib
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import select, update
 
+from ..live.versions import SingleFlight
 from ..storage.db import db, transaction
 from ..storage.models import LOCAL_TENANT, ApiKey, Tenant, utcnow
 from .errors import (
@@ -52,9 +55,59 @@ def hash_key(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-_cache: dict[str, tuple[float, Caller | None]] = {}
-_cache_lock = threading.Lock()
-_lookup_lock = threading.Lock()
+class KeyCache:
+    """What this process learnt of API keys lately, by digest: callers of valid keys, and
+    apart from them (so a flood of made-up keys cannot push a valid one out) the keys
+    found unknown or revoked. Each side is bounded, oldest forgotten first."""
+
+    def __init__(self, size: int = 10_000) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._valid: OrderedDict[str, tuple[float, Caller]] = OrderedDict()
+        self._unknown: OrderedDict[str, float] = OrderedDict()
+
+    def get(self, digest: str, cache_seconds: float) -> tuple[bool, Caller | None]:
+        """(whether the key's digest is known lately, its caller: None if unknown)."""
+        now = time.monotonic()
+        with self._lock:
+            valid = self._valid.get(digest)
+            if valid is not None and now - valid[0] < cache_seconds:
+                return True, valid[1]
+            unknown = self._unknown.get(digest)
+            if unknown is not None and now - unknown < cache_seconds:
+                return True, None
+        return False, None
+
+    def put(self, digest: str, caller: Caller | None) -> None:
+        now = time.monotonic()
+        with self._lock:
+            self._valid.pop(digest, None)
+            self._unknown.pop(digest, None)
+            if caller is None:
+                self._unknown[digest] = now
+                side: OrderedDict[str, Any] = self._unknown
+            else:
+                self._valid[digest] = (now, caller)
+                side = self._valid
+            if len(side) > self.size:
+                side.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._valid.clear()
+            self._unknown.clear()
+
+
+_keys = KeyCache()
+# the requests that find one key's entry expired together (a move wakes hundreds of long
+# polls of one front end) share one look-up; look-ups of different keys never wait on
+# each other
+_lookups = SingleFlight()
+
+
+def known_caller(key: str, cache_seconds: float) -> tuple[bool, Caller | None]:
+    """What this process knows lately of ``key``, with no query: (known, its caller)."""
+    return _keys.get(hash_key(key), cache_seconds)
 
 
 def caller_for(key: str | None, *, required: bool, origin: str | None,
@@ -66,18 +119,9 @@ def caller_for(key: str | None, *, required: bool, origin: str | None,
             raise MissingApiKey("send your front end's API key as 'X-API-Key: <key>'")
         return LOCAL
     digest = hash_key(key)
-    fresh, caller = _cached(digest, cache_seconds)
+    fresh, caller = _keys.get(digest, cache_seconds)
     if not fresh:
-        # one lookup at a time: the requests that find the entry expired together (a
-        # move wakes hundreds of long polls of one front end) wait for it, not query
-        with _lookup_lock:
-            fresh, caller = _cached(digest, cache_seconds)
-            if not fresh:
-                caller = _lookup(digest)
-                with _cache_lock:
-                    if len(_cache) > 10_000:
-                        _cache.clear()
-                    _cache[digest] = (time.monotonic(), caller)
+        caller = _lookups.do(digest, lambda: _look_up_and_keep(digest))
     if caller is None:
         raise InvalidApiKey("this API key is unknown or revoked")
     if origin and caller.origins and origin not in caller.origins:
@@ -85,13 +129,10 @@ def caller_for(key: str | None, *, required: bool, origin: str | None,
     return caller
 
 
-def _cached(digest: str, cache_seconds: float) -> tuple[bool, Caller | None]:
-    """(whether the cache knows the key digest lately, its caller: None if unknown)."""
-    with _cache_lock:
-        cached = _cache.get(digest)
-    if cached is not None and time.monotonic() - cached[0] < cache_seconds:
-        return True, cached[1]
-    return False, None
+def _look_up_and_keep(digest: str) -> Caller | None:
+    caller = _lookup(digest)
+    _keys.put(digest, caller)
+    return caller
 
 
 def _lookup(digest: str) -> Caller | None:
@@ -171,6 +212,5 @@ def revoke_keys(name: str) -> int:
             update(ApiKey).where(ApiKey.tenant_pk == tenant, ApiKey.revoked_at.is_(None))
             .values(revoked_at=utcnow())
         )
-    with _cache_lock:
-        _cache.clear()
+    _keys.clear()
     return int(result.rowcount or 0)  # type: ignore[attr-defined]

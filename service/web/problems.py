@@ -99,8 +99,11 @@ def domain_problem(error: BasraError, statuses: Statuses, headers: ProblemHeader
                   for path, problem in error.problems]
     elif isinstance(error, ServiceError) and error.field:
         errors = [{"field": error.field, "message": error.problem}]
-    return problem_response(status, error.reason, error.message, errors,
-                            headers.get(type(error)))
+    extra = dict(headers.get(type(error), {}))
+    retry_after = getattr(error, "retry_after", None)
+    if retry_after is not None:  # an error that knows when to come back says so
+        extra["Retry-After"] = str(retry_after)
+    return problem_response(status, error.reason, error.message, errors, extra)
 
 
 def flatten_messages(messages: Any, prefix: str = "") -> list[dict[str, str]]:

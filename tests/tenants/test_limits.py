@@ -138,11 +138,14 @@ def _timed(client: FlaskClient, method: str, path: str, **kwargs: object) -> tup
 
 @pytest.mark.parametrize("failure", ["stopped", "frozen"])
 def test_a_stopped_or_frozen_redis_makes_limits_per_process_not_errors(
-    failure: str, tmp_path: Path
+    failure: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Redis is optional at run time: stopped or frozen (SIGSTOP), every budgeted request
     still answers (no 500, no hang past Redis's short timeouts), the budgets go on being
     spent in this process's memory, and /readyz says so; Redis back, it counts again."""
+    # the limiter is one per process, as in production: a store another test's app saw
+    # die is not this one's
+    monkeypatch.setattr(limits.limiter, "_storage_dead", False)
     with own_redis() as server:
         app = _limited("sqlite", tmp_path, REDIS_URL=server.url)
         client = app.test_client()
