@@ -12,6 +12,7 @@ from typing import Any
 from flask import Flask
 from flask_cors import CORS
 from flask_migrate import Migrate
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import problems
 from .config import settings_from_env
@@ -44,6 +45,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if config:
         app.config.update(config)
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    proxies = app.config["BASRA_TRUSTED_PROXIES"]
+    if proxies:  # the client's address (limits, waiters, logs) as the proxies saw it
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
 
     init_db(app)
     migrate.init_app(app, db, directory=MIGRATIONS)

@@ -89,6 +89,11 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         # the longest ?wait= a poll may ask for, and how often a poll looks
         "BASRA_MAX_WAIT": _float("BASRA_MAX_WAIT", 30.0),
         "BASRA_POLL_INTERVAL": _float("BASRA_POLL_INTERVAL", 0.2),
+        # how many reverse proxies stand in front (each appends to X-Forwarded-For): the
+        # client's address is the one that many entries from the right; 0 believes none
+        "BASRA_TRUSTED_PROXIES": _int("BASRA_TRUSTED_PROXIES", 0, low=0),
+        # a token /metrics asks for (Authorization: Bearer); empty: none asked
+        "BASRA_METRICS_TOKEN": os.environ.get("BASRA_METRICS_TOKEN", "").strip(),
         "BASRA_CORS_ORIGINS": [o.strip() for o in origins.split(",") if o.strip()],
         "BASRA_SQLITE_BUSY_TIMEOUT_MS": int(_float("BASRA_SQLITE_BUSY_TIMEOUT_MS", 30000)),
         # PostgreSQL: one LISTEN connection per process for version notifications

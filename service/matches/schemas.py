@@ -304,7 +304,7 @@ class HistoryQuerySchema(ma.Schema):
     until = UTCDateTime(metadata={"description": "created before"})
     limit = ma.fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
     cursor = ma.fields.String(
-        validate=validate.Length(min=1, max=64), metadata={"description": "`next` of a page"}
+        validate=validate.Length(min=1, max=128), metadata={"description": "`next` of a page"}
     )
 
 
@@ -317,7 +317,7 @@ class PlayerMatchesQuerySchema(ma.Schema):
     status = ma.fields.String(validate=validate.OneOf(STATUSES))
     limit = ma.fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
     cursor = ma.fields.String(
-        validate=validate.Length(min=1, max=64), metadata={"description": "`next` of a page"}
+        validate=validate.Length(min=1, max=128), metadata={"description": "`next` of a page"}
     )
 
 

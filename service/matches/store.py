@@ -29,7 +29,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects import postgresql
-from sqlalchemy.orm import joinedload
+from sqlalchemy.orm import aliased, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..engine import Play, State, team_of
@@ -594,15 +594,20 @@ def purge_idempotency(before: datetime, limit: int = 10_000) -> int:
 # --- history -----------------------------------------------------------
 
 
-def encode_cursor(pk: int, key: bytes) -> str:
-    """An opaque cursor for keyset pagination, signed with ``key``."""
-    return cursors.sign("m", str(pk), key)
+def encode_cursor(match_id: str, key: bytes) -> str:
+    """An opaque cursor for keyset pagination, signed with ``key``: the id of the page's
+    last match (public already), never a row number that would count the service's
+    matches."""
+    return cursors.sign("m", match_id, key)
 
 
-def decode_cursor(cursor: str, key: bytes) -> int:
-    """The match pk a cursor this service signed points below."""
+def decode_cursor(cursor: str, key: bytes) -> str:
+    """The id of the match a cursor this service signed points below."""
     try:
-        return cursors.read_number("m", cursor, key, below=2**63)
+        match_id = cursors.read("m", cursor, key)
+        if not (0 < len(match_id) <= 36 and match_id.isascii()):
+            raise ValueError(match_id)
+        return match_id
     except ValueError as exc:
         raise InvalidCursor(
             "the cursor is not one this service issued", field="cursor", problem="unknown cursor"
@@ -643,9 +648,16 @@ _FILTERS = {
     "waiting_since": lambda: Match.created_at >= bindparam("waiting_since"),
     "since": lambda: Match.created_at >= bindparam("since"),
     "until": lambda: Match.created_at < bindparam("until"),
-    "below": lambda: Match.pk < bindparam("below"),
+    "below": lambda: Match.pk < _below(),
 }
 """Each filter of a history listing, on its parameter of the same name."""
+
+
+def _below() -> Any:
+    """The pk of the cursor's match (the ids' unique index): a page lists below it."""
+    cursor_match = aliased(Match)
+    return (select(cursor_match.pk).where(cursor_match.id == bindparam("below"))
+            .scalar_subquery())
 
 
 @lru_cache(maxsize=256)
@@ -660,7 +672,7 @@ def _history_statement(filters: tuple[str, ...], of_player: bool, rows: int) -> 
         # it costs their matches, not the front end's
         mine = [Seat.player_id == bindparam("player_id"), Seat.vouched.is_(True)]
         if "below" in filters:
-            mine.append(Seat.match_pk < bindparam("below"))
+            mine.append(Seat.match_pk < _below())
         page = (select(Seat.match_pk).join(Match, Match.pk == Seat.match_pk)
                 .where(*mine, *where).group_by(Seat.match_pk).order_by(Seat.match_pk.desc()))
     else:
@@ -703,4 +715,4 @@ def history(query: HistoryQuery, cursor_key: bytes,
     after = 1 + len(_BEFORE_SEATS)
     summaries = [MatchSummary(*r[1:after], tuple(seats), *r[after:_SEAT])
                  for _, (r, seats) in rows]
-    return summaries, encode_cursor(rows[-1][0], cursor_key) if more and rows else None
+    return summaries, encode_cursor(summaries[-1].id, cursor_key) if more and rows else None

@@ -4,15 +4,17 @@ off the public network)."""
 
 from __future__ import annotations
 
+import hmac
 from typing import Any
 
 from flask import Blueprint as FlaskBlueprint
-from flask import Response, current_app
+from flask import Response, current_app, request
 from flask.views import MethodView
 from sqlalchemy import text
 
 from ..storage.db import db, transaction
 from ..web.parser import Blueprint
+from ..web.problems import problem_response
 from . import metrics
 from .schemas import HealthSchema
 
@@ -62,5 +64,12 @@ scrape_blp = FlaskBlueprint("metrics", __name__)
 
 @scrape_blp.route("/metrics")
 def scrape() -> Response:
-    """Every metric of this instance's processes, and the database's gauges."""
+    """Every metric of this instance's processes, and the database's gauges; with
+    ``BASRA_METRICS_TOKEN`` set, only for ``Authorization: Bearer <that token>``."""
+    token = current_app.config["BASRA_METRICS_TOKEN"]
+    sent = request.headers.get("Authorization", "")
+    if token and not hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):
+        return problem_response(401, "unauthorized", "the metrics need "
+                                "'Authorization: Bearer <BASRA_METRICS_TOKEN>'",
+                                headers={"WWW-Authenticate": 'Bearer realm="metrics"'})
     return Response(metrics.scrape(), content_type=metrics.CONTENT_TYPE)

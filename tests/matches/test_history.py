@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from datetime import UTC, datetime, timedelta
 
 from flask.testing import FlaskClient
@@ -59,6 +60,19 @@ def test_history_pages_with_a_cursor_and_link_header(client: FlaskClient) -> Non
             assert "Link" not in r.headers
             url = ""
     assert pages == 3 and seen == list(reversed(made))
+
+
+def test_a_history_cursor_reveals_no_row_number(client: FlaskClient) -> None:
+    """A cursor carries the id of its page's last match, which the page shows anyway:
+    nothing that counts how many matches the service holds (its primary key did)."""
+    made = [create(client)["id"] for _ in range(3)]
+    body = client.get("/v1/matches?limit=2").get_json()
+    opened = base64.urlsafe_b64decode(body["next"] + "=" * (-len(body["next"]) % 4)).decode()
+    kind, value, _signature = opened.split(":")
+    assert (kind, value) == ("m", made[1]) and body["matches"][-1]["id"] == made[1]
+    assert not any(part.isdigit() for part in opened.split(":")[:2])
+    rest = client.get(f"/v1/matches?limit=2&cursor={body['next']}").get_json()
+    assert [m["id"] for m in rest["matches"]] == [made[0]] and rest["next"] is None
 
 
 def test_history_rejects_bad_queries(client: FlaskClient) -> None:
