@@ -127,11 +127,16 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "BASRA_QUICK_MAX_FAVOURITE": _float("BASRA_QUICK_MAX_FAVOURITE", 0.75),
         "BASRA_QUICK_WIDEN_SECONDS": _float("BASRA_QUICK_WIDEN_SECONDS", 30.0),
         # webhooks: private addresses refused unless allowed (tests, private deployments);
-        # a try waits this long; retries start after BASRA_WEBHOOK_RETRY_SECONDS and grow
-        # fourfold (capped at 6 h, with jitter) for BASRA_WEBHOOK_ATTEMPTS tries (~26 h);
+        # a try (connect, send, the whole answer) ends within BASRA_WEBHOOK_TIMEOUT_SECONDS;
+        # retries start after BASRA_WEBHOOK_RETRY_SECONDS and grow fourfold (capped at 6 h,
+        # with jitter) for BASRA_WEBHOOK_ATTEMPTS tries (~26 h);
         # an endpoint is disabled after BASRA_WEBHOOK_DISABLE_AFTER messages in a row fail
         "BASRA_WEBHOOKS_ALLOW_PRIVATE": os.environ.get("BASRA_WEBHOOKS_ALLOW_PRIVATE", "0") == "1",
         "BASRA_WEBHOOK_TIMEOUT_SECONDS": _float("BASRA_WEBHOOK_TIMEOUT_SECONDS", 5.0),
+        # the worker's delivery threads, and how many of them one front end may hold
+        "BASRA_WEBHOOK_THREADS": _int("BASRA_WEBHOOK_THREADS", 8, low=1),
+        "BASRA_WEBHOOK_THREADS_PER_FRONT_END": _int("BASRA_WEBHOOK_THREADS_PER_FRONT_END", 2,
+                                                    low=1),
         "BASRA_WEBHOOK_RETRY_SECONDS": _float("BASRA_WEBHOOK_RETRY_SECONDS", 5.0),
         "BASRA_WEBHOOK_ATTEMPTS": int(_float("BASRA_WEBHOOK_ATTEMPTS", 11)),
         "BASRA_WEBHOOK_DISABLE_AFTER": int(_float("BASRA_WEBHOOK_DISABLE_AFTER", 5)),

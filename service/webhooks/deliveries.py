@@ -5,9 +5,13 @@ single writer), pushing each one's ``next_attempt_at`` a lease ahead before any
 request is sent; a worker killed mid-delivery therefore only means a retry when
 the lease ends, with the same ``webhook-id``. Each try connects to the address the
 URL's host resolved to and was checked against (so DNS cannot point it elsewhere
-between check and call), follows no redirects and waits at most
-``BASRA_WEBHOOK_TIMEOUT_SECONDS``. Tries run in a small thread pool, so a slow
-receiver never holds up the worker's clock duties or other receivers.
+between check and call) and follows no redirects. A try has one deadline,
+``BASRA_WEBHOOK_TIMEOUT_SECONDS``, for connecting, sending and the whole answer together:
+a receiver that trickles its answer a byte at a time is cut off there, and the lease
+outlives it. Tries run in a small thread pool (``BASRA_WEBHOOK_THREADS``) of which each
+front end holds at most ``BASRA_WEBHOOK_THREADS_PER_FRONT_END`` at once, so a slow or
+hostile receiver delays only its own front end's messages, never the worker's clock
+duties or other front ends.
 
 A failed try is retried after ``BASRA_WEBHOOK_RETRY_SECONDS`` x 4^(tries - 1)
 (capped at 6 h, +-20% jitter): with the defaults 5 s, 20 s, 80 s, ... about 26 h
@@ -17,9 +21,15 @@ failed messages in a row disable the endpoint (any delivery resets the count).
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import logging
 import random
+import socket
+import threading
 import time
+from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -30,6 +40,7 @@ import urllib3
 from flask import Flask
 from sqlalchemy import delete, insert, select, update
 from standardwebhooks.webhooks import Webhook as Signer
+from urllib3.connection import HTTPConnection, HTTPSConnection
 
 from ..ops import metrics
 from ..storage.db import backend, db, transaction
@@ -48,6 +59,7 @@ class Claimed:
     """A message claimed for one try."""
 
     pk: int
+    tenant: int
     webhook_pk: int
     msg_id: str
     body: str
@@ -75,27 +87,49 @@ def retry_delay(attempts: int, base: float) -> timedelta:
     return delay * random.uniform(0.8, 1.2)
 
 
-def claim(limit: int, lease: timedelta) -> list[Claimed]:
-    """Up to ``limit`` due messages of enabled webhooks, leased to this worker."""
+def claim(limit: int, lease: timedelta, room: Callable[[int], int]) -> list[Claimed]:
+    """Up to ``limit`` due messages of enabled webhooks, leased to this worker, at most
+    ``room(tenant)`` of each front end's (oldest due first). A front end with no room, or
+    whose due messages fill a look, is left out of the next look, so one front end's
+    backlog never hides another's."""
     now = utcnow()
+    taken: list[Any] = []
+    full: set[int] = set()
     with transaction(write=True):
-        query = (
-            select(WebhookMessage.pk, WebhookMessage.webhook_pk, WebhookMessage.msg_id,
-                   WebhookMessage.body, WebhookMessage.attempts, Webhook.url, Webhook.secret)
-            .join(Webhook, Webhook.pk == WebhookMessage.webhook_pk)
-            .where(WebhookMessage.status == "pending", WebhookMessage.next_attempt_at <= now,
-                   Webhook.disabled_at.is_(None))
-            .order_by(WebhookMessage.next_attempt_at).limit(limit)
-        )
-        if backend() == "postgresql":
-            query = query.with_for_update(skip_locked=True, of=WebhookMessage)
-        rows = db.session.execute(query).all()
-        if rows:
+        for _ in range(_LOOKS):
+            query = (
+                select(WebhookMessage.pk, Webhook.tenant_pk, WebhookMessage.webhook_pk,
+                       WebhookMessage.msg_id, WebhookMessage.body, WebhookMessage.attempts,
+                       Webhook.url, Webhook.secret)
+                .join(Webhook, Webhook.pk == WebhookMessage.webhook_pk)
+                .where(WebhookMessage.status == "pending", WebhookMessage.next_attempt_at <= now,
+                       Webhook.disabled_at.is_(None), Webhook.tenant_pk.not_in(full),
+                       WebhookMessage.pk.not_in([r.pk for r in taken]))
+                .order_by(WebhookMessage.next_attempt_at).limit(limit - len(taken))
+            )
+            if backend() == "postgresql":
+                query = query.with_for_update(skip_locked=True, of=WebhookMessage)
+            found = db.session.execute(query).all()
+            mine: dict[int, int] = {}
+            for row in found:
+                if mine.get(row.tenant_pk, 0) < room(row.tenant_pk):
+                    mine[row.tenant_pk] = mine.get(row.tenant_pk, 0) + 1
+                    taken.append(row)
+            full |= {row.tenant_pk for row in found
+                     if mine.get(row.tenant_pk, 0) >= room(row.tenant_pk)}
+            if len(found) < limit or len(taken) >= limit:
+                break
+        if taken:
             db.session.execute(
-                update(WebhookMessage).where(WebhookMessage.pk.in_([r.pk for r in rows]))
+                update(WebhookMessage).where(WebhookMessage.pk.in_([r.pk for r in taken]))
                 .values(attempts=WebhookMessage.attempts + 1, next_attempt_at=now + lease))
-    return [Claimed(r.pk, r.webhook_pk, r.msg_id, r.body, r.attempts + 1, r.url, r.secret)
-            for r in rows]
+    return [Claimed(r.pk, r.tenant_pk, r.webhook_pk, r.msg_id, r.body, r.attempts + 1, r.url,
+                    r.secret) for r in taken]
+
+
+_LOOKS = 4
+"""How many looks a claim takes past front ends that are full (each look leaves out the
+front ends the last one filled)."""
 
 
 def send(message: Claimed, timeout: float, allow_private: bool) -> Outcome:
@@ -120,23 +154,41 @@ def send(message: Claimed, timeout: float, allow_private: bool) -> Outcome:
     }
     parts = urlsplit(message.url)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    pool_class: Any = (urllib3.HTTPSConnectionPool if scheme == "https"
-                       else urllib3.HTTPConnectionPool)
-    options: dict[str, Any] = {"server_hostname": host, "assert_hostname": host} \
-        if scheme == "https" else {}
-    pool = pool_class(addresses[0], port, timeout=urllib3.Timeout(total=timeout), retries=False,
-                      maxsize=1, **options)
+    conn: Any
+    if scheme == "https":
+        conn = HTTPSConnection(addresses[0], port, timeout=timeout, server_hostname=host,
+                               assert_hostname=host)
+    else:
+        conn = HTTPConnection(addresses[0], port, timeout=timeout)
+    # the socket timeout bounds each read, not the try: at the deadline the connection
+    # is cut, whatever the receiver is in the middle of
+    cut = threading.Event()
+    deadline = threading.Timer(timeout, _cut, (conn, cut))
+    deadline.daemon = True
+    deadline.start()
     try:
-        response = pool.urlopen("POST", target, body=message.body.encode(), headers=headers,
-                                redirect=False, retries=False, preload_content=False)
+        conn.request("POST", target, body=message.body.encode(), headers=headers,
+                     preload_content=False)
+        response = conn.getresponse()
         response.read(4096, decode_content=False)  # a receiver's answer is not needed
-        response.release_conn()
         return outcome(response.status, None if response.status < 300
                        else f"HTTP {response.status}")
-    except urllib3.exceptions.HTTPError as exc:
+    except (urllib3.exceptions.HTTPError, OSError, http.client.HTTPException) as exc:
+        if cut.is_set():
+            return outcome(None, f"no answer within the {timeout:g} s deadline")
         return outcome(None, f"{type(exc).__name__}: {exc}")
     finally:
-        pool.close()
+        deadline.cancel()
+        conn.close()
+
+
+def _cut(conn: Any, cut: threading.Event) -> None:
+    """The try's deadline passed: shut its socket, which ends any read or write on it."""
+    cut.set()
+    sock = getattr(conn, "sock", None)
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 def settle(message: Claimed, result: Outcome, max_attempts: int, retry_base: float,
@@ -177,26 +229,31 @@ def purge(before: datetime) -> None:
 
 
 class Dispatcher:
-    """Tries messages in a thread pool of ``size``, claiming only what it can start now."""
+    """Tries messages in a thread pool, claiming only what it can start now, each front
+    end's at most its share of the threads."""
 
-    def __init__(self, app: Flask, size: int = 8) -> None:
+    def __init__(self, app: Flask) -> None:
         self.app = app
-        self.pool = ThreadPoolExecutor(size, thread_name_prefix="webhook")
-        self.size = size
-        self.running: set[Future[None]] = set()
+        self.size = app.config["BASRA_WEBHOOK_THREADS"]
+        self.share = min(self.size, app.config["BASRA_WEBHOOK_THREADS_PER_FRONT_END"])
+        self.pool = ThreadPoolExecutor(self.size, thread_name_prefix="webhook")
+        self.running: dict[Future[None], int] = {}
+        """The tries under way, with their front end."""
 
     def pass_once(self) -> int:
         """Claim and start due messages; how many were started."""
-        self.running = {f for f in self.running if not f.done()}
+        self.running = {f: t for f, t in self.running.items() if not f.done()}
         free = self.size - len(self.running)
         if free <= 0:
             return 0
-        config = self.app.config
-        timeout = config["BASRA_WEBHOOK_TIMEOUT_SECONDS"]
-        lease = timedelta(seconds=timeout * 2 + 2)  # a try ends within 2 x timeout
-        claimed = claim(free, lease)
+        busy = Counter(self.running.values())
+        timeout = self.app.config["BASRA_WEBHOOK_TIMEOUT_SECONDS"]
+        # a try ends by its deadline (a connect that never got a socket by twice that);
+        # the lease outlives it, so nobody claims the message while its try runs
+        lease = timedelta(seconds=timeout * 2 + 10)
+        claimed = claim(free, lease, lambda tenant: self.share - busy[tenant])
         for message in claimed:
-            self.running.add(self.pool.submit(self._try, message))
+            self.running[self.pool.submit(self._try, message)] = message.tenant
         return len(claimed)
 
     def _try(self, message: Claimed) -> None:

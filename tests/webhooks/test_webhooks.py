@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -25,7 +26,7 @@ from sqlalchemy import func, select
 from standardwebhooks.webhooks import Webhook as Verifier
 
 from service.storage.db import db
-from service.storage.models import WebhookMessage
+from service.storage.models import Tenant, Webhook, WebhookAttempt, WebhookMessage
 from service.tenants import service as tenants
 from service.webhooks import deliveries
 from service.webhooks import service as webhooks
@@ -457,3 +458,100 @@ def test_gunicorn_workers_add_up_their_metrics(tmp_path: Path) -> None:
     assert float(line.rsplit(" ", 1)[1]) >= 30  # the readiness probe's may add a few
     moves = next(x for x in text.splitlines() if x.startswith("basra_moves_total"))
     assert float(moves.rsplit(" ", 1)[1]) == 2  # alice's play and the bot's reply
+
+
+class Trickler:
+    """A hostile receiver: it accepts, then sends its answer a byte every ``every``
+    seconds, never finishing (each read on its socket succeeds well within a timeout)."""
+
+    def __init__(self, every: float = 0.3) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/slow"
+        self.every = every
+        self.connections = 0
+        self.stop = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        self.listener.settimeout(0.2)
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            self.connections += 1
+            threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
+
+    def _trickle(self, conn: socket.socket) -> None:
+        with conn:
+            conn.recv(65536)
+            for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 10_000:
+                if self.stop.wait(self.every):
+                    return
+                try:
+                    conn.sendall(bytes([byte]))
+                except OSError:
+                    return
+
+    def close(self) -> None:
+        self.stop.set()
+        self.listener.close()
+
+
+def test_a_trickling_receiver_is_cut_at_the_deadline_and_delays_only_its_front_end(
+    backend: str, tmp_path: Path, receiver: Receiver,
+) -> None:
+    """One front end's receiver trickles a byte every 0.3 s: each try of it ends at the
+    1 s deadline (not 0.3 s per read, for ever), it holds at most its share of the
+    threads, is never claimed again while a try runs, and another front end's 30
+    messages are all delivered within seconds meanwhile."""
+    trickler = Trickler()
+    app = hooked(backend, tmp_path, BASRA_WEBHOOK_TIMEOUT_SECONDS=1.0,
+                 BASRA_WEBHOOK_RETRY_SECONDS=60, BASRA_WEBHOOK_THREADS=4,
+                 BASRA_WEBHOOK_THREADS_PER_FRONT_END=2)
+    client = app.test_client()
+    slow, quick = key_of(app, "slowpoke"), key_of(app, "acme")
+    subscribe(client, slow, trickler.url, ["match.started"])
+    subscribe(client, quick, receiver.url, ["match.started"])
+    for _ in range(12):  # the slow front end's backlog comes first in the queue
+        client.post("/v1/matches", headers=slow, json={"players": [{"name": "a"}, {"name": "b"}]})
+    for _ in range(30):
+        client.post("/v1/matches", headers=quick, json={"players": [{"name": "a"}, {"name": "b"}]})
+    dispatcher = deliveries.Dispatcher(app)
+    started = time.monotonic()
+    most_slow = 0
+    try:
+        with app.app_context():
+            while len(receiver.got) < 30:
+                assert time.monotonic() - started < 8, (len(receiver.got), trickler.connections)
+                dispatcher.pass_once()
+                most_slow = max(most_slow, trickler.connections - _tries_of(app, "slowpoke"))
+                time.sleep(0.05)
+            delivered_in = time.monotonic() - started
+            while _tries_of(app, "slowpoke") < 2:  # the first tries end by their deadline
+                assert time.monotonic() - started < 8
+                dispatcher.pass_once()
+                time.sleep(0.05)
+        dispatcher.wait()
+    finally:
+        trickler.close()
+    assert delivered_in < 5
+    assert most_slow <= 2  # never more than its share open at once
+    with app.app_context():
+        attempts = db.session.execute(select(WebhookAttempt.duration_ms, WebhookAttempt.error)
+                                      .join(WebhookMessage).join(Webhook)
+                                      .join(Tenant, Tenant.pk == Webhook.tenant_pk)
+                                      .where(Tenant.name == "slowpoke")).all()
+        tries = db.session.scalars(select(WebhookMessage.attempts).join(Webhook)
+                                   .join(Tenant, Tenant.pk == Webhook.tenant_pk)
+                                   .where(Tenant.name == "slowpoke")).all()
+    assert attempts and all(900 <= ms < 2500 for ms, _ in attempts), attempts
+    assert all("deadline" in (error or "") for _, error in attempts), attempts
+    assert max(tries) == 1  # the lease held: no message was claimed twice meanwhile
+
+
+def _tries_of(app: Flask, tenant: str) -> int:
+    """How many tries of ``tenant``'s messages have been recorded (ended)."""
+    return int(db.session.scalar(
+        select(func.count()).select_from(WebhookAttempt).join(Webhook)
+        .join(Tenant, Tenant.pk == Webhook.tenant_pk).where(Tenant.name == tenant)))
