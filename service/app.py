@@ -91,8 +91,4 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(docs.blp)
     app.register_blueprint(play.blp)
 
-    @app.teardown_appcontext
-    def _end_session(_exc: BaseException | None) -> None:
-        db.session.remove()
-
     return app

@@ -32,10 +32,9 @@ from typing import Any, TypeVar, cast
 import psycopg
 from flask import current_app
 from sqlalchemy import func, select
-from sqlalchemy.engine import make_url
 
 from ..errors import InvalidToken, MatchNotFound, MissingToken
-from ..storage.db import backend, db, transaction
+from ..storage.db import backend, db, libpq_conninfo, transaction
 from ..storage.models import Match, Seat, as_utc
 
 CHANNEL = "basra_versions"
@@ -80,8 +79,11 @@ class VersionBoard:
     def _listen(self) -> None:
         while True:
             try:
+                # keepalives: a primary that vanishes without closing the connection (a
+                # failover across a network) is noticed within seconds, not hours
                 with psycopg.connect(
-                    self.dsn, autocommit=True, application_name="basra-listen"
+                    self.dsn, autocommit=True, application_name="basra-listen",
+                    keepalives_idle=5, keepalives_interval=2, keepalives_count=3,
                 ) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
                     conn.execute(f"LISTEN {self._ping_channel}")
@@ -348,12 +350,9 @@ def _board() -> VersionBoard | None:
     """This process's board, on PostgreSQL with BASRA_LISTEN on (else None)."""
     ext = current_app.extensions
     if "basra_board_dsn" not in ext:
-        url = make_url(current_app.config["SQLALCHEMY_DATABASE_URI"])
         listen = current_app.config.get("BASRA_LISTEN", True)
         ext["basra_board_dsn"] = (
-            url.set(drivername="postgresql").render_as_string(hide_password=False)
-            if listen and url.get_backend_name() == "postgresql" else None
-        )
+            libpq_conninfo() if listen and backend() == "postgresql" else None)
     dsn = ext["basra_board_dsn"]
     return board_for(dsn) if dsn else None
 

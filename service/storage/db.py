@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 import psycopg
+import psycopg.conninfo
 from flask import Flask, current_app
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import event, exc
@@ -57,6 +58,11 @@ def init_db(app: Flask) -> None:
     app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {
         **options, **app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {})}
     db.init_app(app)
+    # the session is given back by end_session, which never raises for a lost connection
+    # (Flask-SQLAlchemy's own teardown did, and the client got no answer at all)
+    teardowns = app.teardown_appcontext_funcs
+    teardowns[:] = [f for f in teardowns if getattr(f, "__self__", None) is not db]
+    app.teardown_appcontext(lambda _error: end_session())
     with app.app_context():
         engine = db.engine
         if engine.dialect.name == "sqlite":
@@ -246,6 +252,32 @@ def statement_connection(*, write: bool = True) -> Iterator[psycopg.Connection[A
         raise
     finally:
         pooled.close()
+
+
+def libpq_conninfo() -> str:
+    """The PostgreSQL database as a libpq connection string, for the connections this
+    service makes beside the pool (LISTEN, pings): the same hosts, ports and options as
+    the pool's, as SQLAlchemy's dialect reads ``DATABASE_URL`` (a multi-host URL with
+    ``target_session_attrs`` included, which libpq cannot read as a URL itself)."""
+    engine = db.engine
+    _, options = engine.dialect.create_connect_args(engine.url)
+    return psycopg.conninfo.make_conninfo(
+        **{name: value for name, value in options.items() if isinstance(value, str | int)})
+
+
+def end_session() -> None:
+    """The request is over: give its session back. A connection the database dropped
+    while the request ran is thrown away here, never raised (the request has its answer,
+    a 503 if it needed the database; raising now would drop the client's connection
+    without one)."""
+    try:
+        db.session.remove()
+    except (*_UNAVAILABLE, *CONNECTION_LOST):
+        try:
+            db.session.close()
+        except (*_UNAVAILABLE, *CONNECTION_LOST):
+            pass
+        db.session.registry.clear()
 
 
 def backend() -> str:

@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import psycopg
 import pytest
 from psycopg.adapt import PyFormat
+from psycopg.conninfo import conninfo_to_dict
+from sqlalchemy.exc import OperationalError
 from psycopg.types.json import Json, Jsonb
 
 from service import create_app
-from service.storage.db import db, json_text, statement_connection
+from service.storage.db import db, json_text, libpq_conninfo, statement_connection
 from service.storage.errors import DatabaseUnavailable
 from tests.conftest import make_app
 
@@ -49,3 +52,36 @@ def test_a_statement_connection_the_database_refuses_is_database_unavailable() -
         with app.app_context(), pytest.raises(DatabaseUnavailable), \
                 statement_connection(write=write):
             pass
+
+
+def test_a_multi_host_url_reaches_the_listener_as_libpq_reads_it() -> None:
+    """A multi-host DATABASE_URL with target_session_attrs (as for a Patroni cluster) is
+    handed to the LISTEN and ping connections as libpq's own connection string: every
+    host with its port, the options kept (the URL itself made libpq fail to resolve
+    '127.0.0.1:56619')."""
+    app = create_app({"SQLALCHEMY_DATABASE_URI": (
+        "postgresql+psycopg://u:p%40ss@/basra?host=10.0.0.1:5433&host=10.0.0.2:5434"
+        "&host=10.0.0.3:5435&target_session_attrs=read-write")})
+    with app.app_context():
+        parsed = conninfo_to_dict(libpq_conninfo())
+    assert parsed == {"dbname": "basra", "user": "u", "password": "p@ss",
+                      "host": "10.0.0.1,10.0.0.2,10.0.0.3", "port": "5433,5434,5435",
+                      "target_session_attrs": "read-write"}
+
+
+def test_a_connection_lost_as_the_request_ends_still_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session's connection failing at teardown (the database went away after the
+    answer was made) is dropped quietly: the client gets its answer, not a closed
+    connection."""
+    app = make_app("sqlite", tmp_path)
+    client = app.test_client()
+
+    def lost() -> None:
+        raise OperationalError("ROLLBACK", {}, psycopg.OperationalError("server closed"))
+
+    monkeypatch.setattr(db.session, "remove", lost)
+    r = client.get("/v1/matches")
+    assert r.status_code == 200 and r.get_json()["matches"] == []
+    monkeypatch.undo()
