@@ -11,7 +11,9 @@ COMPILED_MODULES := board captures sums state game shuffle simulate bots
 ENGINE_SOURCES := $(wildcard service/engine/*.py)
 ENGINE_BUILD := $(COMPILED)/SOURCES
 
-.PHONY: install system serve test test-pure compiled lint typecheck check bench openapi docs docs-serve clean
+PATRONI_VENV ?= /opt/basra-patroni
+
+.PHONY: install system patroni serve test test-pure compiled lint typecheck check bench openapi docs docs-serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,9 +27,10 @@ install: $(STAMP) $(ENGINE_BUILD)
 
 # what the tests need outside Python, as command:Debian package: the browser tests drive
 # Debian's chromium, the curl walk-through needs curl, jq and xxd, the mypyc build a C
-# compiler, the generated TypeScript client node and npm. As root they are installed
+# compiler, the generated TypeScript client node and npm, the failover test etcd. As root they are installed
 # with apt-get; otherwise this stops at once with the one command that installs them.
-SYSTEM_PACKAGES := chromium:chromium curl:curl jq:jq xxd:xxd cc:gcc node:nodejs npm:npm
+SYSTEM_PACKAGES := chromium:chromium curl:curl jq:jq xxd:xxd cc:gcc node:nodejs npm:npm \
+	etcd:etcd-server
 system:
 	@missing=""; for pair in $(SYSTEM_PACKAGES); do \
 	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
@@ -41,6 +44,20 @@ system:
 	  echo "  sudo apt-get install -y$$missing" >&2; exit 1; \
 	fi
 
+# Patroni from PyPI for the failover test (tests/storage/test_failover.py), in a virtualenv
+# of Debian's Python outside the checkout: it runs PostgreSQL as the postgres user, who
+# must reach it (a Python under /root is out of reach). Only as root, as the test runs.
+patroni: $(PATRONI_VENV)/bin/patroni
+
+$(PATRONI_VENV)/bin/patroni:
+	@if [ "$$(id -u)" != 0 ]; then \
+	  echo "patroni: not as root, so the failover test will be skipped"; exit 0; fi; \
+	/usr/bin/python3 -m venv --help >/dev/null 2>&1 || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv; } >/dev/null; \
+	/usr/bin/python3 -m venv $(PATRONI_VENV) && \
+	$(PATRONI_VENV)/bin/pip install --quiet 'patroni[etcd3,psycopg3]>=4.0' && \
+	echo "patroni: $$($(PATRONI_VENV)/bin/patroni --version) in $(PATRONI_VENV)"
+
 # the API and the worker (turn clocks, expiries, webhooks); stopping one stops both
 serve: install
 	$(BIN)/basra db upgrade
@@ -49,8 +66,8 @@ serve: install
 
 # the whole suite on the engine as installed (compiled where it could be), then the
 # engine's tests on the pure-Python engine
-test: system install
-	$(BIN)/python -m pytest
+test: system install patroni
+	BASRA_PATRONI=$(PATRONI_VENV)/bin/patroni $(BIN)/python -m pytest
 	$(MAKE) test-pure
 
 # the engine compiled with mypyc into build/compiled: only the extension modules are

@@ -23,13 +23,15 @@ from .ops.logs import init_observability
 from .play import resources as play
 from .players import resources as players
 from .storage import MIGRATIONS, models  # noqa: F401  (the tables, for migrations)
-from .storage.db import db, init_db
+from .storage.db import DISCONNECTED, db, init_db
+from .storage.errors import DatabaseUnavailable
 from .tenants.limits import init_limits, store_state
 from .tenants.requests import resolve_tenant
 from .variants import resources as variants
 from .web import docs
 from .web.api import BasraApi
 from .web.json_provider import OrjsonProvider
+from .web.problems import domain_problem
 from .web.sessions import NoSessions
 from .webhooks import resources as webhooks
 
@@ -68,6 +70,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         "info": {"description": "Egyptian Basra matches for third-party front ends. Errors are "
                  "application/problem+json (RFC 9457) with a machine-readable `reason`."},
     })
+    for lost in DISCONNECTED:  # a connection lost outside a transaction block: 503 too
+        app.register_error_handler(lost, lambda _error: domain_problem(
+            DatabaseUnavailable(), problems.STATUSES, problems.HEADERS))
     api.spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer", "description": "a seat token, or "
                       "a player token (a JWT) of the player who holds the seat"}

@@ -24,6 +24,11 @@ def database_url(instance_path: str) -> str:
     if not url:
         Path(instance_path).mkdir(parents=True, exist_ok=True)
         return f"sqlite:///{Path(instance_path) / 'basra.sqlite3'}"
+    return _driver(url)
+
+
+def _driver(url: str) -> str:
+    """A PostgreSQL URL with psycopg 3 as its driver."""
     for prefix in ("postgres://", "postgresql://"):
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
@@ -77,8 +82,12 @@ def _choice(name: str, choices: tuple[str, ...]) -> str:
 def settings_from_env(instance_path: str) -> dict[str, Any]:
     """The Flask config this service reads from the environment."""
     origins = os.environ.get("BASRA_CORS_ORIGINS", "*")
+    read_url = os.environ.get("DATABASE_READ_URL", "").strip()
     return {
         "SQLALCHEMY_DATABASE_URI": database_url(instance_path),
+        # reads that may be a moment behind go to the standbys of DATABASE_READ_URL (for
+        # instance the cluster's hosts with target_session_attrs=prefer-standby)
+        "SQLALCHEMY_BINDS": {"replica": _driver(read_url)} if read_url else {},
         "SECRET_KEY": secret_key(instance_path),
         # PostgreSQL connections are pinged at checkout when idle a while (service/db.py)
         "SQLALCHEMY_ENGINE_OPTIONS": {},

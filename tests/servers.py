@@ -206,3 +206,173 @@ def own_redis() -> Iterator[OwnRedis]:
         yield server
     finally:
         server.stop()
+
+
+PATRONI = Path(os.environ.get("BASRA_PATRONI", "/opt/basra-patroni/bin/patroni"))
+"""Patroni from PyPI in a virtualenv of Debian's Python (``make patroni``): PostgreSQL
+runs as the postgres user, who cannot reach a Python under /root."""
+
+
+class PatroniCluster:
+    """etcd and three Patroni nodes of the test's own (ports of their own, a temporary
+    folder), synchronous replication, ttl 20 s; PostgreSQL as the postgres user."""
+
+    TTL = 20
+
+    def __init__(self, nodes: int = 3) -> None:
+        etcd = shutil.which("etcd")
+        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+        if etcd is None or not PATRONI.exists() or not found or os.geteuid() != 0:
+            reason = ("needs etcd (Debian's etcd-server), Patroni (make patroni), "
+                      "PostgreSQL's server and root (to run it as postgres)")
+            if os.environ.get("BASRA_REQUIRE_POSTGRES") == "1":
+                pytest.fail(reason)
+            pytest.skip(reason)
+        self.folder = Path(tempfile.mkdtemp(prefix="basra-patroni-"))
+        shutil.chown(self.folder, "postgres", "postgres")
+        self.bin = Path(found[-1]).parent
+        self.scope = f"basra-{os.getpid()}-{int(time.time())}"
+        client, peer = free_port(), free_port()
+        self.etcd = subprocess.Popen(
+            [etcd, "--name", "e0", "--data-dir", str(self.folder / "etcd"),
+             "--listen-client-urls", f"http://127.0.0.1:{client}",
+             "--advertise-client-urls", f"http://127.0.0.1:{client}",
+             "--listen-peer-urls", f"http://127.0.0.1:{peer}",
+             "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer}",
+             "--initial-cluster", f"e0=http://127.0.0.1:{peer}"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.etcd_port = client
+        self.ports = [free_port() for _ in range(nodes)]
+        self.rest = [free_port() for _ in range(nodes)]
+        self.procs: dict[int, subprocess.Popen[bytes]] = {}
+        self.logs: dict[int, Any] = {}
+        for n in range(nodes):
+            self._configure(n)
+        hosts = "&".join(f"host=127.0.0.1:{port}" for port in self.ports)
+        self.url = (f"postgresql+psycopg://postgres@/postgres?{hosts}"
+                    "&target_session_attrs=read-write&connect_timeout=3")
+        self.read_url = (f"postgresql+psycopg://postgres@/postgres?{hosts}"
+                         "&target_session_attrs=prefer-standby&connect_timeout=3")
+
+    def _configure(self, n: int) -> None:
+        data = self.folder / f"node{n}"
+        config = {
+            "scope": self.scope, "name": f"node{n}",
+            "restapi": {"listen": f"127.0.0.1:{self.rest[n]}",
+                        "connect_address": f"127.0.0.1:{self.rest[n]}"},
+            "etcd3": {"hosts": [f"127.0.0.1:{self.etcd_port}"]},
+            "bootstrap": {
+                "dcs": {"ttl": self.TTL, "loop_wait": 2, "retry_timeout": 5,
+                        "synchronous_mode": True,
+                        "postgresql": {"use_pg_rewind": False, "parameters": {
+                            "max_connections": 100, "wal_level": "replica",
+                            "hot_standby": "on", "max_wal_senders": 10,
+                            "max_replication_slots": 10, "wal_keep_size": "64MB"}}},
+                "initdb": [{"encoding": "UTF8"}, {"auth-host": "trust"},
+                           {"auth-local": "trust"}],
+            },
+            "postgresql": {
+                "listen": f"127.0.0.1:{self.ports[n]}",
+                "connect_address": f"127.0.0.1:{self.ports[n]}",
+                "data_dir": str(data), "bin_dir": str(self.bin),
+                "pgpass": str(self.folder / f"pgpass{n}"),
+                "authentication": {
+                    "superuser": {"username": "postgres", "password": "postgres"},
+                    "replication": {"username": "postgres", "password": "postgres"}},
+                "parameters": {"unix_socket_directories": str(self.folder)},
+                "pg_hba": ["local all all trust", "host all all 127.0.0.1/32 trust",
+                           "host replication all 127.0.0.1/32 trust"],
+            },
+        }
+        path = self.folder / f"node{n}.json"  # YAML is a superset of JSON
+        path.write_text(json.dumps(config))
+        shutil.chown(path, "postgres", "postgres")
+
+    def start(self, n: int) -> None:
+        log = open(self.folder / f"node{n}.log", "ab")  # noqa: SIM115 (kept for the node)
+        self.logs[n] = log
+        self.procs[n] = subprocess.Popen(
+            ["runuser", "-u", "postgres", "--", str(PATRONI), str(self.folder / f"node{n}.json")],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def role(self, n: int) -> str | None:
+        """What node ``n``'s REST API says it is (primary, replica), None if it does not
+        answer."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.rest[n]}/patroni",
+                                        timeout=2) as resp:
+                status = json.loads(resp.read())
+        except (OSError, ValueError):
+            return None
+        if status.get("state") != "running":
+            return None
+        return str(status.get("role"))
+
+    def wait_ready(self, seconds: float = 90, *, synchronous: bool = False) -> None:
+        """Until one primary and every other node a running replica (one of them the
+        synchronous standby, if asked)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            roles = [self.role(n) for n in self.procs]
+            if roles.count("primary") == 1 and roles.count("replica") == len(roles) - 1 \
+                    and (not synchronous or self._has_sync_standby()):
+                return
+            time.sleep(0.5)
+        pytest.fail(f"the Patroni cluster did not come up: {self.tail()}")
+
+    def _has_sync_standby(self) -> bool:
+        for n in self.procs:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.rest[n]}/cluster",
+                                            timeout=2) as resp:
+                    members = json.loads(resp.read())["members"]
+            except (OSError, ValueError, KeyError):
+                continue
+            return any(m.get("role") == "sync_standby" for m in members)
+        return False
+
+    def leader(self) -> int:
+        for n in self.procs:
+            if self.role(n) == "primary":
+                return n
+        raise AssertionError("no primary")
+
+    def kill(self, n: int) -> None:
+        """SIGKILL node ``n``'s Patroni and its postmaster, as a machine that dies."""
+        postmaster = (self.folder / f"node{n}" / "postmaster.pid").read_text().split()[0]
+        os.killpg(self.procs[n].pid, signal.SIGKILL)  # runuser and the Patroni under it
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(postmaster), signal.SIGKILL)
+        self.procs[n].wait(10)
+
+    def tail(self) -> str:
+        return "\n".join(f"--- node{n}\n" + (self.folder / f"node{n}.log").read_text(
+            errors="replace")[-3000:] for n in self.procs)
+
+    def close(self) -> None:
+        for n, proc in self.procs.items():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            pid_file = self.folder / f"node{n}" / "postmaster.pid"
+            with contextlib.suppress(OSError, ValueError, ProcessLookupError):
+                os.kill(int(pid_file.read_text().split()[0]), signal.SIGKILL)
+            self.logs[n].close()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.etcd.pid, signal.SIGKILL)
+        self.etcd.wait(10)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def patroni_cluster() -> Iterator[PatroniCluster]:
+    """A running three-node Patroni cluster of the test's own, removed afterwards."""
+    cluster = PatroniCluster()
+    try:
+        for n in range(len(cluster.ports)):
+            cluster.start(n)
+            if n == 0:  # the first bootstraps; the others copy it
+                cluster.wait_ready()
+        cluster.wait_ready(synchronous=True)
+        yield cluster
+    finally:
+        cluster.close()

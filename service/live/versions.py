@@ -34,7 +34,8 @@ from flask import current_app
 from sqlalchemy import func, select
 
 from ..errors import InvalidToken, MatchNotFound, MissingToken
-from ..storage.db import backend, db, libpq_conninfo, transaction
+from ..storage.db import backend, db, has_replica, libpq_conninfo, read_fresh, transaction
+from ..storage.errors import DatabaseUnavailable
 from ..storage.models import Match, Seat, as_utc
 
 CHANNEL = "basra_versions"
@@ -42,6 +43,8 @@ NOBODY = -1
 """The turn of a match that is over: nobody is to play."""
 UNKNOWN = -2
 """A turn this process has not heard of."""
+UNSETTLED = -3
+"""The version :func:`settled` gives when it cannot prove a version current."""
 _MAX_MATCHES = 100_000
 log = logging.getLogger(__name__)
 
@@ -411,7 +414,13 @@ def saw(match: Match) -> None:
         board.saw(match.id, match.version, *_match_facts(match))
 
 
-def _read_version(match_id: str) -> tuple[int, tuple[int, int]]:
+def _read_version(match_id: str, at_least: int = -1) -> tuple[int, tuple[int, int]]:
+    """The match's version and facts from the database, never older than ``at_least``
+    (a standby behind that is passed over for the primary)."""
+    return read_fresh(lambda: _read_version_now(match_id), lambda read: read[0] >= at_least)
+
+
+def _read_version_now(match_id: str) -> tuple[int, tuple[int, int]]:
     with transaction():
         row = db.session.execute(
             select(Match.version, Match.status, Match.turn, Match.deadline)
@@ -422,18 +431,29 @@ def _read_version(match_id: str) -> tuple[int, tuple[int, int]]:
     return row[0], _facts(row[1], row[2], row[3])
 
 
-def _current(board: VersionBoard | None, match_id: str) -> tuple[int, tuple[int, int]]:
+def _current(board: VersionBoard | None, match_id: str,
+             at_least: int = -1) -> tuple[int, tuple[int, int]]:
     """The version and (turn, deadline) from the board while it is live and knows the
-    match, else from the database (remembered on the board)."""
+    match, else from the database (remembered on the board), never older than
+    ``at_least``."""
     if board is not None and board.live:
         known = board.version(match_id)
         if known is not None:
             return known, board.facts(match_id)
     epoch = board.epoch if board else 0
-    version, facts = _read_version(match_id)
+    version, facts = _read_version(match_id, at_least)
     if board is not None:
-        board.saw_read(match_id, version, facts, epoch)
+        _note_read(board, match_id, version, facts, epoch)
     return version, facts
+
+
+def _note_read(board: VersionBoard, match_id: str, version: int, facts: tuple[int, int],
+               epoch: int) -> None:
+    """Tell the board of a version read from the database; not one that may have come
+    from a standby, which can be older than a notification the board missed while it
+    reconnected (the board then learns the match from its next notification)."""
+    if not has_replica():
+        board.saw_read(match_id, version, facts, epoch)
 
 
 @dataclass(frozen=True)
@@ -458,9 +478,10 @@ _first_reads = SingleFlight()
 """Matches whose seats a request of this process is reading for the board right now."""
 
 
-def peek(match_id: str, tenant: int) -> Peek:
+def peek(match_id: str, tenant: int, at_least: int = -1) -> Peek:
     """A tenant's match's version, turn, deadline and seats without loading the match;
-    another tenant's match is not found.
+    another tenant's match is not found. Never older than ``at_least`` (a version the
+    client holds): a standby that is behind is passed over for the primary.
 
     On PostgreSQL both usually come from this process's board, with no query. The
     requests that find a match new to the board together (its spectators, connecting
@@ -472,21 +493,34 @@ def peek(match_id: str, tenant: int) -> Peek:
         assert board is not None
         if known[0] != tenant:
             raise MatchNotFound(f"no match with id {match_id!r}")
-        version, (turn, deadline) = _current(board, match_id)
+        version, (turn, deadline) = _current(board, match_id, at_least)
         return Peek(version, turn, deadline, known[1])
     if board is None:
-        owner, peeked = _read_peek(None, match_id)
+        owner, peeked = _read_peek(None, match_id, at_least)
     else:
-        owner, peeked = _first_reads.do(match_id, lambda: _read_peek(board, match_id))
+        owner, peeked = _first_reads.do(match_id,
+                                        lambda: _read_peek(board, match_id, at_least))
     if owner != tenant:
         raise MatchNotFound(f"no match with id {match_id!r}")
     return peeked
 
 
-def _read_peek(board: VersionBoard | None, match_id: str) -> tuple[int, Peek]:
-    """The match's tenant and :func:`peek` from the database, remembering the seats on
-    the board."""
+def _read_peek(board: VersionBoard | None, match_id: str,
+               at_least: int = -1) -> tuple[int, Peek]:
+    """The match's tenant and :func:`peek` from the database (a standby that has it at
+    ``at_least`` or later, else the primary), remembering the seats on the board."""
     epoch = board.epoch if board else 0
+    rows = read_fresh(lambda: _peek_rows(match_id), lambda rows: rows[0][0] >= at_least)
+    version, facts, tenant = rows[0][0], _facts(rows[0][1], rows[0][2], rows[0][3]), rows[0][4]
+    seats = [(r[5], r[6], r[7] if r[8] else None) for r in rows if r[6] is not None]
+    if board:
+        if rows[0][1] != "waiting":  # seats change only while a match waits for players
+            board.remember_seats(match_id, tenant, seats)
+        _note_read(board, match_id, version, facts, epoch)
+    return tenant, Peek(version, facts[0], facts[1], seats)
+
+
+def _peek_rows(match_id: str) -> Sequence[Any]:
     with transaction():
         rows = db.session.execute(
             select(Match.version, Match.status, Match.turn, Match.deadline, Match.tenant_pk,
@@ -496,20 +530,15 @@ def _read_peek(board: VersionBoard | None, match_id: str) -> tuple[int, Peek]:
         ).all()
     if not rows:
         raise MatchNotFound(f"no match with id {match_id!r}")
-    version, facts, tenant = rows[0][0], _facts(rows[0][1], rows[0][2], rows[0][3]), rows[0][4]
-    seats = [(r[5], r[6], r[7] if r[8] else None) for r in rows if r[6] is not None]
-    if board:
-        if rows[0][1] != "waiting":  # seats change only while a match waits for players
-            board.remember_seats(match_id, tenant, seats)
-        board.saw_read(match_id, version, facts, epoch)
-    return tenant, Peek(version, facts[0], facts[1], seats)
+    return rows
 
 
 def settled(match_id: str, version: int) -> int:
     """The match's version as :func:`peek` or :func:`wait_for_change` gave it, made safe to
     answer a 304 with: a version from this process's board is trusted only once the
-    board has heard every notification committed before now (else the database is
-    read), so a 304 never hides a move another instance acknowledged."""
+    board has heard every notification committed before now (else the primary is
+    read), so a 304 never hides a move another instance acknowledged. While the primary
+    does not answer and standbys are configured: :data:`UNSETTLED`."""
     board = _board()
     if board is None:
         return version  # it was read from the database just now
@@ -518,7 +547,12 @@ def settled(match_id: str, version: int) -> int:
         if known is not None:
             return known
     epoch = board.epoch
-    current, facts = _read_version(match_id)
+    try:  # only the primary can tell that nothing newer was committed
+        current, facts = _read_version_now(match_id)
+    except DatabaseUnavailable:
+        if not has_replica():
+            raise
+        return UNSETTLED  # the primary is gone: the client gets the view, never a 304
     board.saw_read(match_id, current, facts, epoch)
     return current
 
@@ -528,8 +562,9 @@ def wait_for_change(match_id: str, version: int, timeout: float) -> int:
     ends; returns the version then.
 
     On PostgreSQL it sleeps until the match's NOTIFY arrives (from any instance);
-    otherwise, or while this process's listener is still connecting, it polls the
-    database in short transactions, holding no connection while it sleeps.
+    otherwise, while this process's listener is still connecting, or while the board has
+    not heard of the match since it connected, it polls the database in short
+    transactions, holding no connection while it sleeps.
     """
     config = current_app.config
     deadline = time.monotonic() + min(timeout, config["BASRA_MAX_WAIT"])
@@ -537,10 +572,10 @@ def wait_for_change(match_id: str, version: int, timeout: float) -> int:
     board = _board()
     while True:
         left = deadline - time.monotonic()
-        current = _current(board, match_id)[0]
+        current = _current(board, match_id, version)[0]
         if current != version or left <= 0:
             return current
-        if board is not None and board.live:
+        if board is not None and board.live and board.version(match_id) is not None:
             board.wait(match_id, version, left)
         else:
             # a listener that is still connecting will be live within moments

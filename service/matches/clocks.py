@@ -98,11 +98,11 @@ def expire_if_due(match_id: str, tenant: int, version: int) -> int:
     return match.version
 
 
-def peek(match_id: str, tenant: int) -> versions.Peek:
-    """The match as a poll sees it (:func:`versions.peek`), once whatever time has decided
-    is applied: a passed turn deadline, a table nobody filled. Costs nothing more while
-    nothing is due."""
-    peeked = versions.peek(match_id, tenant)
+def peek(match_id: str, tenant: int, at_least: int = -1) -> versions.Peek:
+    """The match as a poll sees it (:func:`versions.peek`, at ``at_least`` or later), once
+    whatever time has decided is applied: a passed turn deadline, a table nobody filled.
+    Costs nothing more while nothing is due."""
+    peeked = versions.peek(match_id, tenant, at_least)
     if peeked.deadline and peeked.deadline <= time.time() * 1000:
         apply_due_timeouts(match_id)
         peeked = versions.peek(match_id, tenant)

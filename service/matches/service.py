@@ -45,7 +45,7 @@ from ..live.versions import Credential, SingleFlight, require_seat
 from ..live.yielding import after_requests_under_way, pause_for_others
 from ..ops import metrics
 from ..players import service as players
-from ..storage.db import statement_connection, transaction
+from ..storage.db import on_replica, read_fresh, statement_connection, transaction
 from ..storage.models import Match, MoveRecord, utcnow
 from . import clocks, store
 from .errors import (
@@ -250,7 +250,8 @@ def read_match(
     for a change, unless nothing can change without the viewer (the match is over, or
     it is the viewer's turn). Answering "unchanged" usually needs no query at all. A wait
     holds one of ``client``'s parking places (:mod:`service.live.waiters`)."""
-    peeked = clocks.peek(match_id, tenant)  # a read applies what time decided first
+    # a read applies what time decided first; never older than what the client holds
+    peeked = clocks.peek(match_id, tenant, seen.newest())
     seat = peeked.seat_of(token)
     version, turn = peeked.version, peeked.turn
     idle = turn == versions.NOBODY or (seat is not None and turn == seat)
@@ -285,10 +286,11 @@ def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
     (:func:`after_requests_under_way`). Other reads always read the database: a version
     heard here may lag one that the client saw acknowledged elsewhere."""
     if not shared:
-        return _read_view(match_id, tenant, seat)
+        return _read_view(match_id, tenant, seat, version)
     after_requests_under_way()
     key = (tenant, match_id, version, seat)
-    return _view_reads.do(key, lambda: _kept_view(key) or _read_view(match_id, tenant, seat))
+    return _view_reads.do(
+        key, lambda: _kept_view(key) or _read_view(match_id, tenant, seat, version))
 
 
 def _kept_view(key: tuple[int, str, int, int | None]) -> MatchView | None:
@@ -296,10 +298,17 @@ def _kept_view(key: tuple[int, str, int, int | None]) -> MatchView | None:
         return _views.get(key)
 
 
-def _read_view(match_id: str, tenant: int, seat: int | None) -> MatchView:
-    """The seat's view from the database, kept for the waiters woken by its version.
-    A match this process wrote last, still at that version in the database, is not
-    loaded again: one small query says so (every change moves the version)."""
+def _read_view(match_id: str, tenant: int, seat: int | None, at_least: int) -> MatchView:
+    """The seat's view from the database at ``at_least`` or later (from a standby that
+    has it, else the primary), kept for the waiters woken by its version."""
+    return read_fresh(lambda: _read_view_now(match_id, tenant, seat),
+                      lambda view: view.version >= at_least)
+
+
+def _read_view_now(match_id: str, tenant: int, seat: int | None) -> MatchView:
+    """The seat's view as the database has it now. A match this process wrote last,
+    still at that version in the database, is not loaded again: one small query says so
+    (every change moves the version)."""
     recalled = _recalled(tenant, match_id)
     if recalled is not None:
         with statement_connection(write=False) as alone:
@@ -572,6 +581,7 @@ def hint(match_id: str, tenant: int, token: Credential | None, level: str) -> Mo
 # --- history and the log -------------------------------------------------------
 
 
+@on_replica
 def history(query: store.HistoryQuery) -> HistoryPage:
     """A page of the match history, newest first (waiting tables past their time left
     out); a player's page (``query.player_id``) only if the front end vouched for them."""
@@ -597,6 +607,7 @@ class MoveLog:
     decks: list[list[str]] | None
 
 
+@on_replica
 def move_log(match_id: str, tenant: int, after: int = 0) -> MoveLog:
     """The match's moves after sequence number ``after``, in order; seed and explicit
     decks revealed when finished."""

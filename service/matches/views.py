@@ -75,6 +75,10 @@ class Seen:
         """Whether the client holds this version of this seat's view."""
         return self.anything or (version, seat) in self.views
 
+    def newest(self) -> int:
+        """The newest version the client holds (-1: none named)."""
+        return max((version for version, _ in self.views), default=-1)
+
 
 def seat_infos(match: Match) -> tuple[SeatInfo, ...]:
     """The public facts of a match's seats."""

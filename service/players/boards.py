@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, func, or_, select
 
 from ..storage import cursors
-from ..storage.db import db, read_rows, transaction
+from ..storage.db import db, on_replica, read_rows, transaction
 from ..storage.models import Match, Player, Rating, RatingChange, utcnow
 from . import service as players
 from .errors import BadBoardCursor, PlayerNotFound
@@ -92,6 +92,7 @@ _RECORD = (
 none)."""
 
 
+@on_replica
 def record(tenant: int, player_id: str, listing: Listing) -> Record:
     """A player's record: ratings per pool with their rank, and totals (one statement)."""
     with transaction():
@@ -117,6 +118,7 @@ class RatingPoint:
     ordinal: float
 
 
+@on_replica
 def rating_history(tenant: int, player_id: str, pool: str) -> list[RatingPoint]:
     """The player's rating after each rated match of ``pool``, oldest first."""
     with transaction():
@@ -195,6 +197,7 @@ def _page(tenant: int, pool: str, key: bytes, after: int,
     return entries, _cursor(key, entries[-1].rank) if more else None
 
 
+@on_replica
 def leaderboard(tenant: int, pool: str, key: bytes, *, cursor: str | None = None,
                 around: str | None = None, limit: int = 20) -> Board:
     """A page of ``pool``'s leaderboard: the first, the one after ``cursor``, or the one

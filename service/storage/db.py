@@ -6,16 +6,17 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from functools import lru_cache
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from functools import lru_cache, wraps
+from typing import Any, TypeVar
 
 import orjson
 import psycopg
 import psycopg.conninfo
 from flask import Flask, current_app
 from flask_sqlalchemy import SQLAlchemy
+from flask_sqlalchemy.session import Session
 from sqlalchemy import event, exc
 from sqlalchemy.orm import DeclarativeBase
 
@@ -26,9 +27,26 @@ class Base(DeclarativeBase):
     """Declarative base of the service's tables."""
 
 
+REPLICA = "replica"
+"""The bind of the standbys reads may use (``DATABASE_READ_URL``), when configured."""
+
+
+class RoutingSession(Session):
+    """The session: on the primary, or on the standbys for the reads of a
+    :func:`from_replica` block when a replica bind is configured."""
+
+    def get_bind(self, *args: Any, **kwargs: Any) -> Any:
+        if self.info.get(REPLICA):
+            replica = self._db.engines.get(REPLICA)
+            if replica is not None:
+                return replica
+        return super().get_bind(*args, **kwargs)
+
+
 # objects stay readable after commit: use cases build their results inside the
 # transaction and the web layer renders them after it, with no reload
-db = SQLAlchemy(model_class=Base, session_options={"expire_on_commit": False})
+db = SQLAlchemy(model_class=Base, session_options={"expire_on_commit": False,
+                                                  "class_": RoutingSession})
 
 
 def json_text(value: Any) -> str:
@@ -64,14 +82,14 @@ def init_db(app: Flask) -> None:
     teardowns[:] = [f for f in teardowns if getattr(f, "__self__", None) is not db]
     app.teardown_appcontext(lambda _error: end_session())
     with app.app_context():
-        engine = db.engine
-        if engine.dialect.name == "sqlite":
-            event.listen(engine, "connect", _sqlite_pragmas(_NATIVE_BUSY_MS))
-            event.listen(engine, "begin", _sqlite_begin)
-        else:
-            event.listen(engine, "connect", _note_idle)
-            event.listen(engine, "checkin", _note_idle)
-            event.listen(engine, "checkout", _ping_if_idle(engine.dialect))
+        for engine in db.engines.values():
+            if engine.dialect.name == "sqlite":
+                event.listen(engine, "connect", _sqlite_pragmas(_NATIVE_BUSY_MS))
+                event.listen(engine, "begin", _sqlite_begin)
+            else:
+                event.listen(engine, "connect", _note_idle)
+                event.listen(engine, "checkin", _note_idle)
+                event.listen(engine, "checkout", _ping_if_idle(engine.dialect))
 
 
 # A pooled connection is pinged (one round trip) at checkout only when it has sat idle
@@ -155,6 +173,63 @@ _UNAVAILABLE = (exc.OperationalError, exc.InterfaceError, exc.TimeoutError,
 # the same from psycopg itself, which SQLAlchemy does not wrap: a raw connection's
 # checkout and statements, here and in the store's save on the session's connection
 CONNECTION_LOST = (psycopg.OperationalError, psycopg.InterfaceError)
+DISCONNECTED = (*_UNAVAILABLE, *CONNECTION_LOST)
+"""Every error that means the database did not answer, however it reached the caller."""
+
+
+T = TypeVar("T")
+
+
+def has_replica() -> bool:
+    """Whether reads may go to standbys (``DATABASE_READ_URL`` is set)."""
+    return REPLICA in db.engines
+
+
+@contextmanager
+def from_replica() -> Iterator[None]:
+    """The block's transactions and statement connections read the standbys (when a
+    replica is configured; else the primary, as always)."""
+    session = db.session()
+    if session.in_transaction():
+        session.rollback()
+    session.info[REPLICA] = True
+    try:
+        yield
+    finally:
+        if session.in_transaction():
+            session.rollback()
+        session.info.pop(REPLICA, None)
+
+
+def read_fresh(read: Callable[[], T], fresh: Callable[[T], bool] = lambda _: True) -> T:
+    """``read()`` on the standbys, or again on the primary where the standbys cannot
+    answer, answer something ``fresh`` finds too old (a version older than the client
+    saw), or do not have what was asked for yet (a :class:`LookupError`, such as a match
+    made a moment ago). Without a replica, ``read()`` on the primary."""
+    if not has_replica():
+        return read()
+    try:
+        with from_replica():
+            value = read()
+        if fresh(value):
+            return value
+    except (DatabaseUnavailable, LookupError):
+        pass
+    return read()
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def on_replica(read: F) -> F:
+    """A read-only use case that may answer from the standbys (:func:`read_fresh`): a
+    listing, a log, a record, whose reader holds nothing newer to compare with."""
+
+    @wraps(read)
+    def reading(*args: Any, **kwargs: Any) -> Any:
+        return read_fresh(lambda: read(*args, **kwargs))
+
+    return reading  # type: ignore[return-value]
 
 
 @contextmanager
@@ -231,8 +306,10 @@ def statement_connection(*, write: bool = True) -> Iterator[psycopg.Connection[A
         with transaction(write=write):
             yield None
         return
+    session = db.session()
+    engine = db.engines[REPLICA] if session.info.get(REPLICA) and has_replica() else db.engine
     try:
-        pooled = db.engine.raw_connection()
+        pooled = engine.raw_connection()
     except (*_UNAVAILABLE, *CONNECTION_LOST) as error:
         raise DatabaseUnavailable() from error
     driver = pooled.driver_connection
@@ -272,11 +349,9 @@ def end_session() -> None:
     without one)."""
     try:
         db.session.remove()
-    except (*_UNAVAILABLE, *CONNECTION_LOST):
-        try:
+    except DISCONNECTED:
+        with suppress(DISCONNECTED):
             db.session.close()
-        except (*_UNAVAILABLE, *CONNECTION_LOST):
-            pass
         db.session.registry.clear()
 
 

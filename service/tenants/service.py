@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import select, update
 
 from ..live.versions import SingleFlight
-from ..storage.db import db, transaction
+from ..storage.db import db, read_fresh, transaction
 from ..storage.models import LOCAL_TENANT, ApiKey, Tenant, utcnow
 from .errors import (
     InvalidApiKey,
@@ -136,6 +136,12 @@ def _look_up_and_keep(digest: str) -> Caller | None:
 
 
 def _lookup(digest: str) -> Caller | None:
+    """The caller of a key: from a standby, or the primary for a key it does not know
+    (made or revoked a moment ago, or not at all)."""
+    return read_fresh(lambda: _lookup_now(digest), lambda caller: caller is not None)
+
+
+def _lookup_now(digest: str) -> Caller | None:
     with transaction(one_statement=True):
         row = db.session.execute(
             select(Tenant.pk, Tenant.name, ApiKey.origins)

@@ -10,8 +10,8 @@ import psycopg
 import pytest
 from psycopg.adapt import PyFormat
 from psycopg.conninfo import conninfo_to_dict
-from sqlalchemy.exc import OperationalError
 from psycopg.types.json import Json, Jsonb
+from sqlalchemy.exc import OperationalError
 
 from service import create_app
 from service.storage.db import db, json_text, libpq_conninfo, statement_connection
