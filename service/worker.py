@@ -26,6 +26,7 @@ from prometheus_client import start_http_server
 from .matches import scheduled as match_chores
 from .ops import metrics
 from .players import scheduled as player_chores
+from .storage.db import DISCONNECTED, end_session
 from .storage.errors import DatabaseUnavailable
 from .webhooks import deliveries
 from .webhooks import scheduled as webhook_chores
@@ -53,8 +54,9 @@ def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:
                 if applied:
                     log.info("applied timeouts", extra={"timeouts": applied})
                 dispatcher.pass_once()
-            except DatabaseUnavailable:
+            except (DatabaseUnavailable, *DISCONNECTED):  # a failover, a restart
                 log.warning("database unavailable; retrying")
+                end_session()  # the next pass starts on a new connection
             done += 1
             time.sleep(max(0.0, interval - (time.monotonic() - started)))
     dispatcher.wait()
