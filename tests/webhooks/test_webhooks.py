@@ -479,6 +479,8 @@ class Trickler:
                 conn, _ = self.listener.accept()
             except TimeoutError:
                 continue
+            except OSError:  # closed by close()
+                return
             self.connections += 1
             threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
 
