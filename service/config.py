@@ -118,6 +118,9 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "BASRA_REDIS_TIMEOUT_SECONDS": _float("BASRA_REDIS_TIMEOUT_SECONDS", 0.25),
         **{f"BASRA_LIMIT_{name.upper()}": os.environ.get(f"BASRA_LIMIT_{name.upper()}", value)
            for name, value in LIMIT_DEFAULTS.items()},
+        # the CPU a bot's search (or a hint's) may use for one move, milliseconds: then it
+        # plays the best move found so far
+        "BASRA_BOT_CPU_MS": _float("BASRA_BOT_CPU_MS", 150.0),
         # an event stream sends a comment this often when nothing happens
         "BASRA_HEARTBEAT_SECONDS": _float("BASRA_HEARTBEAT_SECONDS", 15.0),
         # a match waiting for players that does not fill within this is aborted

@@ -24,7 +24,13 @@ from .players.errors import (
     ServerKeyRequired,
 )
 from .storage.errors import DatabaseUnavailable
-from .tenants.errors import InvalidApiKey, MissingApiKey, OriginNotAllowed, TooManyFailedKeys
+from .tenants.errors import (
+    BudgetSpent,
+    InvalidApiKey,
+    MissingApiKey,
+    OriginNotAllowed,
+    TooManyFailedKeys,
+)
 from .web.problems import ProblemHeaders, Statuses
 from .webhooks.errors import WebhookNotFound, WebhookUrlNotAllowed
 
@@ -59,6 +65,7 @@ STATUSES: Statuses = [
     (DatabaseUnavailable, 503),
     (TooManyWaiters, 429),
     (TooManyFailedKeys, 429),
+    (BudgetSpent, 429),
 ]
 RETRY_AFTER_SECONDS = 2
 HEADERS: ProblemHeaders = {

@@ -11,6 +11,8 @@ import sys
 import time
 from typing import Any
 
+from flask import current_app
+
 from ..engine.bots import Pause, no_pause
 
 SLICE = 0.002
@@ -46,23 +48,38 @@ def _give_way(hub: Any, turn: float = TURN) -> None:
         timer.close()
 
 
-def pause_for_others() -> Pause:
+def pause_for_others(cpu_ms: float = 0.0) -> Pause:
     """A pause for one search: under gevent it gives way to the worker's other
-    greenlets once at least :data:`SLICE` has passed since it last did; elsewhere
-    (threads, the worker process, tests) there is nobody to give way to and it does
-    nothing."""
+    greenlets once at least :data:`SLICE` has passed since it last did (elsewhere:
+    threads, the worker process, tests, there is nobody to give way to); with
+    ``cpu_ms``, it says stop once the search has used that much CPU of its own (thread
+    time, less what the others used while it gave way)."""
     hub = _hub()
-    if hub is None:
+    if hub is None and not cpu_ms:
         return no_pause
+    budget = cpu_ms / 1000 if cpu_ms else float("inf")
+    used = 0.0
+    resumed = time.thread_time()
     due = time.perf_counter() + SLICE
 
-    def pause() -> None:
-        nonlocal due
-        if time.perf_counter() >= due:
+    def pause() -> bool:
+        nonlocal due, used, resumed
+        now = time.thread_time()
+        used += now - resumed
+        resumed = now
+        if hub is not None and time.perf_counter() >= due:
             _give_way(hub)
             due = time.perf_counter() + SLICE
+            resumed = time.thread_time()
+        return used >= budget
 
     return pause
+
+
+def bot_pause() -> Pause:
+    """A pause for one bot move or hint of this app: giving way under gevent, stopping
+    the search at ``BASRA_BOT_CPU_MS`` of CPU."""
+    return pause_for_others(current_app.config["BASRA_BOT_CPU_MS"])
 
 
 _one_at_a_time: Any = None

@@ -12,7 +12,7 @@ from flask import current_app
 from ..engine import apply_move, resign
 from ..engine.bots import bot_move, run_bots
 from ..live import versions
-from ..live.yielding import pause_for_others
+from ..live.yielding import bot_pause
 from ..ops import metrics
 from ..storage.db import transaction
 from ..storage.models import Match, as_utc, utcnow
@@ -41,7 +41,7 @@ def _time_out(match: Match) -> None:
             state = apply_move(state, bot_move(state, seat, "greedy"))
             assert state.last_play is not None
             mine = state.last_play
-            state, replies = run_bots(state, bot_levels(match.seats), pause_for_others())
+            state, replies = run_bots(state, bot_levels(match.seats), bot_pause)
             store.append_plays(match, [mine, *replies], state, timed_out=1)
         versions.publish(match)
 

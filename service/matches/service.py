@@ -38,15 +38,17 @@ from ..engine import (
     resign,
     with_house_rules,
 )
-from ..engine.bots import POLICIES, bot_move, run_bots
+from ..engine.bots import POLICIES, SEARCHING, bot_move, run_bots
 from ..engine.codec import move_from_parts, play_from_parts
 from ..live import versions, waiters
 from ..live.versions import Credential, SingleFlight, require_seat
-from ..live.yielding import after_requests_under_way, pause_for_others
+from ..live.yielding import after_requests_under_way, bot_pause
 from ..ops import metrics
 from ..players import service as players
 from ..storage.db import on_replica, read_fresh, statement_connection, transaction
 from ..storage.models import Match, MoveRecord, utcnow
+from ..tenants import limits
+from ..tenants.errors import BudgetSpent
 from . import clocks, store
 from .errors import (
     IdempotencyKeyReused,
@@ -132,7 +134,7 @@ def deal_match(variant: str, rules: Rules, players: Sequence[PlayerSpec],
     state, plays = initial, []
     if not waiting:
         state, plays = run_bots(initial, {i: p.bot for i, p in enumerate(players) if p.bot},
-                                pause_for_others())
+                                bot_pause)
     return NewMatch(variant, initial, state, plays, seats, tokens, waiting, bool(decks))
 
 
@@ -368,6 +370,16 @@ def purge_expired() -> None:
         store.purge_idempotency(_idempotency_since())
 
 
+def _afford_searches(levels: Mapping[int, str]) -> None:
+    """Searching bots' replies are billed to the ``expensive`` budget, a reply a unit:
+    a move that would make them reply is refused (429) while that budget is spent."""
+    if any(level in SEARCHING for level in levels.values()):
+        wait = limits.budget_retry_after("expensive")
+        if wait is not None:
+            raise BudgetSpent(f"the computer's replies spent your expensive budget; try "
+                              f"again in {wait} s", retry_after=wait)
+
+
 MOVE_ATTEMPTS = 5
 """How often a move is worked out again when the match changed while it was computed."""
 
@@ -417,7 +429,9 @@ def play_move(
             continue  # refused on the remembered match: ask the database before saying so
         assert state.last_play is not None
         mine = state.last_play
-        state, replies = run_bots(state, bot_levels(match.seats), pause_for_others())
+        levels = bot_levels(match.seats)
+        _afford_searches(levels)
+        state, replies = run_bots(state, levels, bot_pause)
         timeouts = [0 if i == seat else n for i, n in enumerate(match.timeouts)] \
             if match.timeouts and match.timeouts[seat] else None
         # the save refuses a key the seat already used: then the move goes round again
@@ -439,6 +453,7 @@ def play_move(
                 result = MoveResult(mine, tuple(replies), match_view(match, state, seat))
         versions.saw(match)
         _remember(tenant, match, state)
+        limits.charge("expensive", sum(1 for p in replies if levels.get(p.seat) in SEARCHING))
         if idempotency_key:
             _purge_expired_keys()
         return result
@@ -575,7 +590,7 @@ def hint(match_id: str, tenant: int, token: Credential | None, level: str) -> Mo
         raise MatchFinished("the match is finished")
     if state.turn != seat:
         raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
-    return bot_move(state, seat, level, pause_for_others())
+    return bot_move(state, seat, level, bot_pause())
 
 
 # --- history and the log -------------------------------------------------------

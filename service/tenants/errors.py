@@ -27,6 +27,17 @@ class TooManyFailedKeys(ServiceError):
         self.retry_after = retry_after
 
 
+class BudgetSpent(ServiceError):
+    """The front end spent the budget this request needs (searching bots' replies
+    spend ``expensive``)."""
+
+    reason = "rate_limited"
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class OriginNotAllowed(ServiceError):
     """A browser origin the key's tenant did not allow."""
 

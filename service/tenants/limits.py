@@ -25,7 +25,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
-from flask import Flask, current_app, g, request
+from flask import Flask, current_app, g, has_request_context, request
 from flask_limiter import Limiter
 from limits import parse
 
@@ -43,8 +43,9 @@ def _who() -> str:
     return _address()
 
 
+KEY_PREFIX = "basra"
 limiter = Limiter(_who, headers_enabled=True, retry_after="delta-seconds",
-                  key_prefix="basra")
+                  key_prefix=KEY_PREFIX)
 
 
 def init_limits(app: Flask) -> None:
@@ -80,29 +81,51 @@ def failed_keys_retry_after() -> int | None:
     or None while it may: its ``BASRA_LIMIT_AUTH_FAILURES`` budget (an address spends it
     with every key found unknown or revoked) is spent. A store that does not answer
     limits nobody."""
-    if not current_app.config["RATELIMIT_ENABLED"]:
-        return None
-    item = parse(current_app.config["BASRA_LIMIT_AUTH_FAILURES"])
-    who = _address()
-    try:
-        if limiter.limiter.test(item, "auth_failures", who):
-            return None
-        reset_at = limiter.limiter.get_window_stats(item, "auth_failures", who).reset_time
-    except Exception:
-        log.warning("rate-limit store unavailable for the failed-key budget", exc_info=True)
-        return None
-    return max(1, int(reset_at - time.time()) + 1)
+    return _retry_after("auth_failures", _address())
 
 
 def spend_failed_key() -> None:
     """An unknown or revoked key was presented: spend from the address's budget."""
-    if not current_app.config["RATELIMIT_ENABLED"]:
-        return
+    _spend("auth_failures", _address(), 1)
+
+
+def budget_retry_after(name: str) -> int | None:
+    """Seconds until the request's tenant (or address) has budget ``name`` again, or
+    None while it has some left: for a use case that spends a budget its route does not
+    (a move that makes searching bots reply spends ``expensive``)."""
+    return _retry_after(name, _who())
+
+
+def charge(name: str, cost: int) -> None:
+    """Spend ``cost`` from the request's tenant's (or address's) budget ``name``: the
+    same count its routes' limits keep."""
+    if cost:
+        _spend(name, _who(), cost)
+
+
+def _retry_after(name: str, who: str) -> int | None:
+    if not (has_request_context() and current_app.config["RATELIMIT_ENABLED"]):
+        return None
+    item = parse(current_app.config[f"BASRA_LIMIT_{name.upper()}"])
+    keys = (KEY_PREFIX, who, name)  # the keys Flask-Limiter counts a budget under
     try:
-        limiter.limiter.hit(parse(current_app.config["BASRA_LIMIT_AUTH_FAILURES"]),
-                            "auth_failures", _address())
+        if limiter.limiter.test(item, *keys):
+            return None
+        reset_at = limiter.limiter.get_window_stats(item, *keys).reset_time
     except Exception:
-        log.warning("rate-limit store unavailable for the failed-key budget", exc_info=True)
+        log.warning("rate-limit store unavailable for budget %s", name, exc_info=True)
+        return None
+    return max(1, int(reset_at - time.time()) + 1)
+
+
+def _spend(name: str, who: str, cost: int) -> None:
+    if not (has_request_context() and current_app.config["RATELIMIT_ENABLED"]):
+        return
+    item = parse(current_app.config[f"BASRA_LIMIT_{name.upper()}"])
+    try:
+        limiter.limiter.hit(item, KEY_PREFIX, who, name, cost=cost)
+    except Exception:
+        log.warning("rate-limit store unavailable for budget %s", name, exc_info=True)
 
 
 def _address() -> str:

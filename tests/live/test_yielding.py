@@ -79,3 +79,22 @@ def test_without_gevent_a_woken_waiter_goes_at_once() -> None:
     assert yielding._hub() is None
     yielding.after_requests_under_way(patience=60.0)  # would wait a minute under gevent
     assert yielding._one_at_a_time is None
+
+
+def test_a_pause_with_a_cpu_budget_says_stop_once_it_is_spent() -> None:
+    """pause_for_others(cpu_ms): False while the search has used less CPU than that,
+    True after; without a budget it never says stop."""
+    import time
+
+    from service.live.yielding import pause_for_others
+
+    pause = pause_for_others(cpu_ms=30)
+    assert pause() is False
+    started = time.thread_time()
+    while time.thread_time() - started < 0.01:
+        pass
+    assert pause() is False
+    while time.thread_time() - started < 0.04:
+        pass
+    assert pause() is True
+    assert pause_for_others()() is False

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -13,6 +19,8 @@ from service.matches.store import move_log, state_of
 from service.storage.db import db
 from service.storage.models import Match
 from tests.client import auth, play, tokens, view
+from tests.conftest import api_key, make_app, require_postgres
+from tests.servers import gunicorn, request
 
 
 def _create(client: FlaskClient, level: str, human_seat: int = 0, **body: object) -> dict:
@@ -27,7 +35,10 @@ def _create(client: FlaskClient, level: str, human_seat: int = 0, **body: object
 def test_a_match_against_each_bot_runs_to_the_end(client: FlaskClient, app: Flask,
                                                    level: str) -> None:
     """Every human POST returns with the bot's reply already on the floor; the match
-    finishes; the logged bot moves are exactly what the bot recomputes from the seed."""
+    finishes; the logged bot moves are exactly what the bot recomputes from the seed
+    (given the time to finish its search: a move cut short by BASRA_BOT_CPU_MS depends on
+    the machine's speed, and only the log keeps it)."""
+    app.config["BASRA_BOT_CPU_MS"] = 60_000.0
     created = _create(client, level, rules={"target_score": 31})
     token = tokens(created)[0]
     assert created["seats"][1] == {"seat": 1, "name": f"{level} bot", "token": None, "open": False}
@@ -135,3 +146,128 @@ def test_four_player_match_with_three_bots(client: FlaskClient) -> None:
         assert [p["seat"] for p in body["replies"]] == [1, 2, 3]
         state = body["state"]
         assert state["turn"] == 0 and len(state["pile_counts"]) == 2
+
+
+CHOOSE_4P = {"variant": "egyptian-4p",
+             "rules": {"capture": {"mode": "choose"}, "floor_size": 16, "hand_size": 9}}
+"""The house rules that made three experts' replies cost a second of CPU a move."""
+
+
+def _move_cpu(client: FlaskClient, created: dict) -> float:
+    """Thread CPU seconds of one human move (and the three bots' replies)."""
+    mine = view(client, created["id"], tokens(created)[0])
+    started = time.thread_time()
+    r = client.post(f"/v1/matches/{created['id']}/moves", json=mine["legal_moves"][0],
+                    headers=auth(tokens(created)[0]))
+    took = time.thread_time() - started
+    assert r.status_code == 201, r.get_json()
+    assert len(r.get_json()["replies"]) == 3
+    return took
+
+
+def test_every_bot_move_stays_within_its_cpu_budget(tmp_path: Path) -> None:
+    """With BASRA_BOT_CPU_MS, each expert reply stops searching at that much CPU and plays
+    its best so far: a move against three experts on a 16-card floor with 9-card hands in
+    choose mode costs about three budgets, whatever the search would have wanted."""
+    app = make_app("sqlite", tmp_path, BASRA_BOT_CPU_MS=20)
+    client = app.test_client()
+    r = client.post("/v1/matches", json={
+        **CHOOSE_4P, "players": [{"name": "ann"}, {"bot": "expert"}, {"bot": "expert"},
+                                 {"bot": "expert"}]})
+    assert r.status_code == 201, r.get_json()
+    created = r.get_json()
+    took = sorted(_move_cpu(client, created) for _ in range(3))
+    assert took[1] < 3 * 0.020 + 0.080, took  # three budgets and the request's own work
+
+
+def test_searching_bots_replies_spend_the_expensive_budget(tmp_path: Path) -> None:
+    """Each reply of a searching bot spends a unit of the `expensive` budget: once it is
+    spent, a move that would make them reply is 429 (and changes nothing), while a match
+    against greedy bots, and between people, goes on."""
+    app = make_app("sqlite", tmp_path, BASRA_RATE_LIMITS="on",
+                   BASRA_LIMIT_EXPENSIVE="3/minute")
+    client = app.test_client()
+    experts = _create(client, "expert")
+    greedy = _create(client, "greedy")
+    people = client.post("/v1/matches", json={
+        "players": [{"name": "a"}, {"name": "b"}]}).get_json()
+    answers = [_first_move(client, experts, 0) for _ in range(4)]
+    assert [a.status_code for a in answers] == [201, 201, 201, 429]
+    assert answers[3].get_json()["reason"] == "rate_limited"
+    assert int(answers[3].headers["Retry-After"]) > 0
+    assert view(client, experts["id"])["version"] == answers[2].get_json()["state"]["version"]
+    assert client.get(f"/v1/matches/{experts['id']}/hint?level=expert",
+                      headers=auth(tokens(experts)[0])).status_code == 429
+    assert _first_move(client, greedy, 0).status_code == 201
+    seat = view(client, people["id"])["turn"]
+    assert _first_move(client, people, seat).status_code == 201
+
+
+def _first_move(client: FlaskClient, created: dict, seat: int):  # noqa: ANN202
+    """POST the seat's first legal move."""
+    mine = view(client, created["id"], tokens(created)[seat])
+    return client.post(f"/v1/matches/{created['id']}/moves", json=mine["legal_moves"][0],
+                       headers=auth(tokens(created)[seat]))
+
+
+def test_a_front_end_playing_experts_leaves_another_front_ends_moves_quick() -> None:
+    """Six clients of one front end move against three experts each (4 players, choose
+    mode, a 16-card floor, 9-card hands: a second of search a move without a budget),
+    within their budgets; another front end's moves, timed in the same run alone and
+    then beside them, stay quick: each bot move stops at BASRA_BOT_CPU_MS and gives way
+    every few milliseconds. (Before the budget: p50 5 ms alone, 307 ms beside them.)"""
+    url = require_postgres()
+    app = make_app("postgres", Path(tempfile.mkdtemp()))
+    busy, calm = api_key(app, "busy"), api_key(app, "calm")
+    generous = {f"BASRA_LIMIT_{name}": "100000/minute"
+                for name in ("CREATES", "MOVES", "READS", "EXPENSIVE")}
+    with gunicorn(url, workers=2, BASRA_RATE_LIMITS="on", **generous) as base:
+
+        def move_once(created: dict, headers: dict[str, str]) -> float:
+            _, public, _ = request(base, "GET", f"/v1/matches/{created['id']}", headers=headers)
+            seat = public["turn"]
+            token = tokens(created)[seat]
+            _, mine, _ = request(base, "GET", f"/v1/matches/{created['id']}", token=token,
+                                 headers=headers)
+            started = time.perf_counter()
+            status, _, _ = request(base, "POST", f"/v1/matches/{created['id']}/moves",
+                                   mine["legal_moves"][0], token=token, headers=headers)
+            assert status == 201
+            return time.perf_counter() - started
+
+        def calm_moves(count: int) -> float:
+            _, created, _ = request(base, "POST", "/v1/matches", {
+                "players": [{"name": "a"}, {"name": "b"}], "rules": {"target_score": 10_000}},
+                headers=calm)
+            return statistics.median(move_once(created, calm) for _ in range(count))
+
+        alone = calm_moves(15)
+        stop = threading.Event()
+        busy_moves: list[float] = []
+
+        def busy_client() -> None:
+            _, created, _ = request(base, "POST", "/v1/matches", {
+                **CHOOSE_4P, "players": [{"name": "ann"}, {"bot": "expert"},
+                                         {"bot": "expert"}, {"bot": "expert"}]}, headers=busy)
+            while not stop.is_set():
+                _, mine, _ = request(base, "GET", f"/v1/matches/{created['id']}",
+                                     token=tokens(created)[0], headers=busy)
+                if mine["status"] != "active":
+                    return
+                started = time.perf_counter()
+                request(base, "POST", f"/v1/matches/{created['id']}/moves",
+                        mine["legal_moves"][0], token=tokens(created)[0], headers=busy)
+                busy_moves.append(time.perf_counter() - started)
+
+        clients = [threading.Thread(target=busy_client) for _ in range(6)]
+        for client in clients:
+            client.start()
+        time.sleep(2)
+        beside = calm_moves(15)
+        stop.set()
+        for client in clients:
+            client.join(30)
+    print(f"calm moves p50 {alone * 1000:.1f} ms alone, {beside * 1000:.1f} ms beside "
+          f"{len(busy_moves)} expert moves (p50 {statistics.median(busy_moves) * 1000:.0f} ms)")
+    assert len(busy_moves) >= 6
+    assert beside < max(4 * alone, alone + 0.060), (alone, beside)
