@@ -1,9 +1,10 @@
 """``make bench``: engine throughput, bot move time, HTTP throughput, history at scale.
 
 ``python -m bench engine|bots|http|waiters|history|players`` runs one part;
-``strength`` (the expert against greedy and ``expert-2026``, 1,000 matches each in v1
-and v2: :mod:`bench.strength`) and ``instructions`` (callgrind's counts per move, per
-``/healthz`` and per round: :mod:`bench.instructions`) run only when named. The last
+``strength`` (``expert-search`` against greedy and ``expert-2026``, and ``expert-2026``
+against greedy, 1,000 matches each in v1 and v2: :mod:`bench.strength`) and
+``instructions`` (callgrind's counts per move, per ``/healthz`` and per round:
+:mod:`bench.instructions`) run only when named. The last
 line printed is one JSON object with every figure measured (rounded medians).
 """
 

@@ -1,5 +1,6 @@
-"""``python -m bench strength``: the expert against greedy and against ``expert-2026`` (the
-expert as it was: Monte Carlo playouts over 100 sampled deals), in v1 and v2.
+"""``python -m bench strength``: a candidate expert (``expert-search`` today) against greedy
+and against ``expert-2026`` (the expert of December 2026: Monte Carlo playouts over 100
+sampled deals, the default ``expert``), and ``expert-2026`` against greedy, in v1 and v2.
 
 Each pairing plays ``MATCHES`` whole matches with ``basra simulate``'s seating (the sides
 swap seats from match to match, every match its own deals), in as many processes as
@@ -23,12 +24,14 @@ from service.engine.view import SeatView
 
 MATCHES = 1000
 VARIANTS = ("egyptian-v1", "egyptian-v2")
-RIVALS = ("greedy", "expert-2026")
+CANDIDATE = "expert-search"
+PAIRINGS = ((CANDIDATE, "greedy"), (CANDIDATE, "expert-2026"), ("expert-2026", "greedy"))
 
 
 def _move_times(name: str, matches: int = 20) -> tuple[float, float]:
-    """p50 and p95 of the expert's moves (thread CPU, ms) in ``matches`` against greedy."""
-    expert = POLICIES["expert"]
+    """p50 and p95 of the candidate's moves (thread CPU, ms) in ``matches`` against
+    greedy."""
+    expert = POLICIES[CANDIDATE]
     times: list[float] = []
 
     def timed(view: SeatView, rng: random.Random, pause: Pause = no_pause, /) -> object:
@@ -48,7 +51,7 @@ def _move_times(name: str, matches: int = 20) -> tuple[float, float]:
 
 
 def run(matches: int = MATCHES, variants: Sequence[str] = VARIANTS) -> dict[str, float]:
-    """Win rates of the expert against each rival over ``matches`` in each variant."""
+    """Win rates of each pairing over ``matches`` in each variant."""
     jobs = os.cpu_count() or 1
     figures: dict[str, float] = {}
     print(f"strength: {matches} matches a pairing, {jobs} processes")
@@ -56,15 +59,15 @@ def run(matches: int = MATCHES, variants: Sequence[str] = VARIANTS) -> dict[str,
         short = name.split("-")[1]
         rules = load_variant(name).rules
         p50, p95 = _move_times(name)
-        print(f"  {name}: expert move p50 {p50:.1f} ms, p95 {p95:.1f} ms (thread CPU)")
-        figures[f"expert_{short}_move_p95_ms"] = round(p95, 1)
-        for rival in RIVALS:
-            report = simulate_parallel(rules, "strength", ("expert", rival), matches, jobs)
+        print(f"  {name}: {CANDIDATE} move p50 {p50:.1f} ms, p95 {p95:.1f} ms (thread CPU)")
+        figures[f"search_{short}_move_p95_ms"] = round(p95, 1)
+        for level, rival in PAIRINGS:
+            report = simulate_parallel(rules, "strength", (level, rival), matches, jobs)
             rate, low, high = report.win_rate(0)
-            print(f"  {name}: expert vs {rival}: won {report.wins[0]} of {report.matches} "
+            print(f"  {name}: {level} vs {rival}: won {report.wins[0]} of {report.matches} "
                   f"({rate:.1%}, 95% Wilson {low:.1%}-{high:.1%}), {report.draws} drawn, "
                   f"{report.seconds:.0f} s")
-            key = f"expert_{short}_vs_{rival.replace('-', '_')}"
+            key = f"{level}_{short}_vs_{rival}".replace("-", "_")
             figures[f"{key}_win_rate"] = round(rate, 4)
             figures[f"{key}_wilson_low"] = round(low, 4)
             figures[f"{key}_wilson_high"] = round(high, 4)

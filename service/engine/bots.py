@@ -485,19 +485,18 @@ def make_searcher(worlds: int = SEARCH_WORLDS, search_cards: int = SEARCH_CARDS)
     ``search_cards`` cards in hand, played out by the rollout policy. A move's total over
     the worlds decides, ties by :func:`_greedy_score`. ``pause()`` saying stop ends the
     search after the worlds finished so far (at least one)."""
-    playouts = make_expert(worlds)
+    playouts = make_expert()
 
     def expert_policy(view: SeatView, rng: random.Random, pause: Pause = no_pause, /) -> Move:
         moves = view.legal_moves
         if len(moves) == 1:
             return moves[0]
         assert view.seat is not None
-        in_hands = sum(view.hand_counts)
-        if in_hands > search_cards:
+        exact = view.stock_count == 0 and view.players == 2
+        if not exact and sum(view.hand_counts) > search_cards:
             return playouts(view, rng, pause)
         team = team_of(view.seat)
         unseen = view.unseen()
-        exact = view.stock_count == 0 and view.players == 2
         totals = [0.0] * len(moves)
         for w in range(1 if exact else worlds):
             world = determinize_inferring(view, rng)
@@ -527,14 +526,19 @@ def make_searcher(worlds: int = SEARCH_WORLDS, search_cards: int = SEARCH_CARDS)
     return expert_policy
 
 
-SEARCHING = frozenset({"expert", "expert-2026"})
+SEARCHING = frozenset({"expert", "expert-2026", "expert-search"})
 """The levels that search (and so cost CPU worth budgeting)."""
 
+_EXPERT = make_expert()
 POLICIES: dict[str, Policy] = {
     "random": random_policy,
     "greedy": greedy_policy,
-    "expert": make_searcher(),
-    "expert-2026": make_expert(),
+    "expert": _EXPERT,
+    # the expert of December 2026 under a name that stays, to measure a new one against
+    "expert-2026": _EXPERT,
+    # deal-by-deal search and the exact last deal: as strong as the expert against it,
+    # weaker against greedy (docs/computer.md), so not the default
+    "expert-search": make_searcher(),
 }
 """The bot levels a seat or a hint may name."""
 

@@ -101,7 +101,7 @@ def test_the_expert_pauses_once_a_world_and_pausing_changes_nothing() -> None:
 def test_a_pause_that_says_stop_ends_the_search_with_a_legal_move() -> None:
     """A caller's budget spent (its pause answers True), both searching levels stop after
     the first world (or, the searcher, within a few nodes of it) and play a legal move."""
-    for level in ("expert", "expert-2026"):
+    for level in ("expert", "expert-search"):
         for state in _states(count=30):
             view = observe(state, state.turn)
             calls: list[None] = []
@@ -140,10 +140,10 @@ def _best_margin(state, team: int) -> float:  # noqa: ANN001
 
 def test_the_last_deal_of_two_players_is_played_exactly() -> None:
     """In a two-player round's last deal every unseen card is in the other hand, so the
-    expert plays a move that is best against every reply: its value, worked out by
-    brute force over the rules, is the position's. (``expert-2026``'s playouts miss it
-    in 2 of these 100 positions, 4 of the first 150; greedy in 12 of 150.)"""
-    expert = POLICIES["expert"]
+    searching expert plays a move that is best against every reply: its value, worked
+    out by brute force over the rules, is the position's. (The playouts of ``expert``
+    miss it in 2 of these 100 positions, 4 of the first 150; greedy in 12 of 150.)"""
+    expert = POLICIES["expert-search"]
     checked = 0
     for seed in range(50, 150):
         state = _last_deal(seed)
