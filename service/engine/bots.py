@@ -173,15 +173,23 @@ def determinize(view: SeatView, rng: random.Random) -> State:
     assert view.seat is not None
     unseen = sorted(view.unseen())
     rng.shuffle(unseen)
+    return _dealt(view, unseen, {})
+
+
+def _dealt(view: SeatView, cards: Sequence[Card], fixed: Mapping[int, tuple[Card, ...]]) -> State:
+    """The view's state with the seat's own hand, the hands ``fixed`` gives, and
+    ``cards`` dealt in order to the other hands, then the stock."""
     hands: list[tuple[Card, ...]] = []
     at = 0
     for seat, count in enumerate(view.hand_counts):
         if seat == view.seat:
             hands.append(view.hand)
+        elif seat in fixed:
+            hands.append(fixed[seat])
         else:
-            hands.append(tuple(unseen[at : at + count]))
+            hands.append(tuple(cards[at : at + count]))
             at += count
-    stock = tuple(unseen[at : at + view.stock_count])
+    stock = tuple(cards[at : at + view.stock_count])
     return State(
         rules=view.rules, seed=b"determinized", decks=(), round=view.round, dealer=view.dealer,
         turn=view.turn, hands=tuple(hands), floor=view.floor, stock=stock, piles=view.piles,
@@ -225,21 +233,10 @@ def determinize_inferring(view: SeatView, rng: random.Random) -> State:
     if len(others) < view.hand_counts[seat]:
         return determinize(view, rng)
     rng.shuffle(others)
-    held = others[:view.hand_counts[seat]]
+    held = tuple(others[:view.hand_counts[seat]])
     rest = others[view.hand_counts[seat]:] + sorted(sweeping)
     rng.shuffle(rest)
-    hands: list[tuple[Card, ...]] = []
-    at = 0
-    for s, count in enumerate(view.hand_counts):
-        if s == view.seat:
-            hands.append(view.hand)
-        elif s == seat:
-            hands.append(tuple(held))
-        else:
-            hands.append(tuple(rest[at:at + count]))
-            at += count
-    world = determinize(view, rng)
-    return world._replace(hands=tuple(hands), stock=tuple(rest[at:at + view.stock_count]))
+    return _dealt(view, rest, {seat: held})
 
 
 def _margin(before: SeatView, after: Board, team: int) -> float:
