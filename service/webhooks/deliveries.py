@@ -94,9 +94,12 @@ def claim(limit: int, lease: timedelta, room: Callable[[int], int]) -> list[Clai
     backlog never hides another's."""
     now = utcnow()
     taken: list[Any] = []
+    mine: Counter[int] = Counter()
+    """Messages taken so far, by front end (across looks)."""
     full: set[int] = set()
     with transaction(write=True):
         for _ in range(_LOOKS):
+            asked = limit - len(taken)
             query = (
                 select(WebhookMessage.pk, Webhook.tenant_pk, WebhookMessage.webhook_pk,
                        WebhookMessage.msg_id, WebhookMessage.body, WebhookMessage.attempts,
@@ -105,19 +108,17 @@ def claim(limit: int, lease: timedelta, room: Callable[[int], int]) -> list[Clai
                 .where(WebhookMessage.status == "pending", WebhookMessage.next_attempt_at <= now,
                        Webhook.disabled_at.is_(None), Webhook.tenant_pk.not_in(full),
                        WebhookMessage.pk.not_in([r.pk for r in taken]))
-                .order_by(WebhookMessage.next_attempt_at).limit(limit - len(taken))
+                .order_by(WebhookMessage.next_attempt_at).limit(asked)
             )
             if backend() == "postgresql":
                 query = query.with_for_update(skip_locked=True, of=WebhookMessage)
             found = db.session.execute(query).all()
-            mine: dict[int, int] = {}
             for row in found:
-                if mine.get(row.tenant_pk, 0) < room(row.tenant_pk):
-                    mine[row.tenant_pk] = mine.get(row.tenant_pk, 0) + 1
+                if mine[row.tenant_pk] < room(row.tenant_pk):
+                    mine[row.tenant_pk] += 1
                     taken.append(row)
-            full |= {row.tenant_pk for row in found
-                     if mine.get(row.tenant_pk, 0) >= room(row.tenant_pk)}
-            if len(found) < limit or len(taken) >= limit:
+            full |= {row.tenant_pk for row in found if mine[row.tenant_pk] >= room(row.tenant_pk)}
+            if len(found) < asked or len(taken) >= limit:
                 break
         if taken:
             db.session.execute(

@@ -11,8 +11,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -557,3 +559,22 @@ def _tries_of(app: Flask, tenant: str) -> int:
     return int(db.session.scalar(
         select(func.count()).select_from(WebhookAttempt).join(Webhook)
         .join(Tenant, Tenant.pk == Webhook.tenant_pk).where(Tenant.name == tenant)))
+
+
+def test_a_claim_never_takes_more_than_a_front_ends_room_across_its_looks(
+    backend: str, tmp_path: Path, receiver: Receiver,
+) -> None:
+    """One front end's messages due before and after another's fill: however many looks
+    the claim takes past the full one, it takes at most the room each front end has."""
+    app = hooked(backend, tmp_path)
+    client = app.test_client()
+    first, second = key_of(app, "first"), key_of(app, "second")
+    subscribe(client, first, receiver.url, ["match.started"])
+    subscribe(client, second, receiver.url, ["match.started"])
+    for key in (first, *[second] * 5, *[first] * 3):  # due in this order
+        client.post("/v1/matches", headers=key, json={"players": [{"name": "a"}, {"name": "b"}]})
+    with app.app_context():
+        claimed = deliveries.claim(6, timedelta(minutes=1), lambda tenant: 2)
+        names = dict(db.session.execute(select(Tenant.pk, Tenant.name)).all())
+    taken = Counter(names[message.tenant] for message in claimed)
+    assert taken == {"first": 2, "second": 2}
