@@ -24,13 +24,7 @@ from .players.errors import (
     ServerKeyRequired,
 )
 from .storage.errors import DatabaseUnavailable
-from .tenants.errors import (
-    BudgetSpent,
-    InvalidApiKey,
-    MissingApiKey,
-    OriginNotAllowed,
-    TooManyFailedKeys,
-)
+from .tenants.errors import InvalidApiKey, MissingApiKey, OriginNotAllowed, Throttled
 from .web.problems import ProblemHeaders, Statuses
 from .webhooks.errors import WebhookNotFound, WebhookUrlNotAllowed
 
@@ -64,8 +58,7 @@ STATUSES: Statuses = [
     (BadBoardCursor, 422),
     (DatabaseUnavailable, 503),
     (TooManyWaiters, 429),
-    (TooManyFailedKeys, 429),
-    (BudgetSpent, 429),
+    (Throttled, 429),
 ]
 RETRY_AFTER_SECONDS = 2
 HEADERS: ProblemHeaders = {

@@ -17,25 +17,25 @@ class InvalidApiKey(ServiceError):
     reason = "invalid_api_key"
 
 
-class TooManyFailedKeys(ServiceError):
+class Throttled(ServiceError):
+    """A budget of the caller's is spent: try again in ``retry_after`` seconds."""
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class TooManyFailedKeys(Throttled):
     """The client's address presented too many unknown or revoked keys lately."""
 
     reason = "too_many_failed_keys"
 
-    def __init__(self, message: str, *, retry_after: int) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
 
-
-class BudgetSpent(ServiceError):
+class BudgetSpent(Throttled):
     """The front end spent the budget this request needs (searching bots' replies
     spend ``expensive``)."""
 
     reason = "rate_limited"
-
-    def __init__(self, message: str, *, retry_after: int) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
 
 
 class OriginNotAllowed(ServiceError):
