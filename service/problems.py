@@ -19,6 +19,7 @@ from .matches.errors import (
 from .players.errors import (
     BadBoardCursor,
     InvalidPlayerToken,
+    NotThisPlayer,
     PlayerNotFound,
     PlayerUnverified,
     ServerKeyRequired,
@@ -44,6 +45,7 @@ STATUSES: Statuses = [
     (OriginNotAllowed, 403),
     (PlayerUnverified, 403),
     (ServerKeyRequired, 403),
+    (NotThisPlayer, 403),
     (InvalidPlayerToken, 401),
     (VersionMismatch, 412),
     (InvalidRules, 422),

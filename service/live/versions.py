@@ -580,3 +580,36 @@ def wait_for_change(match_id: str, version: int, timeout: float) -> int:
         else:
             # a listener that is still connecting will be live within moments
             time.sleep(min(interval, left, 0.25 if board is not None else interval))
+
+
+# --- other things that change: a key and a number that grows -----------------------
+# A player's event stream is woken the same way as a match's long polls: the change's
+# transaction sends ``NOTIFY basra_versions, '<key>:<number>'`` and this process's
+# board wakes whoever waits on the key. The key never holds a colon.
+
+
+def heard(key: str) -> int:
+    """The latest number this process's board heard for ``key`` (-1: none, or no live
+    board): pass it to :func:`wait_for_key` before reading what it guards."""
+    board = _board()
+    known = board.version(key) if board is not None else None
+    return -1 if known is None else known
+
+
+def wait_for_key(key: str, heard_before: int, timeout: float) -> None:
+    """Sleep until the board hears ``key`` past ``heard_before`` (its number read before
+    the caller's last database read, so nothing committed since is missed) or
+    ``timeout`` ends; without a live board, at most BASRA_POLL_INTERVAL (the caller
+    reads the database again)."""
+    board = _board()
+    if board is not None and board.live:
+        board.wait(key, heard_before, timeout)
+    else:
+        time.sleep(min(timeout, current_app.config["BASRA_POLL_INTERVAL"]))
+
+
+def notify_key(key: str, number: int) -> None:
+    """Tell every process's board that ``key`` reached ``number`` when the caller's
+    transaction commits (PostgreSQL; nothing elsewhere: there, waiters poll)."""
+    if backend() == "postgresql":
+        db.session.execute(select(func.pg_notify(CHANNEL, f"{key}:{number}")))

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Response, current_app, json, request, stream_with_context, url_for
+from flask import Response, current_app, json, request, url_for
 from flask.views import MethodView
 
 from ..errors import MatchNotFound
@@ -18,6 +18,7 @@ from ..tenants.limits import budget
 from ..tenants.requests import key_still_valid, tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
+from ..web.streams import heartbeat_seconds, last_event_id, sse_response
 from . import service as matches
 from .headers import etag_for, if_match_version, seen
 from .schemas import (
@@ -237,33 +238,19 @@ class Events(MethodView):
         `Last-Event-ID` is current), then one per change, each with `id: <version>`; a
         comment every 15 s when nothing happens; the stream ends after the match does,
         or once its API key is revoked."""
-        last = request.headers.get("Last-Event-ID", "")
-        config = current_app.config
-        heartbeat = config["BASRA_HEARTBEAT_SECONDS"]
-        if request.headers.get("X-API-Key"):  # looked at again at least this often
-            heartbeat = min(heartbeat, max(config["BASRA_KEY_CACHE_SECONDS"] / 2, 0.5))
-        events = matches.follow_match(
-            match_id, tenant(), credential(),
-            int(last) if last.isascii() and last.isdigit() and len(last) < 19 else None,
-            heartbeat, waiter(),
-        )
+        events = matches.follow_match(match_id, tenant(), credential(), last_event_id(),
+                                      heartbeat_seconds(), waiter())
         first = next(events)  # errors (unknown match, bad token) answer as problems
 
-        def stream() -> Iterator[str]:
+        def chunks() -> Iterator[str]:
             for event in itertools.chain([first], events):
-                if not key_still_valid():
-                    return
                 if event.view is None:
                     yield ": heartbeat\n\n"
                 else:
                     data = json.dumps(EVENT_SCHEMA.dump(event.view), separators=(",", ":"))
                     yield f"id: {event.view.version}\nevent: state\ndata: {data}\n\n"
 
-        response = current_app.response_class(
-            stream_with_context(stream()), mimetype="text/event-stream")
-        response.headers["Cache-Control"] = "no-cache"
-        response.headers["X-Accel-Buffering"] = "no"
-        return response
+        return sse_response(chunks(), key_still_valid)
 
 
 player_matches = Blueprint("player_matches", __name__, url_prefix="/v1/players",

@@ -37,6 +37,7 @@ from ..engine.codec import rules_from_json, state_from_dict, state_to_dict
 from ..errors import MatchNotFound
 from ..live import versions
 from ..ops import metrics
+from ..players import events as player_events
 from ..players import ratings, totals
 from ..storage import cursors
 from ..storage.db import db, read_rows, session_execute
@@ -155,16 +156,18 @@ def _save_statement(names: tuple[str, ...]) -> Any:
 _LOG = insert(MoveRecord.__table__)
 _LOG_FIELDS = "seq int, round int, seat int, card text, captured json, basra text, timeout bool"
 _MESSAGE_FIELDS = "webhook_pk bigint, msg_id text, type text, body text"
+_NOTE_FIELDS = "tenant_pk bigint, player_id text, type text, body text"
 
 
 @lru_cache(maxsize=32)
 def _save_at_once(names: tuple[str, ...], plays: bool, key: bool, messages: bool,
-                  rated: bool = False) -> str:
+                  rated: bool = False, notes: bool = False) -> str:
     """PostgreSQL: a change saved in one statement (a data-modifying WITH). The UPDATE
     saves the snapshot only if the match is still at the version read (and, with a key,
     the seat has not used that Idempotency-Key yet); the log rows, the key's record and
-    the webhook messages (and a rated finish's ratings) are written only if it did; the
-    NOTIFY goes out when the statement commits; a row back says it saved."""
+    the webhook messages, the players' events (and a rated finish's ratings) are written
+    only if it did; the NOTIFYs go out when the statement commits; a row back says it
+    saved."""
     sets = ", ".join(f"{name} = %(new_{name})s" for name in names)
     # a key the seat used already (and not yet expired) saves nothing: the move is read
     # again, and the first answer found
@@ -196,7 +199,17 @@ def _save_at_once(names: tuple[str, ...], plays: bool, key: bool, messages: bool
             f"json_to_recordset(%(messages)s) AS r({_MESSAGE_FIELDS}))")
     if rated:
         parts.append(ratings.SAVED_WITH)
-    return f"WITH {', '.join(parts)} SELECT pg_notify(%(channel)s, %(notice)s) FROM saved"
+    woken = ""
+    if notes:
+        parts.append(
+            "noted AS (INSERT INTO player_events (tenant_pk, player_id, type, body, "
+            "created_at) SELECT r.tenant_pk, r.player_id, r.type, r.body, %(now)s FROM saved, "
+            f"json_to_recordset(%(notes)s) AS r({_NOTE_FIELDS}) "
+            "RETURNING pk, tenant_pk, player_id)")
+        woken = (", (SELECT count(pg_notify(%(channel)s, "
+                 f"{player_events.WAKE_SQL.format(table='noted')})) FROM noted)")
+    return (f"WITH {', '.join(parts)} SELECT pg_notify(%(channel)s, %(notice)s){woken} "
+            "FROM saved")
 
 
 def _rate(match: Match, state: State) -> ratings.Rated:
@@ -303,13 +316,17 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
         if name in columns:
             set_committed_value(match, name, columns[name])
     messages = webhooks.messages(match, old_status, old_version, plays)
+    notes = player_events.for_match(
+        match, webhooks.match_events(match, old_status, old_version, ())) \
+        if any(s.vouched for s in match.seats) else []
     notice = versions.announcement(match.id, version, columns["status"], columns["turn"],
                                   columns["deadline"])
     if notice is not None:  # PostgreSQL
         saved = _save_postgresql(match, old_version, columns, plays, key, messages, notice,
-                                 alone, rated)
+                                 alone, rated, notes)
     else:
-        saved = _save_in_steps(match, old_version, columns, plays, key, messages, rated)
+        saved = _save_in_steps(match, old_version, columns, plays, key, messages, rated,
+                               notes)
     if not saved:
         for name, value in old.items():
             set_committed_value(match, name, value)
@@ -329,7 +346,8 @@ def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
                      plays: Sequence[dict[str, Any]], key: KeyRecord | None,
                      messages: list[dict[str, Any]], notice: str,
                      alone: psycopg.Connection[Any] | None,
-                     rated: ratings.Rated | None = None) -> bool:
+                     rated: ratings.Rated | None = None,
+                     notes: Sequence[dict[str, Any]] = ()) -> bool:
     params: dict[str, Any] = {
         f"new_{name}": Jsonb(value) if name == "snapshot" else
         Json(value) if isinstance(value, list) else value
@@ -346,8 +364,10 @@ def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
         params["messages"] = Json(messages)
     if rated is not None:
         params.update(ratings=Json(rated.rows), rating_pool=rated.pool)
+    if notes:
+        params["notes"] = Json(list(notes))
     statement = _save_at_once(tuple(columns), bool(plays), key is not None, bool(messages),
-                              rated is not None)
+                              rated is not None, bool(notes))
     if alone is not None:  # statement_connection() drops it if it was lost
         return alone.execute(statement, params).fetchone() is not None
     return session_execute(statement, params).fetchone() is not None
@@ -355,7 +375,8 @@ def _save_postgresql(match: Match, read: int, columns: dict[str, Any],
 
 def _save_in_steps(match: Match, read: int, columns: dict[str, Any],
                    plays: Sequence[dict[str, Any]], key: KeyRecord | None,
-                   messages: list[dict[str, Any]], rated: ratings.Rated | None = None) -> bool:
+                   messages: list[dict[str, Any]], rated: ratings.Rated | None = None,
+                   notes: Sequence[dict[str, Any]] = ()) -> bool:
     params = {f"new_{name}": value for name, value in columns.items()}
     params["match_pk"], params["read"] = match.pk, read
     # in SQLite's write transaction: nobody can use the key between this and the save
@@ -371,6 +392,7 @@ def _save_in_steps(match: Match, read: int, columns: dict[str, Any],
     if key is not None:
         save_idempotent(match, key.seat, key.key, key.fingerprint, read + 1, match.version)
     webhooks.queue(messages)
+    player_events.record(notes)
     if rated is not None:
         ratings.save(match.pk, rated)
     return True
@@ -409,6 +431,8 @@ def create_match(
     db.session.add(match)
     db.session.flush()
     webhooks.queue(webhooks.messages(match, None, 0, ()))
+    player_events.record(player_events.for_match(
+        match, webhooks.match_events(match, None, 0, ())))
     return match
 
 

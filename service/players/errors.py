@@ -34,3 +34,10 @@ class BadBoardCursor(ServiceError):
     """A leaderboard cursor this service did not issue."""
 
     reason = "invalid_cursor"
+
+
+class NotThisPlayer(ServiceError):
+    """A player's own resource (their event stream) asked for with another bearer than
+    that player's token."""
+
+    reason = "not_this_player"

@@ -3,24 +3,31 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
-from flask import current_app, g
+from flask import Response, current_app, g
 from flask.views import MethodView
 
+from ..errors import MissingToken
+from ..live.versions import PlayerProof
 from ..tenants.limits import budget
-from ..tenants.requests import tenant
+from ..tenants.requests import key_still_valid, tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
+from ..web.streams import heartbeat_seconds, last_event_id, sse_response
 from . import boards
+from . import events as player_events
 from . import service as players
 from .boards import Board, Listing, Record
-from .errors import ServerKeyRequired
+from .errors import NotThisPlayer, ServerKeyRequired
+from .requests import credential
 from .schemas import (
     BoardQuerySchema,
     BoardSchema,
     MintedSchema,
     MintSchema,
+    PlayerEventSchema,
     RatingHistorySchema,
     RecordSchema,
 )
@@ -83,6 +90,47 @@ class RatingHistory(MethodView):
         """The player's rating after each rated match of the pool, oldest first."""
         return {"player_id": player_id, "pool": pool,
                 "points": boards.rating_history(tenant(), player_id, pool)}
+
+
+@blp.route("/<string:player_id>/events")
+class PlayerEvents(MethodView):
+    """Follow a player: their matches and tournaments."""
+
+    @budget("reads")
+    @blp.response(200, PlayerEventSchema, content_type="text/event-stream",
+                  description="text/event-stream: one event (this schema) per happening")
+    @blp.alt_response(401, **problem_doc("no bearer token"))
+    @blp.alt_response(403, **problem_doc("the bearer is not this player's token"))
+    @blp.doc(security=[{"seatToken": []}, {"apiKey": [], "seatToken": []}], parameters=[
+        {"in": "header", "name": "Last-Event-ID", "schema": {"type": "string"},
+         "description": "the id of the last event received: resume after it (events are "
+         "kept a week)"},
+    ])
+    def get(self, player_id: str) -> Response:
+        """Server-Sent Events of the player's matches starting, their turns (with the
+        deadline), their matches ending, and their tournaments' events, each with `id:`;
+        without `Last-Event-ID`, from now on; a comment every 15 s when nothing happens.
+        Only with that player's token. It counts against the same waiter limits as a
+        match's stream."""
+        proof = credential()
+        if proof is None:
+            raise MissingToken("send the player's token as 'Authorization: Bearer <token>'")
+        if not isinstance(proof, PlayerProof) or proof.player_id != player_id:
+            raise NotThisPlayer(f"only player {player_id!r}'s token follows their events")
+        batches = player_events.follow(tenant(), player_id, last_event_id(),
+                                       heartbeat_seconds(), waiter())
+        next(batches)  # here, not in the stream: a waiter refused answers as a problem
+
+        def chunks() -> Iterator[str]:
+            yield ": connected\n\n"
+            for batch in batches:
+                if not batch:
+                    yield ": heartbeat\n\n"
+                    continue
+                yield "".join(f"id: {e.id}\nevent: {e.type}\ndata: {e.data}\n\n"
+                              for e in batch)
+
+        return sse_response(chunks(), key_still_valid)
 
 
 leaderboards = Blueprint("leaderboards", __name__, url_prefix="/v1/leaderboards",

@@ -161,3 +161,22 @@ def _board(b: Board) -> dict[str, Any]:
          "rank": e.rank, "player_id": e.player_id, "name": e.name, "games": e.games}
         for e in b.entries], "next": b.next, "rank": b.rank,
         "percentile": None if b.percentile is None else float(b.percentile)}
+
+
+PLAYER_EVENTS = ("match.started", "match.turn", "match.finished", "tournament.started",
+                 "tournament.round", "tournament.finished")
+
+
+class PlayerEventSchema(ma.Schema):
+    """One event of a player's stream (``text/event-stream``) as an SSE parser hands it
+    over. ``match.started`` (`match_id`, `seat`), ``match.turn`` (their turn: `match_id`,
+    `seat`, `deadline`), ``match.finished`` (`match_id`, `status`, `winner`, `scores`,
+    ...); ``tournament.started``, ``tournament.round`` (their pairing: `match_id` or a
+    `bye`), ``tournament.finished`` (their `rank` and `points`). A comment line
+    (``: heartbeat``) comes when nothing happened for a while."""
+
+    event = ma.fields.String(required=True, validate=validate.OneOf(PLAYER_EVENTS))
+    id = ma.fields.String(required=True, metadata={
+        "description": "the event's number: send it back as Last-Event-ID to resume"})
+    data = ma.fields.Dict(required=True, metadata={
+        "contentMediaType": "application/json", "description": "the event, as JSON text"})

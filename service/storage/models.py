@@ -365,3 +365,115 @@ class WebhookAttempt(db.Model):  # type: ignore[name-defined,misc]
         Index("ix_webhook_attempts_webhook", "webhook_pk", "pk"),
         Index("ix_webhook_attempts_at", "at"),
     )
+
+
+class PlayerEvent(db.Model):  # type: ignore[name-defined,misc]
+    """One event of a player's stream (``GET /v1/players/{id}/events``), written in the
+    transaction of the change that caused it; its pk is the stream's event id."""
+
+    __tablename__ = "player_events"
+
+    pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), nullable=False
+    )
+    player_id: Mapped[str] = mapped_column(String(128), nullable=False)
+    type: Mapped[str] = mapped_column(String(32), nullable=False)
+    body: Mapped[str] = mapped_column(Text, nullable=False)
+    """The event's data, serialised once."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    __table_args__ = (
+        Index("ix_player_events_player", "tenant_pk", "player_id", "pk"),
+        Index("ix_player_events_created_at", "created_at"),
+    )
+
+
+class Tournament(db.Model):  # type: ignore[name-defined,misc]
+    """A Swiss or arena tournament of a front end's players, run by ``basra worker``."""
+
+    __tablename__ = "tournaments"
+
+    pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
+    id: Mapped[str] = mapped_column(String(36), unique=True, nullable=False)
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), nullable=False
+    )
+    name: Mapped[str] = mapped_column(String(100), nullable=False)
+    variant: Mapped[str] = mapped_column(String(64), nullable=False)
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    """The house rules every match of the event is created with."""
+    system: Mapped[str] = mapped_column(String(8), nullable=False)
+    """swiss or arena."""
+    rounds: Mapped[int | None] = mapped_column(Integer)
+    """A Swiss's rounds."""
+    duration_minutes: Mapped[int | None] = mapped_column(Integer)
+    """An arena's length."""
+    starts_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    ends_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """An arena's end (set when it starts)."""
+    min_players: Mapped[int] = mapped_column(Integer, nullable=False)
+    max_players: Mapped[int] = mapped_column(Integer, nullable=False)
+    rated: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    clock_seconds: Mapped[int] = mapped_column(Integer, nullable=False)
+    clock_timeout: Mapped[str] = mapped_column(String(8), nullable=False)
+    status: Mapped[str] = mapped_column(String(10), nullable=False, default="scheduled")
+    """scheduled, running, finished or cancelled."""
+    round: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    """The Swiss round being played (0 before the first)."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    standings: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
+    """The final standings, kept once it is over."""
+
+    __table_args__ = (
+        Index("ix_tournaments_due", "status", "starts_at"),
+        Index("ix_tournaments_tenant", "tenant_pk", "status", "pk"),
+    )
+
+
+class Entrant(db.Model):  # type: ignore[name-defined,misc]
+    """A player entered in a tournament."""
+
+    __tablename__ = "tournament_entrants"
+
+    tournament_pk: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.pk", ondelete="CASCADE"), primary_key=True
+    )
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    name: Mapped[str | None] = mapped_column(String(64))
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    withdrawn_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """No further pairings from then on."""
+
+
+class Pairing(db.Model):  # type: ignore[name-defined,misc]
+    """One game of a tournament (a match between two entrants), or a Swiss bye."""
+
+    __tablename__ = "tournament_pairings"
+
+    pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
+    tournament_pk: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.pk", ondelete="CASCADE"), nullable=False
+    )
+    round: Mapped[int] = mapped_column(Integer, nullable=False)
+    """The Swiss round; an arena's pairings count up from 1."""
+    first: Mapped[str] = mapped_column(String(128), nullable=False)
+    """The player in seat 0 (who plays first), or the bye's player."""
+    second: Mapped[str | None] = mapped_column(String(128))
+    """The player in seat 1; null for a bye."""
+    match_pk: Mapped[int | None] = mapped_column(ForeignKey("matches.pk", ondelete="SET NULL"))
+    status: Mapped[str] = mapped_column(String(10), nullable=False, default="playing")
+    """playing, finished (a result counted) or void (an arena's match unfinished at the
+    end, or an aborted one)."""
+    winner: Mapped[str | None] = mapped_column(String(128))
+    draw: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    first_points: Mapped[float] = mapped_column(Float, nullable=False, default=0)
+    second_points: Mapped[float] = mapped_column(Float, nullable=False, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (
+        Index("ix_tournament_pairings_tournament", "tournament_pk", "round", "pk"),
+        Index("ix_tournament_pairings_playing", "tournament_pk", "status"),
+    )

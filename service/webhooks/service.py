@@ -204,7 +204,7 @@ def _stamp(moment: datetime) -> str:
     return as_utc(moment).isoformat().replace("+00:00", "Z")
 
 
-def _events(match: Match, old_status: str | None, old_version: int,
+def match_events(match: Match, old_status: str | None, old_version: int,
             plays: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
     """What happened between ``old_version`` (with ``old_status``) and the match now, with
     ``plays`` the move-log rows of the plays made meanwhile."""
@@ -274,13 +274,13 @@ def messages(match: Match, old_status: str | None, old_version: int,
              plays: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The change's events for every enabled webhook of the match's tenant that asked
     for them, as outbox rows (webhook_pk, msg_id, type, body) for the change's own
-    transaction; ``plays`` as for :func:`_events`."""
+    transaction; ``plays`` as for :func:`match_events`."""
     subscribed = _subscribed(match.tenant_pk)
     if not subscribed:
         return []
     now = utcnow()
     rows = []
-    for kind, data in _events(match, old_status, old_version, plays):
+    for kind, data in match_events(match, old_status, old_version, plays):
         body = json.dumps({"type": kind, "timestamp": _stamp(now), "data": data},
                           separators=(",", ":"))
         rows.extend({"webhook_pk": pk, "msg_id": "msg_" + secrets.token_hex(16),

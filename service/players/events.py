@@ -1,0 +1,148 @@
+"""A player's own event stream (``GET /v1/players/{id}/events``): their matches starting,
+their turns, their matches ending, and their tournaments' events.
+
+Events are rows written in the transaction of the change that caused them (like the
+webhooks' outbox), numbered by the table's sequence: a stream resumes after its
+``Last-Event-ID`` exactly. A stream sleeps on this process's LISTEN board (the change
+notifies the player's key) and reads its new rows when woken; without PostgreSQL it
+polls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select
+
+from ..live import versions, waiters
+from ..ops import metrics
+from ..storage.db import backend, db, transaction
+from ..storage.models import Match, PlayerEvent, utcnow
+
+EVENT_DAYS = 7
+"""Events are kept this long: a stream resumes within a week."""
+REPLAY_ROWS = 200
+"""At most this many events are read at once (a stream resuming far back pages)."""
+FOR_PLAYERS = ("match.started", "match.turn", "match.finished")
+"""The match events a seated player's stream gets (a turn only when it is theirs)."""
+
+
+def wake_key(tenant: int, player_id: str) -> str:
+    """The key the board wakes a player's streams with (no colon: a NOTIFY's fields are
+    colon-separated). The saving statement computes the same in SQL."""
+    return "p" + hashlib.md5(f"{tenant}:{player_id}".encode()).hexdigest()
+
+
+WAKE_SQL = "'p' || md5({table}.tenant_pk || ':' || {table}.player_id) || ':' || {table}.pk"
+"""The NOTIFY payload of an inserted event, in SQL (see :func:`wake_key`)."""
+
+
+def row(tenant: int, player_id: str, kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """An event to write: (tenant_pk, player_id, type, body)."""
+    return {"tenant_pk": tenant, "player_id": player_id, "type": kind,
+            "body": json.dumps(data, separators=(",", ":"))}
+
+
+def for_match(match: Match, happened: Sequence[tuple[str, Mapping[str, Any]]]
+              ) -> list[dict[str, Any]]:
+    """The events of a match change for its vouched players: a start and a finish for
+    each, a turn for the one to play. ``happened`` is the change's events as the
+    webhooks see them."""
+    seated = [(s.seat, s.player_id) for s in match.seats if s.vouched and s.player_id]
+    if not seated:
+        return []
+    rows = []
+    for kind, data in happened:
+        if kind not in FOR_PLAYERS:
+            continue
+        for seat, player_id in seated:
+            if kind == "match.turn" and data["seat"] != seat:
+                continue
+            rows.append(row(match.tenant_pk, player_id, kind, {**data, "seat": seat}))
+    return rows
+
+
+def record(rows: Sequence[Mapping[str, Any]]) -> None:
+    """Write events in the caller's transaction; on PostgreSQL each wakes its player's
+    streams when the transaction commits."""
+    if not rows:
+        return
+    now = utcnow()
+    numbers = db.session.execute(
+        insert(PlayerEvent).returning(PlayerEvent.pk),
+        [{**r, "created_at": now} for r in rows]).scalars().all()
+    if backend() == "postgresql":
+        for r, number in zip(rows, numbers, strict=True):
+            versions.notify_key(wake_key(r["tenant_pk"], r["player_id"]), number)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event of a player's stream."""
+
+    id: int
+    type: str
+    data: str
+    """The JSON body as stored."""
+    at: datetime
+
+
+def _after(tenant: int, player_id: str, last: int) -> list[Event]:
+    with transaction():
+        found = db.session.execute(
+            select(PlayerEvent.pk, PlayerEvent.type, PlayerEvent.body, PlayerEvent.created_at)
+            .where(PlayerEvent.tenant_pk == tenant, PlayerEvent.player_id == player_id,
+                   PlayerEvent.pk > last)
+            .order_by(PlayerEvent.pk).limit(REPLAY_ROWS)).all()
+    return [Event(pk, kind, body, at) for pk, kind, body, at in found]
+
+
+def _newest(tenant: int, player_id: str) -> int:
+    with transaction():
+        found = db.session.execute(
+            select(func.max(PlayerEvent.pk))
+            .where(PlayerEvent.tenant_pk == tenant, PlayerEvent.player_id == player_id)
+        ).scalar_one_or_none()
+    return int(found or 0)
+
+
+def follow(tenant: int, player_id: str, last_seen: int | None, heartbeat: float,
+           client: str) -> Iterator[list[Event]]:
+    """The player's events after ``last_seen`` (none: only those from now on), in
+    batches as they come; an empty batch is a heartbeat (after ``heartbeat`` seconds
+    without an event, and once at the start). Holds one of ``client``'s parking places
+    (:mod:`service.live.waiters`) while it runs."""
+    key = wake_key(tenant, player_id)
+    with waiters.parked(client), metrics.WAITERS.labels("player").track_inprogress():
+        last = _newest(tenant, player_id) if last_seen is None else last_seen
+        yield []
+        spoke = time.monotonic()
+        while True:
+            heard = versions.heard(key)  # before the read: a later event wakes the wait
+            batch = _after(tenant, player_id, last)
+            if batch:
+                last = batch[-1].id
+                yield batch
+                spoke = time.monotonic()
+                if len(batch) == REPLAY_ROWS:
+                    continue
+            left = heartbeat - (time.monotonic() - spoke)
+            if left <= 0:
+                yield []
+                spoke = time.monotonic()
+                continue
+            versions.wait_for_key(key, heard, left)
+
+
+def purge(before: datetime, limit: int = 10_000) -> int:
+    """Remove up to ``limit`` events made before ``before``; how many."""
+    with transaction(write=True):
+        old = select(PlayerEvent.pk).where(PlayerEvent.created_at < before).limit(limit)
+        return db.session.execute(
+            delete(PlayerEvent).where(PlayerEvent.pk.in_(old))).rowcount or 0

@@ -1,0 +1,41 @@
+"""Server-Sent Events answers: the ``Last-Event-ID`` a client resumes from, the
+heartbeat interval, and the streaming response (unbuffered, ended once the caller's
+key no longer holds)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from flask import Response, current_app, request, stream_with_context
+
+
+def last_event_id() -> int | None:
+    """The ``Last-Event-ID`` header as a number (None: absent or not one of ours)."""
+    last = request.headers.get("Last-Event-ID", "")
+    return int(last) if last.isascii() and last.isdigit() and len(last) < 19 else None
+
+
+def heartbeat_seconds() -> float:
+    """How long a stream stays silent before a heartbeat comment; shorter with an API
+    key, whose revocation the stream notices at each event or heartbeat."""
+    config = current_app.config
+    heartbeat: float = config["BASRA_HEARTBEAT_SECONDS"]
+    if request.headers.get("X-API-Key"):
+        heartbeat = min(heartbeat, max(config["BASRA_KEY_CACHE_SECONDS"] / 2, 0.5))
+    return heartbeat
+
+
+def sse_response(chunks: Iterator[str], still_valid: Callable[[], bool]) -> Response:
+    """A ``text/event-stream`` of ``chunks`` (each one or more whole events or comments),
+    ended as soon as ``still_valid()`` says no before a chunk."""
+    def stream() -> Iterator[str]:
+        for chunk in chunks:
+            if not still_valid():
+                return
+            yield chunk
+
+    response = current_app.response_class(
+        stream_with_context(stream()), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
