@@ -27,6 +27,7 @@ from .storage.db import DISCONNECTED, db, init_db
 from .storage.errors import DatabaseUnavailable
 from .tenants.limits import init_limits, store_state
 from .tenants.requests import resolve_tenant
+from .tournaments import resources as tournaments
 from .variants import resources as variants
 from .web import docs
 from .web.api import BasraApi
@@ -87,7 +88,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.before_request(resolve_tenant)
     init_limits(app)
     app.extensions[ops.READINESS] = {"rate_limits": store_state}
-    for resources in (ops, variants, matches, lobby, players, webhooks):
+    for resources in (ops, variants, matches, lobby, players, tournaments, webhooks):
         api.register_blueprint(resources.blp)
     api.register_blueprint(players.leaderboards)
     api.register_blueprint(matches.player_matches)

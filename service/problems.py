@@ -26,6 +26,13 @@ from .players.errors import (
 )
 from .storage.errors import DatabaseUnavailable
 from .tenants.errors import InvalidApiKey, MissingApiKey, OriginNotAllowed, Throttled
+from .tournaments.errors import (
+    EntryClosed,
+    NotEntered,
+    PlayerRequired,
+    TournamentNotFound,
+    TwoPlayersOnly,
+)
 from .web.problems import ProblemHeaders, Statuses
 from .webhooks.errors import WebhookNotFound, WebhookUrlNotAllowed
 
@@ -37,6 +44,11 @@ STATUSES: Statuses = [
     (MatchNotFound, 404),
     (WebhookNotFound, 404),
     (PlayerNotFound, 404),
+    (TournamentNotFound, 404),
+    (EntryClosed, 409),
+    (NotEntered, 409),
+    (PlayerRequired, 401),
+    (TwoPlayersOnly, 422),
     (WebhookUrlNotAllowed, 422),
     (MissingToken, 401),
     (InvalidToken, 403),

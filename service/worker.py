@@ -10,7 +10,9 @@ writer) and the deadline is checked again under the lock, so a timeout is applie
 exactly once. Nothing lives only in the worker: kill it at any moment and the
 next pass (or the next read of the match) applies what is due.
 
-Each pass also hands due webhook messages to :class:`deliveries.Dispatcher` (its
+Each pass also takes every due tournament's next step (start, pair, record results,
+finish: :mod:`service.tournaments.scheduled`, under the tournament's row lock, so each
+happens once), hands due webhook messages to :class:`deliveries.Dispatcher` (its
 own threads, so a slow receiver never delays a deadline) and purges webhook
 messages and attempts older than a week (:mod:`service.webhooks.scheduled`).
 """
@@ -28,6 +30,7 @@ from .ops import metrics
 from .players import scheduled as player_chores
 from .storage.db import DISCONNECTED, end_session
 from .storage.errors import DatabaseUnavailable
+from .tournaments import scheduled as tournament_chores
 from .webhooks import deliveries
 from .webhooks import scheduled as webhook_chores
 
@@ -37,8 +40,10 @@ log = logging.getLogger(__name__)
 def run_once() -> int:
     """One pass of every domain's chores; how many matches it timed out."""
     applied = match_chores.run_clocks()
+    tournament_chores.run_tournaments()
     webhook_chores.purge_old()
     player_chores.rank_leaderboards()
+    player_chores.purge_events()
     return applied
 
 

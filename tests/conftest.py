@@ -27,7 +27,8 @@ from service.tenants import service as tenants
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 REQUIRE_PG = os.environ.get("BASRA_REQUIRE_POSTGRES") == "1"
-TABLES = ("webhook_attempts, webhook_messages, webhooks, api_keys, idempotency_keys, moves, "
+TABLES = ("player_events, tournament_pairings, tournament_entrants, tournaments, "
+          "webhook_attempts, webhook_messages, webhooks, api_keys, idempotency_keys, moves, "
           "seats, matches, players")
 
 _migrated: set[str] = set()

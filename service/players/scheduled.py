@@ -1,14 +1,20 @@
-"""The players' chores for ``basra worker``: the leaderboards ranked again."""
+"""The players' chores for ``basra worker``: the leaderboards ranked again, old stream
+events purged."""
 
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 from flask import current_app
 
+from ..storage.models import utcnow
+from . import events
 from .boards import Listing, refresh_ranks
 
 _ranked = [float("-inf")]
+_purged = [float("-inf")]
+PURGE_SECONDS = 60.0
 
 
 def rank_leaderboards(force: bool = False) -> int:
@@ -20,3 +26,13 @@ def rank_leaderboards(force: bool = False) -> int:
         return 0
     _ranked[0] = now
     return refresh_ranks(Listing.of(config))
+
+
+def purge_events() -> int:
+    """Remove stream events older than :data:`events.EVENT_DAYS`, at most once a
+    PURGE_SECONDS per process; how many."""
+    now = time.monotonic()
+    if now - _purged[0] < PURGE_SECONDS:
+        return 0
+    _purged[0] = now
+    return events.purge(utcnow() - timedelta(days=events.EVENT_DAYS))

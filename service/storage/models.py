@@ -420,7 +420,8 @@ class Tournament(db.Model):  # type: ignore[name-defined,misc]
     status: Mapped[str] = mapped_column(String(10), nullable=False, default="scheduled")
     """scheduled, running, finished or cancelled."""
     round: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
-    """The Swiss round being played (0 before the first)."""
+    """The Swiss round being played, or the arena's batches of pairings so far (0 before
+    the first)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     standings: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
@@ -457,7 +458,7 @@ class Pairing(db.Model):  # type: ignore[name-defined,misc]
         ForeignKey("tournaments.pk", ondelete="CASCADE"), nullable=False
     )
     round: Mapped[int] = mapped_column(Integer, nullable=False)
-    """The Swiss round; an arena's pairings count up from 1."""
+    """The Swiss round; in an arena, the batch of pairings it was made in."""
     first: Mapped[str] = mapped_column(String(128), nullable=False)
     """The player in seat 0 (who plays first), or the bye's player."""
     second: Mapped[str | None] = mapped_column(String(128))
@@ -468,8 +469,6 @@ class Pairing(db.Model):  # type: ignore[name-defined,misc]
     end, or an aborted one)."""
     winner: Mapped[str | None] = mapped_column(String(128))
     draw: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
-    first_points: Mapped[float] = mapped_column(Float, nullable=False, default=0)
-    second_points: Mapped[float] = mapped_column(Float, nullable=False, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 

@@ -140,6 +140,63 @@ class MatchFinishedSchema(_Change):
     rating_changes = ma.fields.List(ma.fields.Nested(RatingChangeSchema), **RATING_CHANGES)
 
 
+class _OfTournament(_Open):
+    tournament_id = ma.fields.String(required=True)
+
+
+class TournamentStartedSchema(_OfTournament):
+    """A tournament started: its entrants, and its first pairings follow."""
+
+    name = ma.fields.String(required=True)
+    system = ma.fields.String(required=True, validate=validate.OneOf(["swiss", "arena"]))
+    entrants = ma.fields.List(ma.fields.String(), required=True)
+
+
+class TournamentPairingSchema(_Open):
+    """A game paired: its match and its players, the first to play first."""
+
+    match_id = ma.fields.String(required=True)
+    players = ma.fields.List(ma.fields.String(), required=True)
+
+
+class TournamentRoundSchema(_OfTournament):
+    """New pairings: a Swiss round (with its bye), or an arena's games just paired."""
+
+    round = ma.fields.Integer(required=True, allow_none=True, metadata={
+        "description": "the Swiss round; null in an arena"})
+    pairings = ma.fields.List(ma.fields.Nested(TournamentPairingSchema), required=True)
+    bye = ma.fields.String(required=True, allow_none=True)
+
+
+class StandingSchema(_Open):
+    """A line of a tournament's standings."""
+
+    rank = ma.fields.Integer(required=True)
+    player_id = ma.fields.String(required=True)
+    points = ma.fields.Float(required=True)
+    buchholz = ma.fields.Float(required=True, metadata={
+        "description": "the points of every opponent played"})
+    sonneborn_berger = ma.fields.Float(required=True, metadata={
+        "description": "the points of every opponent beaten, half of those drawn with"})
+    rating = ma.fields.Float(required=True, allow_none=True, metadata={
+        "description": "the rating ordinal in the tournament's pool (the last tie-break)"})
+    games = ma.fields.Integer(required=True)
+    wins = ma.fields.Integer(required=True)
+    draws = ma.fields.Integer(required=True)
+    losses = ma.fields.Integer(required=True)
+    byes = ma.fields.Integer(required=True)
+    streak = ma.fields.Integer(required=True, metadata={"description": "wins in a row now"})
+    withdrawn = ma.fields.Boolean(required=True)
+
+
+class TournamentFinishedSchema(_OfTournament):
+    """A tournament is over (finished, or cancelled below its minimum of players)."""
+
+    status = ma.fields.String(required=True,
+                              validate=validate.OneOf(["finished", "cancelled"]))
+    standings = ma.fields.List(ma.fields.Nested(StandingSchema), required=True)
+
+
 def _message(kind: str, data: type[ma.Schema]) -> type[ma.Schema]:
     """The message schema of one event type."""
     return _Open.from_dict({
@@ -155,5 +212,8 @@ MESSAGES: dict[str, type[ma.Schema]] = {
     "match.move": _message("match.move", MatchMoveSchema),
     "match.turn": _message("match.turn", MatchTurnSchema),
     "match.finished": _message("match.finished", MatchFinishedSchema),
+    "tournament.started": _message("tournament.started", TournamentStartedSchema),
+    "tournament.round": _message("tournament.round", TournamentRoundSchema),
+    "tournament.finished": _message("tournament.finished", TournamentFinishedSchema),
 }
 """Each event type's message, as the OpenAPI document's ``webhooks`` describe it."""

@@ -28,7 +28,8 @@ from ..storage.db import db, transaction
 from ..storage.models import Match, Webhook, WebhookAttempt, WebhookMessage, as_utc, utcnow
 from .errors import WebhookNotFound, WebhookUrlNotAllowed
 
-EVENTS = ("match.started", "match.turn", "match.move", "match.finished")
+EVENTS = ("match.started", "match.turn", "match.move", "match.finished",
+          "tournament.started", "tournament.round", "tournament.finished")
 OVER = ("finished", "aborted")
 
 
@@ -278,9 +279,21 @@ def messages(match: Match, old_status: str | None, old_version: int,
     subscribed = _subscribed(match.tenant_pk)
     if not subscribed:
         return []
+    return _rows(subscribed, match_events(match, old_status, old_version, plays))
+
+
+def announcement(tenant: int, kind: str, data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """An event that is not one match's change (a tournament's) as outbox rows for every
+    enabled webhook of the tenant that asked for it."""
+    subscribed = _subscribed(tenant)
+    return _rows(subscribed, [(kind, data)]) if subscribed else []
+
+
+def _rows(subscribed: list[tuple[int, list[str]]],
+          happened: Sequence[tuple[str, Any]]) -> list[dict[str, Any]]:
     now = utcnow()
     rows = []
-    for kind, data in match_events(match, old_status, old_version, plays):
+    for kind, data in happened:
         body = json.dumps({"type": kind, "timestamp": _stamp(now), "data": data},
                           separators=(",", ":"))
         rows.extend({"webhook_pk": pk, "msg_id": "msg_" + secrets.token_hex(16),

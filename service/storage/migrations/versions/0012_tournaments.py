@@ -82,8 +82,6 @@ def upgrade():
         sa.Column('status', sa.String(length=10), nullable=False),
         sa.Column('winner', sa.String(length=128), nullable=True),
         sa.Column('draw', sa.Boolean(), nullable=False),
-        sa.Column('first_points', sa.Float(), nullable=False),
-        sa.Column('second_points', sa.Float(), nullable=False),
         sa.Column('created_at', WHEN, nullable=False),
         sa.Column('finished_at', WHEN, nullable=True),
         sa.ForeignKeyConstraint(['tournament_pk'], ['tournaments.pk'], ondelete='CASCADE'),

@@ -1,0 +1,37 @@
+"""Errors of tournaments."""
+
+from __future__ import annotations
+
+from ..errors import ServiceError
+
+
+class TournamentNotFound(ServiceError, LookupError):
+    """No tournament of that id at this front end."""
+
+    reason = "tournament_not_found"
+
+
+class EntryClosed(ServiceError):
+    """The tournament takes no more entries (a Swiss that started, an event that is over,
+    or one that is full)."""
+
+    reason = "entry_closed"
+
+
+class NotEntered(ServiceError):
+    """The player is not (or no longer) in the tournament."""
+
+    reason = "not_entered"
+
+
+class PlayerRequired(ServiceError):
+    """Joining or withdrawing names a vouched player: a player token, or a server key
+    naming ``player_id``."""
+
+    reason = "player_required"
+
+
+class TwoPlayersOnly(ServiceError):
+    """Tournament matches are two-player: the variant with these rules is not."""
+
+    reason = "two_players_only"

@@ -1,0 +1,152 @@
+"""What ``/v1/tournaments`` takes and gives."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import validate
+
+from ..matches.schemas import ClockSchema
+from ..players.schemas import PLAYER_ID_FIELD
+from ..storage.models import utcnow
+from ..web.fields import UTCDateTime
+from ..webhooks.schemas import StandingSchema
+
+MAX_AHEAD = timedelta(days=90)
+"""How far ahead a tournament may be scheduled."""
+
+
+class CreateTournamentSchema(ma.Schema):
+    """A new tournament. Swiss takes `rounds`, arena `duration_minutes`; the clock is
+    required, so no entrant can stall the event."""
+
+    name = ma.fields.String(required=True, validate=validate.Length(min=1, max=100))
+    variant = ma.fields.String(
+        load_default="egyptian-v2", validate=validate.Length(min=1, max=64),
+        metadata={"description": "a shipped variant (GET /v1/variants), two players"})
+    rules = ma.fields.Dict(load_default=dict, metadata={
+        "description": "house-rule overrides for every match, deep-merged"})
+    system = ma.fields.String(required=True, validate=validate.OneOf(["swiss", "arena"]))
+    rounds = ma.fields.Integer(validate=validate.Range(min=1, max=20), metadata={
+        "description": "swiss: how many rounds (1-20)"})
+    duration_minutes = ma.fields.Integer(validate=validate.Range(min=5, max=720), metadata={
+        "description": "arena: how long it runs (5-720)"})
+    starts_at = UTCDateTime(required=True, metadata={
+        "description": "when basra worker starts it (at most 90 days ahead)"})
+    min_players = ma.fields.Integer(load_default=2, validate=validate.Range(min=2, max=1024),
+                                    metadata={"description": "cancelled at the start below this"})
+    max_players = ma.fields.Integer(load_default=256, validate=validate.Range(min=2, max=1024))
+    rated = ma.fields.Boolean(load_default=False, metadata={
+        "description": "every match rated in the variant's pool"})
+    clock = ma.fields.Nested(ClockSchema, required=True)
+
+    @ma.validates_schema
+    def _fits(self, data: dict[str, Any], **_: Any) -> None:
+        system = data.get("system")
+        if system == "swiss" and "rounds" not in data:
+            raise ma.ValidationError("a Swiss tournament needs rounds (1-20)", "rounds")
+        if system == "swiss" and "duration_minutes" in data:
+            raise ma.ValidationError("a Swiss tournament runs by rounds", "duration_minutes")
+        if system == "arena" and "duration_minutes" not in data:
+            raise ma.ValidationError("an arena needs duration_minutes (5-720)",
+                                     "duration_minutes")
+        if system == "arena" and "rounds" in data:
+            raise ma.ValidationError("an arena runs for duration_minutes", "rounds")
+        if data.get("min_players", 2) > data.get("max_players", 256):
+            raise ma.ValidationError("must be at most max_players", "min_players")
+        starts = data.get("starts_at")
+        if starts is not None and starts > utcnow() + MAX_AHEAD:
+            raise ma.ValidationError("must be within 90 days", "starts_at")
+
+
+class EntrantSchema(ma.Schema):
+    """Who joins or withdraws: the player token's player, or (with a server key) the
+    player named."""
+
+    player_id = ma.fields.String(**PLAYER_ID_FIELD)
+    name = ma.fields.String(validate=validate.Length(min=1, max=64))
+
+
+class TournamentQuerySchema(ma.Schema):
+    """Filters of the tournaments' list."""
+
+    status = ma.fields.String(validate=validate.OneOf(
+        ["scheduled", "running", "finished", "cancelled"]))
+    limit = ma.fields.Integer(load_default=50, validate=validate.Range(min=1, max=100))
+
+
+class PairingSchema(ma.Schema):
+    """A game of the tournament."""
+
+    match_id = ma.fields.String(required=True, allow_none=True)
+    players = ma.fields.List(ma.fields.String(), required=True, metadata={
+        "description": "the first plays first"})
+    winner = ma.fields.String(required=True, allow_none=True)
+    draw = ma.fields.Boolean(required=True)
+    status = ma.fields.String(required=True, validate=validate.OneOf(
+        ["playing", "finished", "void"]), metadata={
+        "description": "void: not counted (an arena's match unfinished at the end)"})
+
+
+class RoundSchema(ma.Schema):
+    """A Swiss round."""
+
+    round = ma.fields.Integer(required=True)
+    pairings = ma.fields.List(ma.fields.Nested(PairingSchema), required=True)
+    bye = ma.fields.String(required=True, allow_none=True)
+
+
+class TournamentSchema(ma.Schema):
+    """A tournament, its standings and its pairings."""
+
+    id = ma.fields.String(required=True)
+    name = ma.fields.String(required=True)
+    variant = ma.fields.String(required=True)
+    rules = ma.fields.Dict(required=True)
+    system = ma.fields.String(required=True)
+    status = ma.fields.String(required=True, validate=validate.OneOf(
+        ["scheduled", "running", "finished", "cancelled"]))
+    planned_rounds = ma.fields.Integer(required=True, allow_none=True, metadata={
+        "description": "swiss: the rounds it was created with"})
+    duration_minutes = ma.fields.Integer(required=True, allow_none=True)
+    starts_at = UTCDateTime(required=True)
+    ends_at = UTCDateTime(required=True, allow_none=True, metadata={
+        "description": "arena: set when it starts"})
+    min_players = ma.fields.Integer(required=True)
+    max_players = ma.fields.Integer(required=True)
+    rated = ma.fields.Boolean(required=True)
+    clock = ma.fields.Nested(ClockSchema, required=True)
+    round = ma.fields.Integer(required=True, metadata={
+        "description": "swiss: the round being played; arena: batches of pairings made"})
+    entrants = ma.fields.List(ma.fields.String(), required=True)
+    withdrawn = ma.fields.List(ma.fields.String(), required=True)
+    standings = ma.fields.List(ma.fields.Nested(StandingSchema), required=True)
+    rounds = ma.fields.List(ma.fields.Nested(RoundSchema), required=True, allow_none=True,
+                            metadata={"description": "swiss: each round's pairings"})
+    pairings = ma.fields.List(ma.fields.Nested(PairingSchema), required=True,
+                              allow_none=True, metadata={
+                                  "description": "arena: every game, in the order paired"})
+    created_at = UTCDateTime(required=True)
+    finished_at = UTCDateTime(required=True, allow_none=True)
+
+
+class TournamentSummarySchema(ma.Schema):
+    """A line of the tournaments' list."""
+
+    id = ma.fields.String(required=True)
+    name = ma.fields.String(required=True)
+    variant = ma.fields.String(required=True)
+    system = ma.fields.String(required=True)
+    status = ma.fields.String(required=True)
+    starts_at = UTCDateTime(required=True)
+    entrants = ma.fields.Integer(required=True)
+    max_players = ma.fields.Integer(required=True)
+    rated = ma.fields.Boolean(required=True)
+
+
+class TournamentListSchema(ma.Schema):
+    """A front end's tournaments, latest start first."""
+
+    tournaments = ma.fields.List(ma.fields.Nested(TournamentSummarySchema), required=True)

@@ -1,0 +1,511 @@
+"""Tournament use cases: create, join, withdraw, read and list; and the steps ``basra
+worker`` takes (start or cancel, record finished matches, pair, finish).
+
+Each step runs in one write transaction holding the tournament's row lock (``FOR
+UPDATE SKIP LOCKED`` on PostgreSQL, SQLite's single writer) and looks at the stored
+state again under it, so with any number of workers each step happens once; a worker
+killed mid-step rolls back and the next pass takes the step again. Matches are
+created in the same transaction as the pairing that names them.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select, update
+
+from ..engine import load_variant, with_house_rules
+from ..matches.seats import PlayerSpec
+from ..matches.service import deal_match, insert_match
+from ..players import events as player_events
+from ..players import service as players
+from ..storage.db import db, transaction
+from ..storage.models import (
+    Entrant,
+    Match,
+    Pairing,
+    Player,
+    Rating,
+    Tournament,
+    as_utc,
+    utcnow,
+)
+from ..webhooks import service as webhooks
+from . import pairing
+from .errors import EntryClosed, NotEntered, TournamentNotFound, TwoPlayersOnly
+from .pairing import Game, Standing
+
+REMATCH_AFTER_SECONDS = 3.0
+"""An arena pairs last opponents again only once one of them has waited this long."""
+OVER = ("finished", "cancelled")
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """A new tournament, as its front end asked for it."""
+
+    name: str
+    variant: str
+    rules: dict[str, Any]
+    system: str
+    rounds: int | None
+    duration_minutes: int | None
+    starts_at: datetime
+    min_players: int
+    max_players: int
+    rated: bool
+    clock_seconds: int
+    clock_timeout: str
+
+
+@dataclass(frozen=True)
+class PairingView:
+    """A game of the tournament: its match, its two players (first to play first)."""
+
+    match_id: str | None
+    players: list[str]
+    winner: str | None
+    draw: bool
+    status: str
+    """playing, finished, or void (not counted)."""
+
+
+@dataclass(frozen=True)
+class RoundView:
+    """A Swiss round: its pairings and its bye."""
+
+    round: int
+    pairings: list[PairingView]
+    bye: str | None
+
+
+@dataclass(frozen=True)
+class TournamentView:
+    """A tournament as anyone of its front end sees it."""
+
+    id: str
+    name: str
+    variant: str
+    rules: dict[str, Any]
+    system: str
+    status: str
+    planned_rounds: int | None
+    duration_minutes: int | None
+    starts_at: datetime
+    ends_at: datetime | None
+    min_players: int
+    max_players: int
+    rated: bool
+    clock: dict[str, Any]
+    round: int
+    entrants: list[str]
+    withdrawn: list[str]
+    standings: list[Standing]
+    rounds: list[RoundView] | None
+    pairings: list[PairingView] | None
+    created_at: datetime
+    finished_at: datetime | None
+
+
+# --- the front end's and the players' requests ------------------------------------
+
+
+def create(tenant: int, spec: TournamentSpec) -> TournamentView:
+    """A new scheduled tournament (its rules checked now, as a match's would be)."""
+    rules = with_house_rules(load_variant(spec.variant).rules, spec.rules)
+    if rules.players != 2:
+        raise TwoPlayersOnly(
+            f"tournament matches are two-player; {spec.variant} with these rules is for "
+            f"{rules.players}", field="rules", problem="must be a two-player game")
+    with transaction(write=True):
+        row = Tournament(
+            id=str(uuid.uuid4()), tenant_pk=tenant, name=spec.name, variant=spec.variant,
+            rules=spec.rules, system=spec.system, rounds=spec.rounds,
+            duration_minutes=spec.duration_minutes, starts_at=spec.starts_at,
+            min_players=spec.min_players, max_players=spec.max_players, rated=spec.rated,
+            clock_seconds=spec.clock_seconds, clock_timeout=spec.clock_timeout,
+            status="scheduled", round=0, created_at=utcnow())
+        db.session.add(row)
+        db.session.flush()
+        return _view(row)
+
+
+def _locked(tenant: int, tournament_id: str) -> Tournament:
+    found = db.session.execute(
+        select(Tournament).where(Tournament.id == tournament_id,
+                                 Tournament.tenant_pk == tenant).with_for_update()
+    ).scalar_one_or_none()
+    if found is None:
+        raise TournamentNotFound(f"no tournament with id {tournament_id!r}")
+    return found  # type: ignore[no-any-return]
+
+
+def _entrants(t: Tournament) -> list[Entrant]:
+    return list(db.session.execute(
+        select(Entrant).where(Entrant.tournament_pk == t.pk)
+        .order_by(Entrant.joined_at, Entrant.player_id)).scalars())
+
+
+def join(tenant: int, tournament_id: str, player_id: str, name: str | None) -> TournamentView:
+    """Enter a vouched player (again, after a withdrawal, while entry is open). Entry
+    closes when a Swiss starts; an arena takes entrants until it ends. Joining twice
+    changes nothing."""
+    with transaction(write=True):
+        t = _locked(tenant, tournament_id)
+        if t.status in OVER or (t.status == "running" and t.system == "swiss"):
+            raise EntryClosed(f"the tournament is {t.status}: entry is closed")
+        entrants = {e.player_id: e for e in _entrants(t)}
+        mine = entrants.get(player_id)
+        if mine is not None and mine.withdrawn_at is None:
+            return _view(t)
+        if sum(1 for e in entrants.values() if e.withdrawn_at is None) >= t.max_players:
+            raise EntryClosed(f"the tournament is full ({t.max_players} players)")
+        players.remember(tenant, player_id, name)
+        if mine is None:
+            db.session.add(Entrant(tournament_pk=t.pk, player_id=player_id, name=name,
+                                   joined_at=utcnow()))
+        else:
+            mine.withdrawn_at = None
+            mine.name = name or mine.name
+        db.session.flush()
+        return _view(t)
+
+
+def withdraw(tenant: int, tournament_id: str, player_id: str) -> TournamentView:
+    """Take a player out: before the start, off the list; once running, no further
+    pairings (their results so far stay in the standings; a match under way goes on)."""
+    with transaction(write=True):
+        t = _locked(tenant, tournament_id)
+        mine = next((e for e in _entrants(t) if e.player_id == player_id), None)
+        if mine is None or mine.withdrawn_at is not None:
+            raise NotEntered(f"player {player_id!r} is not in this tournament")
+        if t.status in OVER:
+            raise EntryClosed(f"the tournament is {t.status}")
+        if t.status == "scheduled":
+            db.session.delete(mine)
+        else:
+            mine.withdrawn_at = utcnow()
+        db.session.flush()
+        return _view(t)
+
+
+def read(tenant: int, tournament_id: str) -> TournamentView:
+    """A tournament with its standings and pairings."""
+    with transaction():
+        found = db.session.execute(select(Tournament).where(
+            Tournament.id == tournament_id, Tournament.tenant_pk == tenant)).scalar_one_or_none()
+        if found is None:
+            raise TournamentNotFound(f"no tournament with id {tournament_id!r}")
+        return _view(found)
+
+
+@dataclass(frozen=True)
+class TournamentSummary:
+    """A line of the tournaments' list."""
+
+    id: str
+    name: str
+    variant: str
+    system: str
+    status: str
+    starts_at: datetime
+    entrants: int
+    max_players: int
+    rated: bool
+
+
+def listing(tenant: int, status: str | None, limit: int) -> list[TournamentSummary]:
+    """The front end's tournaments, soonest start first (``status`` filters)."""
+    counted = (select(func.count()).where(Entrant.tournament_pk == Tournament.pk,
+                                          Entrant.withdrawn_at.is_(None))
+               .correlate(Tournament).scalar_subquery())
+    query = select(Tournament, counted).where(Tournament.tenant_pk == tenant)
+    if status is not None:
+        query = query.where(Tournament.status == status)
+    with transaction():
+        rows = db.session.execute(
+            query.order_by(Tournament.starts_at.desc(), Tournament.pk.desc()).limit(limit)).all()
+    return [TournamentSummary(t.id, t.name, t.variant, t.system, t.status,
+                              as_utc(t.starts_at), n, t.max_players, t.rated)
+            for t, n in rows]
+
+
+# --- what a view shows ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    entrants: list[Entrant]
+    pairings: list[tuple[Pairing, str | None]]
+    """Every pairing with its match's id, in the order made."""
+    ratings: dict[str, float]
+
+
+def _load(t: Tournament) -> _Loaded:
+    entrants = _entrants(t)
+    pairings = [(p, match_id) for p, match_id in db.session.execute(
+        select(Pairing, Match.id).outerjoin(Match, Match.pk == Pairing.match_pk)
+        .where(Pairing.tournament_pk == t.pk).order_by(Pairing.pk))]
+    ratings = {player_id: ordinal for player_id, ordinal in db.session.execute(
+        select(Player.player_id, Rating.ordinal).join(Rating, Rating.player_pk == Player.pk)
+        .where(Player.tenant_pk == t.tenant_pk, Rating.pool == t.variant,
+               Player.player_id.in_([e.player_id for e in entrants])))}
+    return _Loaded(entrants, pairings, ratings)
+
+
+def _games(t: Tournament, loaded: _Loaded) -> list[Game]:
+    """The counted games, in the order they finished, with their points."""
+    done = sorted((p for p, _ in loaded.pairings if p.status == "finished"),
+                  key=lambda p: (as_utc(p.finished_at or p.created_at), p.pk))
+    games = [Game(p.first, p.second, p.winner, p.draw) for p in done]
+    return pairing.swiss_results(games) if t.system == "swiss" \
+        else pairing.arena_results(games)
+
+
+def _standings(t: Tournament, loaded: _Loaded) -> list[Standing]:
+    return pairing.standings(
+        [e.player_id for e in loaded.entrants], _games(t, loaded), loaded.ratings,
+        withdrawn=[e.player_id for e in loaded.entrants if e.withdrawn_at is not None])
+
+
+def _pairing_view(p: Pairing, match_id: str | None) -> PairingView:
+    return PairingView(match_id, [p.first] + ([p.second] if p.second else []), p.winner,
+                       p.draw, p.status)
+
+
+def _view(t: Tournament, loaded: _Loaded | None = None) -> TournamentView:
+    loaded = loaded or _load(t)
+    rounds: list[RoundView] | None = None
+    arena: list[PairingView] | None = None
+    if t.system == "swiss":
+        by_round: dict[int, RoundView] = {}
+        for p, match_id in loaded.pairings:
+            this = by_round.setdefault(p.round, RoundView(p.round, [], None))
+            if p.second is None:
+                by_round[p.round] = RoundView(p.round, this.pairings, p.first)
+            else:
+                this.pairings.append(_pairing_view(p, match_id))
+        rounds = [by_round[n] for n in sorted(by_round)]
+    else:
+        arena = [_pairing_view(p, match_id) for p, match_id in loaded.pairings]
+    return TournamentView(
+        t.id, t.name, t.variant, dict(t.rules or {}), t.system, t.status, t.rounds,
+        t.duration_minutes, as_utc(t.starts_at), as_utc(t.ends_at) if t.ends_at else None,
+        t.min_players, t.max_players, t.rated,
+        {"move_seconds": t.clock_seconds, "timeout": t.clock_timeout}, t.round,
+        [e.player_id for e in loaded.entrants if e.withdrawn_at is None],
+        [e.player_id for e in loaded.entrants if e.withdrawn_at is not None],
+        _standings(t, loaded), rounds, arena, as_utc(t.created_at),
+        as_utc(t.finished_at) if t.finished_at else None)
+
+
+# --- the worker's steps ------------------------------------------------------------------
+
+
+def due(now: datetime, limit: int = 100) -> list[int]:
+    """Tournaments with a step to look at: scheduled ones whose start has come, running
+    ones."""
+    with transaction():
+        return list(db.session.execute(
+            select(Tournament.pk).where(
+                ((Tournament.status == "scheduled") & (Tournament.starts_at <= now))
+                | (Tournament.status == "running"))
+            .order_by(Tournament.pk).limit(limit)).scalars())
+
+
+def step(pk: int) -> bool:
+    """Take the tournament's next step, unless another worker is taking one now; whether
+    it changed anything."""
+    with transaction(write=True):
+        t = db.session.execute(
+            select(Tournament).where(Tournament.pk == pk)
+            .with_for_update(skip_locked=True)).scalar_one_or_none()
+        if t is None or t.status in OVER:
+            return False
+        now = utcnow()
+        if t.status == "scheduled":
+            if as_utc(t.starts_at) > now:
+                return False
+            _start(t, now)
+            return True
+        return _advance(t, now)
+
+
+def _announce(t: Tournament, kind: str, data: dict[str, Any],
+              personal: dict[str, dict[str, Any]]) -> None:
+    """A tournament event: the front end's webhooks, and each named player's stream."""
+    webhooks.queue(webhooks.announcement(t.tenant_pk, kind, {"tournament_id": t.id, **data}))
+    player_events.record([
+        player_events.row(t.tenant_pk, player, kind, {"tournament_id": t.id, **mine})
+        for player, mine in personal.items()])
+
+
+def _start(t: Tournament, now: datetime) -> None:
+    """Start the tournament (pairing its first round or its first games), or cancel it
+    below ``min_players``."""
+    loaded = _load(t)
+    entrants = [e.player_id for e in loaded.entrants]
+    if len(entrants) < t.min_players:
+        _end(t, now, "cancelled", loaded)
+        return
+    t.status = "running"
+    if t.system == "arena":
+        assert t.duration_minutes is not None
+        t.ends_at = now + timedelta(minutes=t.duration_minutes)
+    _announce(t, "tournament.started", {"name": t.name, "system": t.system,
+                                        "entrants": entrants},
+              {p: {"name": t.name, "system": t.system} for p in entrants})
+    _pair(t, loaded, now)
+
+
+def _advance(t: Tournament, now: datetime) -> bool:
+    """Record the matches that finished; then pair what can be paired, or finish."""
+    changed = _record_results(t, now)
+    loaded = _load(t)
+    playing = [p for p, _ in loaded.pairings if p.status == "playing"]
+    active = [e for e in loaded.entrants if e.withdrawn_at is None]
+    if t.system == "swiss":
+        if playing:
+            return changed
+        assert t.rounds is not None
+        if t.round >= t.rounds or len(active) < 2:
+            _end(t, now, "finished", loaded)
+        else:
+            _pair(t, loaded, now)
+        return True
+    assert t.ends_at is not None
+    if as_utc(t.ends_at) <= now:
+        db.session.execute(update(Pairing).where(
+            Pairing.tournament_pk == t.pk, Pairing.status == "playing").values(status="void"))
+        _end(t, now, "finished", _load(t))
+        return True
+    return _pair(t, loaded, now) or changed
+
+
+def _record_results(t: Tournament, now: datetime) -> bool:
+    """The results of the tournament's matches that ended since the last step."""
+    ended = db.session.execute(
+        select(Pairing, Match.status, Match.winner, Match.draw)
+        .join(Match, Match.pk == Pairing.match_pk)
+        .where(Pairing.tournament_pk == t.pk, Pairing.status == "playing",
+               Match.status.in_(("finished", "aborted")))).all()
+    for p, status, winner, draw in ended:
+        p.finished_at = now
+        if status == "aborted":
+            p.status = "void"
+            continue
+        p.status = "finished"
+        p.draw = bool(draw)
+        p.winner = None if draw or winner is None else (p.first, p.second)[winner]
+    if ended:
+        db.session.flush()
+    return bool(ended)
+
+
+def _names(loaded: _Loaded) -> dict[str, str]:
+    return {e.player_id: e.name or e.player_id for e in loaded.entrants}
+
+
+def _open_match(t: Tournament, first: str, second: str, names: dict[str, str]) -> Match:
+    """The match of a pairing, its seats bound to the two players (their player tokens
+    act for them), with the tournament's clock and rules."""
+    rules = with_house_rules(load_variant(t.variant).rules, t.rules)
+    new = deal_match(t.variant, rules, [
+        PlayerSpec(name=names[p], player_id=p, vouched=True) for p in (first, second)])
+    return insert_match(new, t.tenant_pk, clock=(t.clock_seconds, t.clock_timeout),
+                        rated=t.rated)
+
+
+def _pair(t: Tournament, loaded: _Loaded, now: datetime) -> bool:
+    """The next Swiss round, or games for the arena's free players; whether any."""
+    order = [s for s in _standings(t, loaded) if not s.withdrawn]
+    names = _names(loaded)
+    made: list[tuple[Pairing, Match | None]] = []
+    bye: str | None = None
+    if t.system == "swiss":
+        t.round += 1
+        planned = pairing.swiss_round(order, t.round)
+        pairs, bye = planned.pairs, planned.bye
+        if bye is not None:
+            made.append((Pairing(tournament_pk=t.pk, round=t.round, first=bye, second=None,
+                                 status="finished", created_at=now, finished_at=now), None))
+    else:
+        playing = {name for p, _ in loaded.pairings if p.status == "playing"
+                   for name in (p.first, p.second)}
+        free = [s for s in order if s.player_id not in playing]
+        pairs = pairing.arena_pairs(free, pairing.last_opponents(_games(t, loaded)),
+                                    _waited(loaded, now), REMATCH_AFTER_SECONDS)
+        if not pairs:
+            return False
+        t.round += 1
+    for first, second in pairs:
+        match = _open_match(t, first, second, names)
+        made.append((Pairing(tournament_pk=t.pk, round=t.round, first=first, second=second,
+                             match_pk=match.pk, status="playing", created_at=now), match))
+    db.session.add_all([p for p, _ in made])
+    db.session.flush()
+    games = [{"match_id": m.id, "players": [p.first, p.second]} for p, m in made
+             if m is not None]
+    personal: dict[str, dict[str, Any]] = {}
+    for p, m in made:
+        if m is None:
+            personal[p.first] = {"round": t.round, "bye": True, "match_id": None}
+            continue
+        for seat, (me, other) in enumerate(((p.first, p.second), (p.second, p.first))):
+            assert me is not None
+            personal[me] = {"round": t.round, "bye": False, "match_id": m.id, "seat": seat,
+                            "opponent": other}
+    _announce(t, "tournament.round", {
+        "round": t.round if t.system == "swiss" else None, "pairings": games, "bye": bye,
+    }, personal)
+    return True
+
+
+def _waited(loaded: _Loaded, now: datetime) -> dict[str, float]:
+    """Seconds each arena player has been free: since their last game ended (or since
+    they joined)."""
+    since = {e.player_id: as_utc(e.joined_at) for e in loaded.entrants}
+    for p, _ in loaded.pairings:
+        if p.finished_at is not None:
+            for who in (p.first, p.second):
+                if who is not None:
+                    since[who] = max(since[who], as_utc(p.finished_at))
+    return {who: (now - at).total_seconds() for who, at in since.items()}
+
+
+def _end(t: Tournament, now: datetime, status: str, loaded: _Loaded) -> None:
+    """Finish (or cancel) the tournament, its final standings kept and announced."""
+    t.status, t.finished_at = status, now
+    final = _standings(t, loaded) if status == "finished" else []
+    t.standings = [standing_row(s) for s in final]
+    places = {s.player_id: s for s in final}
+    _announce(t, "tournament.finished", {"status": status, "standings": t.standings}, {
+        e.player_id: {"status": status,
+                      "rank": places[e.player_id].rank if e.player_id in places else None,
+                      "points": places[e.player_id].points if e.player_id in places else None}
+        for e in loaded.entrants})
+
+
+def standing_row(s: Standing) -> dict[str, Any]:
+    """A standings line as the API and the webhooks show it."""
+    return {"rank": s.rank, "player_id": s.player_id, "points": s.points,
+            "buchholz": s.buchholz, "sonneborn_berger": s.sonneborn_berger,
+            "rating": s.rating, "games": s.games, "wins": s.wins, "draws": s.draws,
+            "losses": s.losses, "byes": s.byes, "streak": s.streak,
+            "withdrawn": s.withdrawn}
+
+
+def run_due() -> int:
+    """Every due tournament's step (the worker's pass); how many changed."""
+    started = time.monotonic()
+    changed = 0
+    for pk in due(utcnow()):
+        changed += step(pk)
+        if time.monotonic() - started > 5.0:  # the clocks' turn comes round too
+            break
+    return changed
+
