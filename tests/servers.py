@@ -76,6 +76,40 @@ class KeepAlive:
         return resp.status, json.loads(raw) if raw else None
 
 
+def sse_events(base: str, path: str, headers: dict[str, str] | None = None) -> Iterator[dict]:
+    """Parsed SSE events ({'id', 'event', 'data'} or {'comment'}) as they arrive."""
+    host, _, port = base.removeprefix("http://").partition(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    conn.request("GET", path, headers=headers or {})
+    resp = conn.getresponse()
+    assert resp.status == 200, resp.read()
+    assert resp.getheader("Content-Type", "").startswith("text/event-stream")
+    event: dict = {}
+    while True:
+        line = resp.readline()
+        if not line:
+            return
+        text = line.decode().rstrip("\n")
+        if not text:
+            if event:
+                yield event
+            event = {}
+        elif text.startswith(":"):
+            yield {"comment": text[1:].strip()}
+        else:
+            key, _, value = text.partition(": ")
+            event[key] = json.loads(value) if key == "data" else value
+
+
+def start_worker(database_url: str, *args: str) -> subprocess.Popen[bytes]:
+    """A ``basra worker`` process on ``database_url`` (its own session: kill it with
+    ``os.killpg``)."""
+    env = {**os.environ, "DATABASE_URL": database_url}
+    return subprocess.Popen([sys.executable, "-m", "service.cli", "worker", *args], cwd=ROOT,
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
 @contextlib.contextmanager
 def gunicorn(database_url: str, workers: int = 3, *, kill: bool = False,
              **settings: str) -> Iterator[str]:

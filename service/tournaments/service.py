@@ -10,6 +10,7 @@ created in the same transaction as the pairing that names them.
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from dataclasses import dataclass
@@ -23,7 +24,8 @@ from ..matches.seats import PlayerSpec
 from ..matches.service import deal_match, insert_match
 from ..players import events as player_events
 from ..players import service as players
-from ..storage.db import db, transaction
+from ..storage.db import DISCONNECTED, db, transaction
+from ..storage.errors import DatabaseUnavailable
 from ..storage.models import (
     Entrant,
     Match,
@@ -39,6 +41,10 @@ from . import pairing
 from .errors import EntryClosed, NotEntered, TournamentNotFound, TwoPlayersOnly
 from .pairing import Game, Standing
 
+log = logging.getLogger(__name__)
+STEPS_SECONDS = 5.0
+"""A worker pass takes tournament steps for at most this long, then turns to its other
+chores (the rest wait for the next pass)."""
 REMATCH_AFTER_SECONDS = 3.0
 """An arena pairs last opponents again only once one of them has waited this long."""
 OVER = ("finished", "cancelled")
@@ -466,14 +472,17 @@ def _pair(t: Tournament, loaded: _Loaded, now: datetime) -> bool:
 
 
 def _waited(loaded: _Loaded, now: datetime) -> dict[str, float]:
-    """Seconds each arena player has been free: since their last game ended (or since
-    they joined)."""
+    """Seconds each arena player has been free: since their last game ended (or, before
+    their first, since they joined)."""
     since = {e.player_id: as_utc(e.joined_at) for e in loaded.entrants}
+    ended: dict[str, datetime] = {}
     for p, _ in loaded.pairings:
         if p.finished_at is not None:
             for who in (p.first, p.second):
                 if who is not None:
-                    since[who] = max(since[who], as_utc(p.finished_at))
+                    ended[who] = max(ended.get(who, as_utc(p.finished_at)),
+                                     as_utc(p.finished_at))
+    since.update(ended)
     return {who: (now - at).total_seconds() for who, at in since.items()}
 
 
@@ -500,12 +509,19 @@ def standing_row(s: Standing) -> dict[str, Any]:
 
 
 def run_due() -> int:
-    """Every due tournament's step (the worker's pass); how many changed."""
+    """Every due tournament's step (the worker's pass); how many changed. A step that
+    fails is rolled back and logged, and the others go on (a lost database is the
+    worker's to retry)."""
     started = time.monotonic()
     changed = 0
     for pk in due(utcnow()):
-        changed += step(pk)
-        if time.monotonic() - started > 5.0:  # the clocks' turn comes round too
+        try:
+            changed += step(pk)
+        except (DatabaseUnavailable, *DISCONNECTED):
+            raise
+        except Exception:
+            log.exception("tournament step failed", extra={"tournament_pk": pk})
+        if time.monotonic() - started > STEPS_SECONDS:  # the clocks' turn comes round too
             break
     return changed
 

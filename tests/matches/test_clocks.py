@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -19,7 +17,7 @@ from service.storage.db import db
 from service.storage.models import Match, utcnow
 from tests.client import play, tokens, view
 from tests.conftest import require_postgres
-from tests.servers import ROOT, call, gunicorn
+from tests.servers import call, gunicorn, start_worker
 
 PLAYERS = [{"name": "ann"}, {"name": "bob"}]
 
@@ -100,13 +98,6 @@ def test_the_third_timeout_in_a_row_forfeits(app: Flask, client: FlaskClient) ->
     assert client.get(f"/v1/matches/{match}/moves").get_json()["moves"][-1]["kind"] == "forfeit"
 
 
-def _start_worker(url: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "DATABASE_URL": url}
-    return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-
-
 def _timeouts(base: str, match: str) -> list[int]:
     _, log = call(base, "GET", f"/v1/matches/{match}/moves")
     return [m["seq"] for m in log["moves"] if m["timeout"]]
@@ -117,7 +108,7 @@ def test_a_5_second_clock_times_out_with_no_request_even_across_kill_9(tmp_path:
     with no request at all, applied once; the API and both workers are killed with -9
     and started again; the next deadline is applied again, once."""
     url = require_postgres()
-    workers = [_start_worker(url), _start_worker(url)]
+    workers = [start_worker(url), start_worker(url)]
     try:
         with gunicorn(url, workers=1, kill=True) as base:
             _, created = call(base, "POST", "/v1/matches", {
@@ -128,7 +119,7 @@ def test_a_5_second_clock_times_out_with_no_request_even_across_kill_9(tmp_path:
         for proc in workers:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
-        workers = [_start_worker(url), _start_worker(url)]
+        workers = [start_worker(url), start_worker(url)]
         with gunicorn(url, workers=1) as base:
             deadline = time.monotonic() + 15
             while len(_timeouts(base, match)) < 2 and time.monotonic() < deadline:

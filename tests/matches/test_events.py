@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import http.client
-import json
 import threading
 import time
 from collections.abc import Iterator
@@ -12,32 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import require_postgres
-from tests.servers import call, gunicorn
-
-
-def _events(base: str, path: str, headers: dict[str, str] | None = None) -> Iterator[dict]:
-    """Parsed SSE events ({'id', 'event', 'data'} or {'comment'}) as they arrive."""
-    host, _, port = base.removeprefix("http://").partition(":")
-    conn = http.client.HTTPConnection(host, int(port), timeout=30)
-    conn.request("GET", path, headers=headers or {})
-    resp = conn.getresponse()
-    assert resp.status == 200, resp.read()
-    assert resp.getheader("Content-Type", "").startswith("text/event-stream")
-    event: dict = {}
-    while True:
-        line = resp.readline()
-        if not line:
-            return
-        text = line.decode().rstrip("\n")
-        if not text:
-            if event:
-                yield event
-            event = {}
-        elif text.startswith(":"):
-            yield {"comment": text[1:].strip()}
-        else:
-            key, _, value = text.partition(": ")
-            event[key] = json.loads(value) if key == "data" else value
+from tests.servers import call, gunicorn, sse_events
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +31,7 @@ def test_events_arrive_within_100_ms_from_another_instance(
     _, created = call(a, "POST", "/v1/matches", {"players": [{"name": "x"}, {"name": "y"}]})
     match = created["id"]
     tokens = {s["seat"]: s["token"] for s in created["seats"]}
-    stream = _events(b, f"/v1/matches/{match}/events")
+    stream = sse_events(b, f"/v1/matches/{match}/events")
     first = next(stream)
     assert first["event"] == "state" and first["id"] == "0" and first["data"]["version"] == 0
     assert "hand" not in first["data"]
@@ -91,7 +64,7 @@ def test_events_arrive_within_100_ms_from_another_instance(
     assert [int(e["id"]) for e in states] == [1, 2, 3, 4, 5]
     assert states[-1]["data"]["status"] == "finished"  # and then the stream closed
     assert max(lags) < 0.1, lags
-    resumed = _events(b, f"/v1/matches/{match}/events", {"Last-Event-ID": "3"})
+    resumed = sse_events(b, f"/v1/matches/{match}/events", {"Last-Event-ID": "3"})
     assert int(next(resumed)["id"]) == 5
 
 
@@ -103,7 +76,7 @@ def test_events_on_sqlite_with_a_seat_token(tmp_path: Path) -> None:
         _, created = call(base, "POST", "/v1/matches",
                           {"players": [{"name": "x"}, {"bot": "greedy"}]})
         match, token = created["id"], created["seats"][0]["token"]
-        stream = _events(base, f"/v1/matches/{match}/events",
+        stream = sse_events(base, f"/v1/matches/{match}/events",
                          {"Authorization": f"Bearer {token}"})
         first = next(stream)
         assert len(first["data"]["hand"]) == 4 and first["data"]["seat"] == 0

@@ -1,0 +1,124 @@
+"""A player's own event stream (issue "Tournaments", item 1): their matches starting,
+their turns, their matches ending, with ids to resume from, on SQLite and PostgreSQL,
+and woken across instances."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.client import auth, play
+from tests.conftest import require_postgres
+from tests.servers import call, gunicorn, sse_events
+
+
+def _mint(client: FlaskClient, player_id: str) -> str:
+    r = client.post(f"/v1/players/{player_id}/tokens", json={})
+    assert r.status_code == 201, r.get_json()
+    return str(r.get_json()["token"])
+
+
+def _parsed(chunks: Iterator[bytes]) -> Iterator[dict[str, Any]]:
+    """SSE events ({'id', 'event', 'data'}) and comments ({'comment'}) of a streamed body."""
+    buffer = ""
+    for chunk in chunks:
+        buffer += chunk.decode()
+        while "\n\n" in buffer:
+            block, buffer = buffer.split("\n\n", 1)
+            if block.startswith(":"):
+                yield {"comment": block[1:].strip()}
+                continue
+            event = dict(line.split(": ", 1) for line in block.split("\n"))
+            event["data"] = json.loads(event["data"])
+            yield event
+
+
+def _take(events: Iterator[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """The next ``n`` events, heartbeats skipped."""
+    got: list[dict[str, Any]] = []
+    for event in events:
+        if "comment" not in event:
+            got.append(event)
+            if len(got) == n:
+                return got
+    raise AssertionError(f"the stream ended after {got}")
+
+
+def _match(client: FlaskClient, token: str) -> dict[str, Any]:
+    r = client.post("/v1/matches", headers=auth(token), json={
+        "players": [{"name": "Ev", "player_id": "ev"}, {"name": "Other"}]})
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()  # type: ignore[no-any-return]
+
+
+def test_a_player_stream_has_their_start_turns_and_finish_and_resumes(
+        app: Flask, client: FlaskClient) -> None:
+    app.config["BASRA_HEARTBEAT_SECONDS"] = 0.3
+    token = _mint(client, "ev")
+    opened = client.get("/v1/players/ev/events", headers=auth(token), buffered=False)
+    assert opened.status_code == 200 and opened.mimetype == "text/event-stream"
+    events = _parsed(iter(opened.response))
+    assert next(events) == {"comment": "connected"}
+    created = _match(client, token)
+    match_id, other = created["id"], created["seats"][1]["token"]
+    started, turn = _take(events, 2)
+    assert started["event"] == "match.started" and started["data"]["match_id"] == match_id
+    assert started["data"]["seat"] == 0
+    assert turn["event"] == "match.turn" and turn["data"]["seat"] == 0
+    assert "deadline" in turn["data"]
+    move = client.get(f"/v1/matches/{match_id}", headers=auth(token)).get_json()
+    card = move["legal_moves"][0]
+    assert play(client, match_id, token, card["card"], card["capture"]).status_code == 201
+    reply = client.get(f"/v1/matches/{match_id}", headers=auth(other)).get_json()
+    card = reply["legal_moves"][0]
+    assert play(client, match_id, other, card["card"], card["capture"]).status_code == 201
+    (again,) = _take(events, 1)  # the other seat's turn is not on this stream
+    assert again["event"] == "match.turn" and again["data"]["version"] == 2
+    assert client.post(f"/v1/matches/{match_id}/resign", headers=auth(token)).status_code == 200
+    (finished,) = _take(events, 1)
+    assert finished["event"] == "match.finished" and finished["data"]["winner"] == 1
+    ids = [int(e["id"]) for e in (started, turn, again, finished)]
+    assert ids == sorted(ids)
+    opened.close()
+
+    resumed = client.get("/v1/players/ev/events", buffered=False,
+                         headers={**auth(token), "Last-Event-ID": str(ids[0])})
+    replay = _parsed(iter(resumed.response))
+    assert [e["id"] for e in _take(replay, 3)] == [str(i) for i in ids[1:]]
+    resumed.close()
+
+
+def test_only_the_players_own_token_follows_their_stream(client: FlaskClient) -> None:
+    mine, theirs = _mint(client, "ev"), _mint(client, "someone")
+    assert client.get("/v1/players/ev/events").status_code == 401
+    r = client.get("/v1/players/ev/events", headers=auth(theirs))
+    assert r.status_code == 403 and r.get_json()["reason"] == "not_this_player"
+    seat = _match(client, mine)["seats"][1]["token"]  # a seat token is not a player's
+    assert client.get("/v1/players/ev/events", headers=auth(seat)).status_code == 403
+
+
+def test_a_player_stream_wakes_on_a_move_made_at_another_instance() -> None:
+    url = require_postgres()
+    with gunicorn(url, workers=1, BASRA_HEARTBEAT_SECONDS="1") as a, \
+            gunicorn(url, workers=1, BASRA_HEARTBEAT_SECONDS="1") as b:
+        _, minted = call(a, "POST", "/v1/players/ev/tokens", {})
+        token = minted["token"]
+        stream = sse_events(b, "/v1/players/ev/events", {"Authorization": f"Bearer {token}"})
+        assert next(stream) == {"comment": "connected"}
+        _, created = call(a, "POST", "/v1/matches", {
+            "players": [{"name": "Ev", "player_id": "ev"}, {"name": "Other"}]}, token)
+        lags = []
+        for kind in ("match.started", "match.turn"):
+            event = next(e for e in stream if "comment" not in e)
+            assert event["event"] == kind and event["data"]["match_id"] == created["id"]
+        sent = time.monotonic()
+        call(a, "POST", f"/v1/matches/{created['id']}/resign", None, token)
+        event = next(e for e in stream if "comment" not in e)
+        lags.append(time.monotonic() - sent)
+        assert event["event"] == "match.finished"
+        assert lags[0] < 0.5, f"woken by the NOTIFY, not a heartbeat: {lags[0]:.3f} s"
