@@ -145,4 +145,5 @@ def purge(before: datetime, limit: int = 10_000) -> int:
     with transaction(write=True):
         old = select(PlayerEvent.pk).where(PlayerEvent.created_at < before).limit(limit)
         return db.session.execute(
-            delete(PlayerEvent).where(PlayerEvent.pk.in_(old))).rowcount or 0
+            delete(PlayerEvent).where(PlayerEvent.pk.in_(old))
+        ).rowcount or 0  # type: ignore[attr-defined]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -147,7 +148,7 @@ def _locked(tenant: int, tournament_id: str) -> Tournament:
     ).scalar_one_or_none()
     if found is None:
         raise TournamentNotFound(f"no tournament with id {tournament_id!r}")
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def _entrants(t: Tournament) -> list[Entrant]:
@@ -246,7 +247,7 @@ def listing(tenant: int, status: str | None, limit: int) -> list[TournamentSumma
 @dataclass(frozen=True)
 class _Loaded:
     entrants: list[Entrant]
-    pairings: list[tuple[Pairing, str | None]]
+    pairings: Sequence[tuple[Pairing, str | None]]
     """Every pairing with its match's id, in the order made."""
     ratings: dict[str, float]
 

@@ -41,8 +41,9 @@ def join(client: FlaskClient, tournament_id: str, token: str) -> dict[str, Any]:
     return r.get_json()  # type: ignore[no-any-return]
 
 
-def read(client: FlaskClient, tournament_id: str) -> dict[str, Any]:
-    r = client.get(f"/v1/tournaments/{tournament_id}")
+def read(client: FlaskClient, tournament_id: str,
+         headers: dict[str, str] | None = None) -> dict[str, Any]:
+    r = client.get(f"/v1/tournaments/{tournament_id}", headers=headers or {})
     assert r.status_code == 200, r.get_json()
     return r.get_json()  # type: ignore[no-any-return]
 

@@ -205,7 +205,7 @@ def test_every_event_arrives_signed_and_shows_no_hidden_card(
     payloads = [verifier.verify(r.body, r.headers) for r in receiver.got]
     assert len({r.headers["webhook-id"] for r in receiver.got}) == len(receiver.got)
     kinds = [p["type"] for p in payloads]
-    assert set(kinds) == set(EVENTS)
+    assert set(kinds) == {e for e in EVENTS if e.startswith("match.")}
     assert kinds.count("match.started") == kinds.count("match.finished") == 1
     # deliveries may overtake each other: `version` orders them
     last = max(payloads, key=lambda p: (p["data"]["version"], EVENTS.index(p["type"])))
