@@ -1,6 +1,6 @@
 """``make bench``: engine throughput, bot move time, HTTP throughput, history at scale.
 
-``python -m bench engine|bots|http|waiters|history|players`` runs one part;
+``python -m bench engine|bots|http|waiters|history|players|tournaments`` runs one part;
 ``strength`` (``expert-search`` against greedy and ``expert-2026``, and ``expert-2026``
 against greedy, 1,000 matches each in v1 and v2: :mod:`bench.strength`) and
 ``instructions`` (callgrind's counts per move, per ``/healthz`` and per round:
@@ -93,7 +93,8 @@ def bot_bench(positions: int = 200) -> dict[str, float]:
 
 def main(argv: list[str]) -> int:
     """Run the benchmarks named in ``argv`` (default: all)."""
-    wanted = set(argv) or {"engine", "bots", "http", "waiters", "history", "players"}
+    wanted = set(argv) or {"engine", "bots", "http", "waiters", "history", "players",
+                           "tournaments"}
     figures: dict[str, float] = {}
     if "engine" in wanted:
         figures.update(engine_bench())
@@ -115,6 +116,10 @@ def main(argv: list[str]) -> int:
         from bench import players
 
         figures.update(players.run())
+    if "tournaments" in wanted:
+        from bench import tournaments
+
+        figures.update(tournaments.run())
     if "strength" in wanted:  # about seven minutes on two cores: only when asked for
         from bench import strength
 
