@@ -66,6 +66,43 @@ export class Api {
     if (around) query.set("around", around);
     return this.call("GET", `/v1/leaderboards/${encodeURIComponent(pool)}?${query}`);
   }
+  tournaments(status) {
+    return this.call("GET", `/v1/tournaments${status ? `?status=${encodeURIComponent(status)}` : ""}`);
+  }
+  tournament(id) { return this.call("GET", `/v1/tournaments/${encodeURIComponent(id)}`); }
+  joinTournament(id, player) {
+    return this.call("POST", `/v1/tournaments/${encodeURIComponent(id)}/join`, { body: {}, token: player });
+  }
+  withdrawTournament(id, player) {
+    return this.call("POST", `/v1/tournaments/${encodeURIComponent(id)}/withdraw`, { body: {}, token: player });
+  }
+
+  /**
+   * Follow a player's own events (their matches, their turns, their tournaments):
+   * `onEvent({type, data})` for each, resuming after the last one seen when the stream
+   * breaks, until `signal` aborts.
+   */
+  async followPlayer(id, token, onEvent, signal) {
+    let lastId = null;
+    while (!signal.aborted) {
+      try {
+        const headers = this.headers(token, { Accept: "text/event-stream" });
+        if (lastId) headers["Last-Event-ID"] = lastId;
+        const response = await fetch(`/v1/players/${encodeURIComponent(id)}/events`, { headers, signal });
+        if (response.status === 401 || response.status === 403) return;  // a token gone stale
+        if (!response.ok || !response.body) throw new Error(`player events: HTTP ${response.status}`);
+        for await (const event of readEvents(response.body)) {
+          lastId = event.id;
+          onEvent({ type: event.type, data: JSON.parse(event.data) });
+        }
+      } catch (error) {
+        if (signal.aborted) return;
+        console.warn("player events stream broke; reconnecting", error);
+      }
+      await sleep(2000, signal);
+    }
+  }
+
   resign(id, token) { return this.call("POST", `/v1/matches/${id}/resign`, { token }); }
   rematch(id, token) { return this.call("POST", `/v1/matches/${id}/rematch`, { token }); }
   moveLog(id) { return this.call("GET", `/v1/matches/${id}/moves`); }

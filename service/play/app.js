@@ -1,7 +1,10 @@
 // The Basra table: a front end built on the public API only.
 //
 // Routes: /play shows the lobby; /play?match=ID shows that table; /play?player=ID a
-// player's profile; /play?board=POOL a leaderboard. A seat's token is kept in
+// player's profile; /play?board=POOL a leaderboard; /play?tournaments=all the
+// tournaments; /play?tournament=ID one, its standings followed live. A signed-in
+// player's own event stream runs on every page: when a tournament pairs them, the page
+// moves to their match. A seat's token is kept in
 // localStorage per match, so a reload keeps the seat. A named player's token (minted
 // here on the local front end, or handed over by a front end's server as
 // /play#player_token=...) is kept too, and seats that player wherever they sit down.
@@ -63,6 +66,29 @@ function setPlayer(next) {
   if (next) storage.set("basra.player", next);
   else storage.remove("basra.player");
   drawPlayer();
+  followPlayer();
+}
+
+/** The signed-in player's own stream: a pairing moves the page to the match. */
+let playerStream = null;
+
+function followPlayer() {
+  playerStream?.abort();
+  playerStream = null;
+  if (!player) return;
+  const controller = new AbortController();
+  playerStream = controller;
+  api.followPlayer(player.player_id, player.token, onPlayerEvent, controller.signal).catch(showError);
+}
+
+function onPlayerEvent({ type, data }) {
+  if (type === "tournament.round" && data.match_id && table?.id !== data.match_id) {
+    go(data.match_id);
+    return;
+  }
+  if (type.startsWith("tournament.") && shown.tournament === data.tournament_id) {
+    drawTournament(data.tournament_id).catch(showError);
+  }
 }
 
 function drawPlayer() {
@@ -165,16 +191,22 @@ function init() {
   for (const input of document.querySelectorAll("input[name=name]")) {
     input.value = storage.get("basra.name") || "";
   }
+  $("#tournament-join").addEventListener("click", () => onTournamentEntry("join"));
+  $("#tournament-withdraw").addEventListener("click", () => onTournamentEntry("withdraw"));
   player = loadPlayer();
   takeHandedToken();
   drawPlayer();
+  followPlayer();
   window.addEventListener("popstate", route);
   route();
 }
 
 function route() {
   const query = new URLSearchParams(location.search);
-  if (query.get("match")) openTable(query.get("match")).catch(showError);
+  clearInterval(tournamentTimer);
+  if (query.get("tournament")) showTournament(query.get("tournament")).catch(showError);
+  else if (query.get("tournaments")) showTournaments().catch(showError);
+  else if (query.get("match")) openTable(query.get("match")).catch(showError);
   else if (query.get("player")) showProfile(query.get("player")).catch(showError);
   else if (query.get("board")) showBoard(query.get("board")).catch(showError);
   else showLobby().catch(showError);
@@ -190,7 +222,7 @@ function go(id) {
 }
 
 function show(section) {
-  for (const id of ["lobby", "join", "table", "profile", "board"]) {
+  for (const id of ["lobby", "join", "table", "profile", "board", "tournaments", "tournament"]) {
     $(`#${id}`).hidden = id !== section;
   }
 }
@@ -436,12 +468,136 @@ async function showBoardPage({ cursor, around }) {
     name: player?.name || player?.player_id, rank: board.rank, percentile: board.percentile }) : "";
 }
 
+// ---- tournaments ----------------------------------------------------------------
+
+let tournamentTimer = null;
+
+function tournamentLine(summary) {
+  const item = document.createElement("li");
+  const link = cell("a", summary.name);
+  link.href = `/play?tournament=${encodeURIComponent(summary.id)}`;
+  link.addEventListener("click", (event) => { event.preventDefault(); navigate(link.href); });
+  item.dataset.tournament = summary.id;
+  item.append(link, ` · ${summary.variant} · ${statusText(summary)} · ` +
+    t("t_players", { n: summary.entrants, max: summary.max_players }));
+  return item;
+}
+
+function statusText(tournament) {
+  return t(`t_status_${tournament.status}`, {
+    date: new Date(tournament.starts_at).toLocaleString(currentLanguage()) });
+}
+
+async function showTournaments() {
+  stopFollowing();
+  table = null;
+  const { tournaments } = await api.tournaments();
+  shown = {};
+  show("tournaments");
+  $("#tournament-list").replaceChildren(...tournaments.map(tournamentLine));
+  $("#tournaments-empty").hidden = tournaments.length > 0;
+}
+
+async function showTournament(id) {
+  stopFollowing();
+  table = null;
+  shown = { tournament: id };
+  await drawTournament(id);
+  show("tournament");
+  // the standings follow the event: the player's stream redraws at once, this at least
+  // every two seconds (for spectators too)
+  tournamentTimer = setInterval(() => {
+    if (shown.tournament === id) drawTournament(id).catch(showError);
+  }, 2000);
+}
+
+function playerLink(id, names) {
+  const link = cell("a", names?.[id] || id);
+  link.href = `/play?player=${encodeURIComponent(id)}`;
+  return link;
+}
+
+async function drawTournament(id) {
+  const tour = await api.tournament(id);
+  if (shown.tournament !== id) return;
+  $("#tournament-name").textContent = tour.name;
+  const length = tour.system === "swiss" ? t("t_system_swiss", { n: tour.planned_rounds })
+    : t("t_system_arena", { n: tour.duration_minutes });
+  $("#tournament-status").textContent = `${tour.variant} · ${length} · ${statusText(tour)} · ` +
+    t("t_players", { n: tour.entrants.length, max: tour.max_players });
+  const entered = player && tour.entrants.includes(player.player_id);
+  const open = tour.status === "scheduled" || (tour.status === "running" && tour.system === "arena");
+  $("#tournament-join").hidden = !player || entered || !open;
+  $("#tournament-withdraw").hidden = !entered || tour.status === "finished" || tour.status === "cancelled";
+  const me = $("#tournament-me");
+  me.replaceChildren(player ? (entered ? t("t_entered") : "") : (open ? t("t_sign_in_first") : ""));
+  const games = tour.system === "swiss" ? tour.rounds.flatMap((r) => r.pairings) : tour.pairings;
+  const mine = entered && games.find((p) => p.status === "playing" && p.players.includes(player.player_id));
+  if (mine) {
+    const link = cell("a", t("t_watch"));
+    link.id = "tournament-my-match";
+    link.href = `/play?match=${encodeURIComponent(mine.match_id)}`;
+    me.append(" ", link);
+  }
+  const head = document.createElement("tr");
+  head.append(...["col_rank", "col_player", "col_points", "col_buchholz", "col_sb", "col_games_short"]
+    .map((key) => cell("th", t(key))));
+  $("#standings thead").replaceChildren(head);
+  $("#standings tbody").replaceChildren(...tour.standings.map((s) => {
+    const row = document.createElement("tr");
+    row.dataset.player = s.player_id;
+    if (s.player_id === player?.player_id) row.className = "me";
+    const who = document.createElement("td");
+    who.append(playerLink(s.player_id));
+    row.append(cell("td", s.rank), who, cell("td", s.points), cell("td", s.buchholz),
+      cell("td", s.sonneborn_berger), cell("td", s.games));
+    return row;
+  }));
+  const rounds = tour.system === "swiss"
+    ? tour.rounds.map((r) => ({ title: t("t_round", { n: r.round }), pairings: r.pairings, bye: r.bye }))
+    : [{ title: "", pairings: tour.pairings, bye: null }];
+  $("#tournament-rounds").replaceChildren(...rounds.slice().reverse().map((r) => {
+    const box = document.createElement("div");
+    if (r.title) box.append(cell("h3", r.title));
+    const list = document.createElement("ul");
+    list.className = "matches";
+    list.append(...r.pairings.slice().reverse().map((p) => {
+      const item = document.createElement("li");
+      item.dataset.match = p.match_id;
+      const [a, b] = p.players;
+      const link = cell("a", `${a} – ${b}`);
+      link.href = `/play?match=${encodeURIComponent(p.match_id)}`;
+      const result = p.status === "playing" ? t("result_playing") : p.status === "void" ? t("t_void")
+        : p.draw ? t("result_draw") : t("won", { name: p.winner });
+      item.append(link, ` · ${result}`);
+      return item;
+    }));
+    if (r.bye) list.append(cell("li", t("t_bye", { name: r.bye })));
+    box.append(list);
+    return box;
+  }));
+}
+
+async function onTournamentEntry(action) {
+  clearError();
+  try {
+    const id = shown.tournament;
+    if (action === "join") await api.joinTournament(id, player?.token);
+    else await api.withdrawTournament(id, player?.token);
+    await drawTournament(id);
+  } catch (error) {
+    showError(error);
+  }
+}
+
 // ---- a table ------------------------------------------------------------------
 
 async function openTable(id) {
   stopFollowing();
   const mine = storage.get(seatKey(id));
-  table = { id, token: mine?.token || null, view: null, recent: null, log: null, follow: null };
+  // a seat bound to the signed-in player (a tournament's) answers their player token
+  const token = mine?.token || player?.token || null;
+  table = { id, token, view: null, recent: null, log: null, follow: null };
   let view;
   try {
     view = await api.view(id, table.token);
