@@ -189,3 +189,23 @@ def test_four_player_rules_are_refused(client: FlaskClient) -> None:
         "name": "x", "system": "swiss", "rounds": 2, "variant": "egyptian-4p",
         "starts_at": "2026-01-01T00:00:00Z", "clock": {"move_seconds": 30}})
     assert r.status_code == 422, r.get_json()
+
+
+def test_a_rated_tournament_rates_its_matches(app: Flask, client: FlaskClient) -> None:
+    tokens = {p: mint(client, p) for p in ("q1", "q2")}
+    tid = create(client, rounds=1, rated=True)["id"]
+    for p in tokens:
+        join(client, tid, tokens[p])
+    work(app)
+    (pairing,) = read(client, tid)["rounds"][0]["pairings"]
+    match = client.get(f"/v1/matches/{pairing['match_id']}").get_json()
+    assert match["rated"] is True
+    resign(client, pairing["match_id"], tokens[pairing["players"][1]])
+    work(app)
+    final = read(client, tid)
+    assert final["status"] == "finished"
+    by_id = {s["player_id"]: s for s in final["standings"]}
+    winner, loser = pairing["players"]
+    assert by_id[winner]["rating"] > by_id[loser]["rating"]  # the last tie-break
+    record = client.get(f"/v1/players/{winner}").get_json()
+    assert record["ratings"][0]["games"] == 1

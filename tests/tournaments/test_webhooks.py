@@ -15,16 +15,8 @@ from service.storage.db import db
 from service.storage.models import PlayerEvent
 from tests.client import auth
 from tests.servers import ROOT
-from tests.tournaments.helpers import create, read, resign, work
-from tests.webhooks.test_webhooks import (  # noqa: F401 - the receiver fixture
-    Receiver,
-    deliver_all,
-    hooked,
-    key_of,
-    pending,
-    receiver,
-    subscribe,
-)
+from tests.tournaments.helpers import create, read, work
+from tests.webhooks.test_webhooks import Receiver, deliver_all, hooked, key_of, pending, subscribe
 
 KINDS = ["tournament.started", "tournament.round", "tournament.finished"]
 
