@@ -370,16 +370,16 @@ def _start(t: Tournament, now: datetime) -> None:
 
 
 def _advance(t: Tournament, now: datetime) -> bool:
-    """Record the matches that finished; then pair what can be paired, or finish."""
+    """Record the matches that finished; then pair what can be paired, or finish. A pass
+    with nothing to pair reads only who is playing (not every game so far)."""
     changed = _record_results(t, now)
-    loaded = _load(t)
-    playing = [p for p, _ in loaded.pairings if p.status == "playing"]
-    active = [e for e in loaded.entrants if e.withdrawn_at is None]
+    busy = _playing(t)
     if t.system == "swiss":
-        if playing:
+        if busy:
             return changed
+        loaded = _load(t)
         assert t.rounds is not None
-        if t.round >= t.rounds or len(active) < 2:
+        if t.round >= t.rounds or sum(e.withdrawn_at is None for e in loaded.entrants) < 2:
             _end(t, now, "finished", loaded)
         else:
             _pair(t, loaded, now)
@@ -390,7 +390,20 @@ def _advance(t: Tournament, now: datetime) -> bool:
             Pairing.tournament_pk == t.pk, Pairing.status == "playing").values(status="void"))
         _end(t, now, "finished", _load(t))
         return True
-    return _pair(t, loaded, now) or changed
+    free = db.session.execute(select(func.count()).where(
+        Entrant.tournament_pk == t.pk, Entrant.withdrawn_at.is_(None),
+        Entrant.player_id.not_in(busy))).scalar_one()
+    if free < 2:
+        return changed
+    return _pair(t, _load(t), now) or changed
+
+
+def _playing(t: Tournament) -> list[str]:
+    """The players of the tournament's games under way."""
+    return [who for pair in db.session.execute(
+        select(Pairing.first, Pairing.second).where(
+            Pairing.tournament_pk == t.pk, Pairing.status == "playing"))
+        for who in pair if who is not None]
 
 
 def _record_results(t: Tournament, now: datetime) -> bool:
