@@ -59,3 +59,13 @@ def resign(client: FlaskClient, match_id: str, token: str) -> None:
     """The token's player resigns the match (their opponent wins)."""
     r = client.post(f"/v1/matches/{match_id}/resign", headers=auth(token))
     assert r.status_code == 200, r.get_json()
+
+
+def entered(client: FlaskClient, players: list[str], **body: Any) -> tuple[str, dict[str, str]]:
+    """A tournament (``body`` as for :func:`create`) that ``players`` joined with their
+    tokens: its id and the tokens."""
+    tokens = {p: mint(client, p) for p in players}
+    tid = str(create(client, **body)["id"])
+    for p in players:
+        join(client, tid, tokens[p])
+    return tid, tokens

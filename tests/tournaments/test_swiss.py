@@ -11,7 +11,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.client import auth
-from tests.tournaments.helpers import create, join, mint, read, resign, work
+from tests.tournaments.helpers import create, entered, join, mint, read, resign, work
 
 PLAYERS = [f"p{i}" for i in range(1, 8)]
 
@@ -107,10 +107,7 @@ def test_a_seven_player_three_round_swiss_is_played_to_the_end(
 def test_players_in_score_groups_play_each_other(app: Flask, client: FlaskClient) -> None:
     """Round 2 pairs winners with winners where it can: 8 players, 4 winners."""
     players = [f"s{i}" for i in range(8)]
-    tokens = {p: mint(client, p) for p in players}
-    tid = create(client, rounds=2)["id"]
-    for p in players:
-        join(client, tid, tokens[p])
+    tid, tokens = entered(client, players, rounds=2)
     work(app)
     first = read(client, tid)["rounds"][0]
     winners = set()
@@ -128,10 +125,7 @@ def test_players_in_score_groups_play_each_other(app: Flask, client: FlaskClient
 
 def test_a_withdrawn_player_gets_no_further_pairings(app: Flask, client: FlaskClient) -> None:
     players = ["w1", "w2", "w3", "w4"]
-    tokens = {p: mint(client, p) for p in players}
-    tid = create(client, rounds=3)["id"]
-    for p in players:
-        join(client, tid, tokens[p])
+    tid, tokens = entered(client, players, rounds=3)
     work(app)
     first = read(client, tid)["rounds"][0]
     r = client.post(f"/v1/tournaments/{tid}/withdraw", headers=auth(tokens["w4"]), json={})

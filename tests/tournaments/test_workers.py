@@ -19,7 +19,7 @@ from service import worker
 from service.tournaments import service as tournaments
 from tests.conftest import make_app
 from tests.servers import start_worker
-from tests.tournaments.helpers import create, join, mint, read, resign, work
+from tests.tournaments.helpers import entered, read, resign, work
 
 PLAYERS = [f"r{i}" for i in range(1, 7)]
 
@@ -55,10 +55,7 @@ def _check_round(t: dict, number: int) -> dict:
 
 
 def test_racing_workers_pair_each_round_once(app: Flask, client: FlaskClient) -> None:
-    tokens = {p: mint(client, p) for p in PLAYERS}
-    tid = create(client, rounds=2)["id"]
-    for p in PLAYERS:
-        join(client, tid, tokens[p])
+    tid, tokens = entered(client, PLAYERS, rounds=2)
     _race(app)
     first = _check_round(read(client, tid), 1)
     for pairing in first["pairings"]:
@@ -76,10 +73,7 @@ def test_racing_workers_pair_each_round_once(app: Flask, client: FlaskClient) ->
 
 def test_a_step_cut_short_leaves_nothing_and_is_taken_again(
         app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    tokens = {p: mint(client, p) for p in PLAYERS}
-    tid = create(client, rounds=2)["id"]
-    for p in PLAYERS:
-        join(client, tid, tokens[p])
+    tid, tokens = entered(client, PLAYERS, rounds=2)
     opened = tournaments._open_match
     calls = []
 
@@ -111,10 +105,7 @@ def test_a_worker_killed_mid_event_is_replaced_and_the_event_goes_on(
         pg_url: str, tmp_path: Path) -> None:
     app = make_app("postgres", tmp_path)
     client = app.test_client()
-    tokens = {p: mint(client, p) for p in PLAYERS}
-    tid = create(client, rounds=2)["id"]
-    for p in PLAYERS:
-        join(client, tid, tokens[p])
+    tid, tokens = entered(client, PLAYERS, rounds=2)
     procs = [start_worker(pg_url, "--interval", "0.1") for _ in range(2)]
     try:
         _until(lambda: read(client, tid)["round"] == 1)
