@@ -121,6 +121,10 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         # the CPU a bot's search (or a hint's) may use for one move, milliseconds: then it
         # plays the best move found so far
         "BASRA_BOT_CPU_MS": _float("BASRA_BOT_CPU_MS", 150.0),
+        # searching bots' moves are worked out in up to this many helper processes per
+        # web process (0: in the web process), at this lower priority (nice)
+        "BASRA_BOT_PROCESSES": _int("BASRA_BOT_PROCESSES", 2, low=0),
+        "BASRA_BOT_NICE": _int("BASRA_BOT_NICE", 10, low=0),
         # an event stream sends a comment this often when nothing happens
         "BASRA_HEARTBEAT_SECONDS": _float("BASRA_HEARTBEAT_SECONDS", 15.0),
         # a match waiting for players that does not fill within this is aborted

@@ -562,14 +562,22 @@ def bot_move(state: State, seat: int, level: str, pause: Pause = no_pause) -> Mo
     return policy_named(level)(observe(state, seat), bot_rng(state), pause)
 
 
+Decide = Callable[[State, int, str], Move]
+"""Works out a bot's move: (state, seat, level) -> the move :func:`bot_move` plays."""
+
+
 def run_bots(state: State, bots: Mapping[int, str],
-             pauses: Callable[[], Pause] = lambda: no_pause) -> tuple[State, list[Play]]:
+             pauses: Callable[[], Pause] = lambda: no_pause,
+             decide: Decide | None = None) -> tuple[State, list[Play]]:
     """Let bot seats (seat -> level) play while it is their turn, each move with a pause
-    of its own from ``pauses`` (a budget a move); returns the new state and their
-    plays."""
+    of its own from ``pauses`` (a budget a move), or worked out by ``decide`` (another
+    process, say); returns the new state and their plays."""
     plays: list[Play] = []
     while not state.finished and state.turn is not None and state.turn in bots:
-        state = apply_move(state, bot_move(state, state.turn, bots[state.turn], pauses()))
+        seat, level = state.turn, bots[state.turn]
+        move = decide(state, seat, level) if decide is not None \
+            else bot_move(state, seat, level, pauses())
+        state = apply_move(state, move)
         assert state.last_play is not None
         plays.append(state.last_play)
     return state, plays

@@ -10,10 +10,9 @@ from typing import Any
 from flask import current_app
 
 from ..engine import State, load_variant, with_house_rules
-from ..engine.bots import run_bots
 from ..live import versions
+from ..live.searches import play_bots
 from ..live.versions import Credential, require_seat
-from ..live.yielding import bot_pause
 from ..matches import clocks, store
 from ..matches import service as matches
 from ..matches.seats import PlayerSpec, bot_levels, mint_token, seat_hashes
@@ -45,7 +44,7 @@ def _sit(match: Match, seat: int, who: PlayerSpec) -> tuple[str, State]:
     if who.vouched and who.player_id is not None:
         players.remember(match.tenant_pk, who.player_id, who.name)
     if match.status == "active":
-        state, plays = run_bots(state, bot_levels(match.seats), bot_pause)
+        state, plays = play_bots(state, bot_levels(match.seats))
         if plays:
             store.append_plays(match, plays, state)
     versions.publish(match)

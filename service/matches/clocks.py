@@ -10,9 +10,9 @@ from datetime import datetime, timedelta
 from flask import current_app
 
 from ..engine import apply_move, resign
-from ..engine.bots import bot_move, run_bots
+from ..engine.bots import bot_move
 from ..live import versions
-from ..live.yielding import bot_pause
+from ..live.searches import play_bots
 from ..ops import metrics
 from ..storage.db import transaction
 from ..storage.models import Match, as_utc, utcnow
@@ -41,7 +41,7 @@ def _time_out(match: Match) -> None:
             state = apply_move(state, bot_move(state, seat, "greedy"))
             assert state.last_play is not None
             mine = state.last_play
-            state, replies = run_bots(state, bot_levels(match.seats), bot_pause)
+            state, replies = play_bots(state, bot_levels(match.seats))
             store.append_plays(match, [mine, *replies], state, timed_out=1)
         versions.publish(match)
 

@@ -38,11 +38,12 @@ from ..engine import (
     resign,
     with_house_rules,
 )
-from ..engine.bots import POLICIES, SEARCHING, bot_move, run_bots
+from ..engine.bots import POLICIES, SEARCHING
 from ..engine.codec import move_from_parts, play_from_parts
 from ..live import versions, waiters
+from ..live.searches import decide, play_bots
 from ..live.versions import Credential, SingleFlight, require_seat
-from ..live.yielding import after_requests_under_way, bot_pause
+from ..live.yielding import after_requests_under_way
 from ..ops import metrics
 from ..players import service as players
 from ..storage.db import on_replica, read_fresh, statement_connection, transaction
@@ -133,8 +134,7 @@ def deal_match(variant: str, rules: Rules, players: Sequence[PlayerSpec],
     waiting = any(p.open for p in players)
     state, plays = initial, []
     if not waiting:
-        state, plays = run_bots(initial, {i: p.bot for i, p in enumerate(players) if p.bot},
-                                bot_pause)
+        state, plays = play_bots(initial, {i: p.bot for i, p in enumerate(players) if p.bot})
     return NewMatch(variant, initial, state, plays, seats, tokens, waiting, bool(decks))
 
 
@@ -431,7 +431,7 @@ def play_move(
         mine = state.last_play
         levels = bot_levels(match.seats)
         _afford_searches(levels)
-        state, replies = run_bots(state, levels, bot_pause)
+        state, replies = play_bots(state, levels)
         timeouts = [0 if i == seat else n for i, n in enumerate(match.timeouts)] \
             if match.timeouts and match.timeouts[seat] else None
         # the save refuses a key the seat already used: then the move goes round again
@@ -590,7 +590,7 @@ def hint(match_id: str, tenant: int, token: Credential | None, level: str) -> Mo
         raise MatchFinished("the match is finished")
     if state.turn != seat:
         raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
-    return bot_move(state, seat, level, bot_pause())
+    return decide(state, seat, level)
 
 
 # --- history and the log -------------------------------------------------------

@@ -15,8 +15,8 @@ from flask.testing import FlaskClient
 from service.engine import apply_move, resign
 from service.engine.bots import Pause, bot_move
 from service.engine.codec import move_from_parts
+from service.live import searches
 from service.live.yielding import bot_pause
-from service.matches import service as matches_service
 from service.matches.store import move_log, state_of
 from service.storage.db import db
 from service.storage.models import Match
@@ -172,8 +172,10 @@ def test_every_bot_move_stays_within_its_cpu_budget(
 ) -> None:
     """With BASRA_BOT_CPU_MS, each expert reply stops searching at that much CPU and plays
     its best so far: a move against three experts on a 16-card floor with 9-card hands in
-    choose mode costs about three budgets, whatever the search would have wanted."""
-    app = make_app("sqlite", tmp_path, BASRA_BOT_CPU_MS=20)
+    choose mode costs about three budgets, whatever the search would have wanted. (Here
+    searched in the web process, BASRA_BOT_PROCESSES=0; the helpers' budget:
+    tests/live/test_searches.py.)"""
+    app = make_app("sqlite", tmp_path, BASRA_BOT_CPU_MS=20, BASRA_BOT_PROCESSES=0)
     client = app.test_client()
     stops: list[bool] = []
 
@@ -188,7 +190,7 @@ def test_every_bot_move_stays_within_its_cpu_budget(
 
         return asked
 
-    monkeypatch.setattr(matches_service, "bot_pause", recorded)
+    monkeypatch.setattr(searches, "bot_pause", recorded)
     r = client.post("/v1/matches", json={
         **CHOOSE_4P, "players": [{"name": "ann"}, {"bot": "expert"}, {"bot": "expert"},
                                  {"bot": "expert"}]})
@@ -233,10 +235,11 @@ def _first_move(client: FlaskClient, created: dict, seat: int):  # noqa: ANN202
 
 def test_a_front_end_playing_experts_leaves_another_front_ends_moves_quick() -> None:
     """Six clients of one front end move against three experts each (4 players, choose
-    mode, a 16-card floor, 9-card hands: a second of search a move without a budget),
-    within their budgets; another front end's moves, timed in the same run alone and
-    then beside them, stay quick: each bot move stops at BASRA_BOT_CPU_MS and gives way
-    every few milliseconds. (Before the budget: p50 5 ms alone, 307 ms beside them.)"""
+    mode, a 16-card floor, 9-card hands: a second of CPU a move without a budget);
+    another front end's moves, timed in the same run alone and then beside them, stay
+    as quick: the experts think in helper processes of lower priority, each reply within
+    BASRA_BOT_CPU_MS. (p50 alone and beside: 5 and 307 ms with no budget; 4.6 and 48 ms
+    with the budget in the web workers; 3-5 and 5-8 ms with the helpers.)"""
     url = require_postgres()
     app = make_app("postgres", Path(tempfile.mkdtemp()))
     busy, calm = api_key(app, "busy"), api_key(app, "calm")
@@ -262,7 +265,7 @@ def test_a_front_end_playing_experts_leaves_another_front_ends_moves_quick() -> 
                 headers=calm)
             return statistics.median(move_once(created, calm) for _ in range(count))
 
-        alone = calm_moves(15)
+        alone = calm_moves(40)
         stop = threading.Event()
         busy_moves: list[float] = []
 
@@ -284,12 +287,13 @@ def test_a_front_end_playing_experts_leaves_another_front_ends_moves_quick() -> 
         for client in clients:
             client.start()
         time.sleep(2)
-        beside = calm_moves(15)
+        beside = calm_moves(40)
         stop.set()
         for client in clients:
             client.join(30)
     print(f"calm moves p50 {alone * 1000:.1f} ms alone, {beside * 1000:.1f} ms beside "
           f"{len(busy_moves)} expert moves (p50 {statistics.median(busy_moves) * 1000:.0f} ms)")
     assert len(busy_moves) >= 6
-    # a ceiling for a slow hour of a shared machine: 307 ms beside them failed it
-    assert beside < max(4 * alone, alone + 0.150), (alone, beside)
+    # a ceiling that allows a slow hour of a shared machine: searching in the web
+    # workers (BASRA_BOT_PROCESSES=0, 3.5 and 39.6 ms) fails it
+    assert beside < max(2 * alone, alone + 0.020), (alone, beside)

@@ -1,0 +1,54 @@
+"""A helper process that works out searching bots' moves, away from the web workers:
+``python -m service.live.searcher NICE``. It lowers its own priority by ``NICE`` (so
+the operating system, not the web worker's event loop, keeps requests first), then
+answers one JSON line per JSON line on stdin: ``{"state", "rules", "rules_hash",
+"seat", "level", "cpu_ms"}`` -> ``{"card", "capture"}`` (or ``{"error"}``). The search
+stops at ``cpu_ms`` of this process's CPU time and plays its best so far.
+
+It imports the engine and nothing of the web service."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any
+
+from ..engine.bots import Pause, bot_move
+from ..engine.cards import format_cards
+from ..engine.codec import rules_from_json, state_from_dict
+
+
+def cpu_budget(cpu_ms: float) -> Pause:
+    """A pause that says stop once this process has used ``cpu_ms`` more CPU."""
+    stop = time.process_time() + cpu_ms / 1000
+
+    def pause() -> bool:
+        return time.process_time() >= stop
+
+    return pause
+
+
+def answer(asked: dict[str, Any]) -> dict[str, Any]:
+    """The move of one request."""
+    state = state_from_dict(asked["state"], rules_from_json(asked["rules"], asked["rules_hash"]))
+    move = bot_move(state, asked["seat"], asked["level"], cpu_budget(asked["cpu_ms"]))
+    return {"card": str(move.card),
+            "capture": None if move.capture is None else format_cards(move.capture)}
+
+
+def main(argv: list[str]) -> int:
+    os.nice(int(argv[0]) if argv else 10)
+    for line in sys.stdin.buffer:
+        try:
+            reply = answer(json.loads(line))
+        except Exception as error:  # noqa: BLE001 - the service falls back and logs it
+            reply = {"error": f"{type(error).__name__}: {error}"}
+        sys.stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
