@@ -98,14 +98,16 @@ class Helpers:
         return self.free.get()
 
     def decide(self, state: State, seat: int, level: str, cpu_ms: float) -> Move:
-        """The bot's move, worked out by a helper."""
+        """The bot's move, worked out by a helper. A helper whose answer was not read to
+        the end (it failed, or the waiting request was interrupted) is never lent
+        again: its next answer could be this one's."""
         helper = self._borrow()
         try:
             answer = helper.ask({
                 "state": state_to_dict(state), "rules": state.rules.to_dict(),
                 "rules_hash": state.rules.content_hash, "seat": seat, "level": level,
                 "cpu_ms": cpu_ms})
-        except HelperLost:
+        except BaseException:
             helper.close()
             with self._lock:
                 self.made -= 1
