@@ -7,13 +7,19 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import update
 
+from service.players import events
+from service.storage.db import db
+from service.storage.models import PlayerEvent, utcnow
 from tests.client import auth, play
-from tests.conftest import require_postgres
+from tests.conftest import make_app, require_postgres
 from tests.servers import call, gunicorn, sse_events
 
 
@@ -122,3 +128,39 @@ def test_a_player_stream_wakes_on_a_move_made_at_another_instance() -> None:
         lags.append(time.monotonic() - sent)
         assert event["event"] == "match.finished"
         assert lags[0] < 0.5, f"woken by the NOTIFY, not a heartbeat: {lags[0]:.3f} s"
+
+
+def test_a_player_stream_takes_one_of_the_clients_waiter_places(tmp_path: Path) -> None:
+    """A player's stream counts against the same waiter limits as long polls: with one
+    place a client, a second stream (or a long poll) from that client is 429, and the
+    place is free again once the first stream closes."""
+    app = make_app("sqlite", tmp_path, BASRA_MAX_WAITERS_PER_CLIENT=1)
+    client = app.test_client()
+    token = _mint(client, "ev")
+    here = {"REMOTE_ADDR": "10.0.0.7"}
+    first = client.get("/v1/players/ev/events", headers=auth(token), buffered=False,
+                       environ_base=here)
+    assert first.status_code == 200
+    second = client.get("/v1/players/ev/events", headers=auth(token), environ_base=here)
+    assert second.status_code == 429 and second.get_json()["reason"] == "too_many_waiters"
+    elsewhere = client.get("/v1/players/ev/events", headers=auth(token), buffered=False,
+                           environ_base={"REMOTE_ADDR": "10.0.0.8"})
+    assert elsewhere.status_code == 200
+    elsewhere.close()
+    first.close()
+    again = client.get("/v1/players/ev/events", headers=auth(token), buffered=False,
+                       environ_base=here)
+    assert again.status_code == 200
+    again.close()
+
+
+def test_old_events_are_purged_after_a_week(app: Flask, client: FlaskClient) -> None:
+    token = _mint(client, "ev")
+    _match(client, token)  # match.started and match.turn for ev
+    with app.app_context():
+        first = db.session.query(PlayerEvent).order_by(PlayerEvent.pk).first()
+        db.session.execute(update(PlayerEvent).where(PlayerEvent.pk == first.pk)
+                           .values(created_at=utcnow() - timedelta(days=events.EVENT_DAYS + 1)))
+        db.session.commit()
+        assert events.purge(utcnow() - timedelta(days=events.EVENT_DAYS)) == 1
+        assert db.session.query(PlayerEvent).count() == 1
