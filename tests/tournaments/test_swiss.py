@@ -31,6 +31,8 @@ def _play_round(client: FlaskClient, tokens: dict[str, str], round_: dict[str, A
                            headers=auth(tokens[first])).get_json()
         # the seats are bound to the players: each acts with their player token
         assert [s["player_id"] for s in match["seats"]] == [first, second]
+        active = client.get(f"/v1/players/{second}/matches?status=active").get_json()
+        assert [m["id"] for m in active["matches"]] == [pairing["match_id"]]
         loser = second if _beats(first, second) else first
         resign(client, pairing["match_id"], tokens[loser])
 
