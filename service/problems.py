@@ -77,6 +77,7 @@ STATUSES: Statuses = [
 RETRY_AFTER_SECONDS = 2
 HEADERS: ProblemHeaders = {
     MissingToken: {"WWW-Authenticate": 'Bearer realm="basra"'},
+    PlayerRequired: {"WWW-Authenticate": 'Bearer realm="basra"'},
     MissingApiKey: {"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
     InvalidApiKey: {"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
     InvalidPlayerToken: {"WWW-Authenticate": 'Bearer realm="basra", error="invalid_token"'},

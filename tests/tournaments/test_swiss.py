@@ -180,6 +180,16 @@ def test_a_bad_tournament_is_refused_naming_the_field(
     assert client.get("/v1/tournaments").get_json()["tournaments"] == []
 
 
+def test_joining_needs_a_player(client: FlaskClient) -> None:
+    """Without a player token (or a server key naming one) a join is 401 with the
+    challenge a client needs, and nobody is entered."""
+    tid = create(client)["id"]
+    r = client.post(f"/v1/tournaments/{tid}/join", json={})
+    assert r.status_code == 401 and r.get_json()["reason"] == "player_required"
+    assert r.headers["WWW-Authenticate"].startswith("Bearer")
+    assert read(client, tid)["entrants"] == []
+
+
 def test_four_player_rules_are_refused(client: FlaskClient) -> None:
     r = client.post("/v1/tournaments", json={
         "name": "x", "system": "swiss", "rounds": 2, "variant": "egyptian-4p",
