@@ -281,6 +281,15 @@ _KEPT = ("version", "status", "finished_at", "end_reason", "rounds", "turn", "de
 """The columns a save keeps the loaded match object in step with."""
 
 
+def _happened(match: Match, old_status: str | None, old_version: int,
+              plays: Sequence[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """A change's events (:func:`webhooks.match_events`), worked out once and only when a
+    webhook of the tenant or a vouched player of the match will hear of them."""
+    if not (any(s.vouched for s in match.seats) or webhooks.subscribed(match.tenant_pk)):
+        return []
+    return webhooks.match_events(match, old_status, old_version, plays)
+
+
 def _save_state(match: Match, state: State, version: int, status: str | None = None,
                 end_reason: str | None = None, plays: Sequence[dict[str, Any]] = (), *,
                 read: int | None = None, timeouts: list[int] | None = None,
@@ -315,10 +324,9 @@ def _save_state(match: Match, state: State, version: int, status: str | None = N
     for name in _KEPT:
         if name in columns:
             set_committed_value(match, name, columns[name])
-    messages = webhooks.messages(match, old_status, old_version, plays)
-    notes = player_events.for_match(
-        match, webhooks.match_events(match, old_status, old_version, ())) \
-        if any(s.vouched for s in match.seats) else []
+    happened = _happened(match, old_status, old_version, plays)
+    messages = webhooks.messages(match.tenant_pk, happened)
+    notes = player_events.for_match(match, happened)
     notice = versions.announcement(match.id, version, columns["status"], columns["turn"],
                                   columns["deadline"])
     if notice is not None:  # PostgreSQL
@@ -430,9 +438,9 @@ def create_match(
     ]
     db.session.add(match)
     db.session.flush()
-    webhooks.queue(webhooks.messages(match, None, 0, ()))
-    player_events.record(player_events.for_match(
-        match, webhooks.match_events(match, None, 0, ())))
+    happened = _happened(match, None, 0, ())
+    webhooks.queue(webhooks.messages(match.tenant_pk, happened))
+    player_events.record(player_events.for_match(match, happened))
     return match
 
 

@@ -345,7 +345,7 @@ def step(pk: int) -> bool:
 def _announce(t: Tournament, kind: str, data: dict[str, Any],
               personal: dict[str, dict[str, Any]]) -> None:
     """A tournament event: the front end's webhooks, and each named player's stream."""
-    webhooks.queue(webhooks.announcement(t.tenant_pk, kind, {"tournament_id": t.id, **data}))
+    webhooks.queue(webhooks.messages(t.tenant_pk, [(kind, {"tournament_id": t.id, **data})]))
     player_events.record([
         player_events.row(t.tenant_pk, player, kind, {"tournament_id": t.id, **mine})
         for player, mine in personal.items()])

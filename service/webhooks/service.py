@@ -206,7 +206,7 @@ def _stamp(moment: datetime) -> str:
 
 
 def match_events(match: Match, old_status: str | None, old_version: int,
-            plays: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
+                 plays: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
     """What happened between ``old_version`` (with ``old_status``) and the match now, with
     ``plays`` the move-log rows of the plays made meanwhile."""
     base = {"match_id": match.id, "version": match.version}
@@ -271,26 +271,18 @@ def forget_subscriptions(tenant: int | None = None) -> None:
         _subscriptions.pop(tenant, None)
 
 
-def messages(match: Match, old_status: str | None, old_version: int,
-             plays: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The change's events for every enabled webhook of the match's tenant that asked
-    for them, as outbox rows (webhook_pk, msg_id, type, body) for the change's own
-    transaction; ``plays`` as for :func:`match_events`."""
-    subscribed = _subscribed(match.tenant_pk)
-    if not subscribed:
+def subscribed(tenant: int) -> bool:
+    """Whether the tenant has an enabled webhook (as this process read them lately)."""
+    return bool(_subscribed(tenant))
+
+
+def messages(tenant: int, happened: Sequence[tuple[str, Any]]) -> list[dict[str, Any]]:
+    """Events (a match change's, :func:`match_events`, or a tournament's) as outbox rows
+    (webhook_pk, msg_id, type, body) for every enabled webhook of the tenant that asked
+    for them, to write in the change's own transaction."""
+    subscriptions = _subscribed(tenant)
+    if not subscriptions or not happened:
         return []
-    return _rows(subscribed, match_events(match, old_status, old_version, plays))
-
-
-def announcement(tenant: int, kind: str, data: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """An event that is not one match's change (a tournament's) as outbox rows for every
-    enabled webhook of the tenant that asked for it."""
-    subscribed = _subscribed(tenant)
-    return _rows(subscribed, [(kind, data)]) if subscribed else []
-
-
-def _rows(subscribed: list[tuple[int, list[str]]],
-          happened: Sequence[tuple[str, Any]]) -> list[dict[str, Any]]:
     now = utcnow()
     rows = []
     for kind, data in happened:
@@ -298,7 +290,7 @@ def _rows(subscribed: list[tuple[int, list[str]]],
                           separators=(",", ":"))
         rows.extend({"webhook_pk": pk, "msg_id": "msg_" + secrets.token_hex(16),
                      "type": kind, "body": body}
-                    for pk, events in subscribed if kind in events)
+                    for pk, events in subscriptions if kind in events)
     return rows
 
 
