@@ -31,7 +31,7 @@ from typing import Any, TypeVar, cast
 
 import psycopg
 from flask import current_app
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from ..errors import InvalidToken, MatchNotFound, MissingToken
 from ..storage.db import backend, db, has_replica, libpq_conninfo, read_fresh, transaction
@@ -608,8 +608,14 @@ def wait_for_key(key: str, heard_before: int, timeout: float) -> None:
         time.sleep(min(timeout, current_app.config["BASRA_POLL_INTERVAL"]))
 
 
-def notify_key(key: str, number: int) -> None:
-    """Tell every process's board that ``key`` reached ``number`` when the caller's
-    transaction commits (PostgreSQL; nothing elsewhere: there, waiters poll)."""
-    if backend() == "postgresql":
-        db.session.execute(select(func.pg_notify(CHANNEL, f"{key}:{number}")))
+def notify_keys(numbers: Sequence[tuple[str, int]]) -> None:
+    """Tell every process's board that each key reached its number when the caller's
+    transaction commits, in one statement (PostgreSQL; nothing elsewhere: there, waiters
+    poll)."""
+    if numbers and backend() == "postgresql":
+        db.session.execute(_NOTIFY_ALL, {"channel": CHANNEL,
+                                         "payloads": [f"{k}:{n}" for k, n in numbers]})
+
+
+_NOTIFY_ALL = text("SELECT count(pg_notify(:channel, p)) "
+                   "FROM unnest(CAST(:payloads AS text[])) AS p")

@@ -22,7 +22,7 @@ from sqlalchemy import delete, func, insert, select
 
 from ..live import versions, waiters
 from ..ops import metrics
-from ..storage.db import backend, db, transaction
+from ..storage.db import db, transaction
 from ..storage.models import Match, PlayerEvent, utcnow
 
 EVENT_DAYS = 7
@@ -77,9 +77,8 @@ def record(rows: Sequence[Mapping[str, Any]]) -> None:
     numbers = db.session.execute(
         insert(PlayerEvent).returning(PlayerEvent.pk),
         [{**r, "created_at": now} for r in rows]).scalars().all()
-    if backend() == "postgresql":
-        for r, number in zip(rows, numbers, strict=True):
-            versions.notify_key(wake_key(r["tenant_pk"], r["player_id"]), number)
+    versions.notify_keys([(wake_key(r["tenant_pk"], r["player_id"]), number)
+                          for r, number in zip(rows, numbers, strict=True)])
 
 
 @dataclass(frozen=True)
