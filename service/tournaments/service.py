@@ -141,11 +141,12 @@ def create(tenant: int, spec: TournamentSpec) -> TournamentView:
         return _view(row)
 
 
-def _locked(tenant: int, tournament_id: str) -> Tournament:
-    found = db.session.execute(
-        select(Tournament).where(Tournament.id == tournament_id,
-                                 Tournament.tenant_pk == tenant).with_for_update()
-    ).scalar_one_or_none()
+def _find(tenant: int, tournament_id: str, *, lock: bool = False) -> Tournament:
+    """A tenant's tournament by id (another tenant's is not found); ``lock``: its row
+    locked until the transaction ends."""
+    query = select(Tournament).where(Tournament.id == tournament_id,
+                                     Tournament.tenant_pk == tenant)
+    found = db.session.execute(query.with_for_update() if lock else query).scalar_one_or_none()
     if found is None:
         raise TournamentNotFound(f"no tournament with id {tournament_id!r}")
     return found
@@ -162,7 +163,7 @@ def join(tenant: int, tournament_id: str, player_id: str, name: str | None) -> T
     closes when a Swiss starts; an arena takes entrants until it ends. Joining twice
     changes nothing."""
     with transaction(write=True):
-        t = _locked(tenant, tournament_id)
+        t = _find(tenant, tournament_id, lock=True)
         if t.status in OVER or (t.status == "running" and t.system == "swiss"):
             raise EntryClosed(f"the tournament is {t.status}: entry is closed")
         entrants = {e.player_id: e for e in _entrants(t)}
@@ -186,7 +187,7 @@ def withdraw(tenant: int, tournament_id: str, player_id: str) -> TournamentView:
     """Take a player out: before the start, off the list; once running, no further
     pairings (their results so far stay in the standings; a match under way goes on)."""
     with transaction(write=True):
-        t = _locked(tenant, tournament_id)
+        t = _find(tenant, tournament_id, lock=True)
         mine = next((e for e in _entrants(t) if e.player_id == player_id), None)
         if mine is None or mine.withdrawn_at is not None:
             raise NotEntered(f"player {player_id!r} is not in this tournament")
@@ -203,11 +204,7 @@ def withdraw(tenant: int, tournament_id: str, player_id: str) -> TournamentView:
 def read(tenant: int, tournament_id: str) -> TournamentView:
     """A tournament with its standings and pairings."""
     with transaction():
-        found = db.session.execute(select(Tournament).where(
-            Tournament.id == tournament_id, Tournament.tenant_pk == tenant)).scalar_one_or_none()
-        if found is None:
-            raise TournamentNotFound(f"no tournament with id {tournament_id!r}")
-        return _view(found)
+        return _view(_find(tenant, tournament_id))
 
 
 @dataclass(frozen=True)
@@ -273,9 +270,12 @@ def _games(t: Tournament, loaded: _Loaded) -> list[Game]:
         else pairing.arena_results(games)
 
 
-def _standings(t: Tournament, loaded: _Loaded) -> list[Standing]:
+def _standings(t: Tournament, loaded: _Loaded,
+               games: Sequence[Game] | None = None) -> list[Standing]:
+    """Everybody's standing after ``games`` (default: the counted games so far)."""
     return pairing.standings(
-        [e.player_id for e in loaded.entrants], _games(t, loaded), loaded.ratings,
+        [e.player_id for e in loaded.entrants],
+        _games(t, loaded) if games is None else games, loaded.ratings,
         withdrawn=[e.player_id for e in loaded.entrants if e.withdrawn_at is not None])
 
 
@@ -442,7 +442,8 @@ def _open_match(t: Tournament, first: str, second: str, names: dict[str, str]) -
 
 def _pair(t: Tournament, loaded: _Loaded, now: datetime) -> bool:
     """The next Swiss round, or games for the arena's free players; whether any."""
-    order = [s for s in _standings(t, loaded) if not s.withdrawn]
+    games = _games(t, loaded)
+    order = [s for s in _standings(t, loaded, games) if not s.withdrawn]
     names = _names(loaded)
     made: list[tuple[Pairing, Match | None]] = []
     bye: str | None = None
@@ -457,7 +458,7 @@ def _pair(t: Tournament, loaded: _Loaded, now: datetime) -> bool:
         playing = {name for p, _ in loaded.pairings if p.status == "playing"
                    for name in (p.first, p.second)}
         free = [s for s in order if s.player_id not in playing]
-        pairs = pairing.arena_pairs(free, pairing.last_opponents(_games(t, loaded)),
+        pairs = pairing.arena_pairs(free, pairing.last_opponents(games),
                                     _waited(loaded, now), REMATCH_AFTER_SECONDS)
         if not pairs:
             return False
