@@ -111,7 +111,9 @@ class TournamentView:
     round: int
     entrants: list[str]
     withdrawn: list[str]
-    standings: list[Standing]
+    standings: list[dict[str, Any]]
+    """Each line as :func:`standing_row` gives it; once finished, the final standings as
+    kept (later ratings do not move them)."""
     rounds: list[RoundView] | None
     pairings: list[PairingView] | None
     created_at: datetime
@@ -299,6 +301,9 @@ def _view(t: Tournament, loaded: _Loaded | None = None) -> TournamentView:
         rounds = [by_round[n] for n in sorted(by_round)]
     else:
         arena = [_pairing_view(p, match_id) for p, match_id in loaded.pairings]
+    final = t.status == "finished" and t.standings is not None
+    standings = list(t.standings or []) if final \
+        else [standing_row(s) for s in _standings(t, loaded)]
     return TournamentView(
         t.id, t.name, t.variant, dict(t.rules or {}), t.system, t.status, t.rounds,
         t.duration_minutes, as_utc(t.starts_at), as_utc(t.ends_at) if t.ends_at else None,
@@ -306,7 +311,7 @@ def _view(t: Tournament, loaded: _Loaded | None = None) -> TournamentView:
         {"move_seconds": t.clock_seconds, "timeout": t.clock_timeout}, t.round,
         [e.player_id for e in loaded.entrants if e.withdrawn_at is None],
         [e.player_id for e in loaded.entrants if e.withdrawn_at is not None],
-        _standings(t, loaded), rounds, arena, as_utc(t.created_at),
+        standings, rounds, arena, as_utc(t.created_at),
         as_utc(t.finished_at) if t.finished_at else None)
 
 

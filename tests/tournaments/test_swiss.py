@@ -215,3 +215,10 @@ def test_a_rated_tournament_rates_its_matches(app: Flask, client: FlaskClient) -
     assert by_id[winner]["rating"] > by_id[loser]["rating"]  # the last tie-break
     record = client.get(f"/v1/players/{winner}").get_json()
     assert record["ratings"][0]["games"] == 1
+    # a rated match after the event moves their ratings, not its final standings
+    after = client.post("/v1/matches", headers=auth(tokens[winner]), json={
+        "rated": True, "players": [{"name": "W", "player_id": winner},
+                                   {"name": "L", "player_id": loser}]}).get_json()
+    resign(client, after["id"], tokens[winner])
+    assert client.get(f"/v1/players/{winner}").get_json()["ratings"][0]["games"] == 2
+    assert read(client, tid)["standings"] == final["standings"]
