@@ -89,17 +89,16 @@ class Event:
     type: str
     data: str
     """The JSON body as stored."""
-    at: datetime
 
 
 def _after(tenant: int, player_id: str, last: int) -> list[Event]:
     with transaction():
         found = db.session.execute(
-            select(PlayerEvent.pk, PlayerEvent.type, PlayerEvent.body, PlayerEvent.created_at)
+            select(PlayerEvent.pk, PlayerEvent.type, PlayerEvent.body)
             .where(PlayerEvent.tenant_pk == tenant, PlayerEvent.player_id == player_id,
                    PlayerEvent.pk > last)
             .order_by(PlayerEvent.pk).limit(REPLAY_ROWS)).all()
-    return [Event(pk, kind, body, at) for pk, kind, body, at in found]
+    return [Event(pk, kind, body) for pk, kind, body in found]
 
 
 def _newest(tenant: int, player_id: str) -> int:

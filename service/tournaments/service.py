@@ -492,17 +492,14 @@ def _pair(t: Tournament, loaded: _Loaded, now: datetime) -> bool:
 
 
 def _waited(loaded: _Loaded, now: datetime) -> dict[str, float]:
-    """Seconds each arena player has been free: since their last game ended (or, before
-    their first, since they joined)."""
+    """Seconds each arena player has been free: since their last game ended (an arena
+    player plays one game at a time, so the pairings in order end in order), or, before
+    their first, since they joined."""
     since = {e.player_id: as_utc(e.joined_at) for e in loaded.entrants}
-    ended: dict[str, datetime] = {}
     for p, _ in loaded.pairings:
         if p.finished_at is not None:
-            for who in (p.first, p.second):
-                if who is not None:
-                    ended[who] = max(ended.get(who, as_utc(p.finished_at)),
-                                     as_utc(p.finished_at))
-    since.update(ended)
+            since.update((who, as_utc(p.finished_at)) for who in (p.first, p.second)
+                         if who is not None)
     return {who: (now - at).total_seconds() for who, at in since.items()}
 
 
