@@ -58,7 +58,10 @@ class Helper:
             raise HelperLost(str(error)) from error
         if not line:
             raise HelperLost(f"the helper exited ({self.proc.poll()})")
-        answer: dict[str, Any] = json.loads(line)
+        try:
+            answer: dict[str, Any] = json.loads(line)
+        except ValueError as error:
+            raise HelperLost(f"the helper answered {line[:80]!r}") from error
         if "error" in answer:
             raise HelperLost(answer["error"])
         return answer
