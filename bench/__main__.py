@@ -1,7 +1,7 @@
 """``make bench``: engine throughput, bot move time, HTTP throughput, history at scale.
 
 ``python -m bench engine|bots|http|waiters|history|players|tournaments`` runs one part;
-``strength`` (``expert-search`` against greedy and ``expert-2026``, and ``expert-2026``
+``strength`` (``expert`` against greedy and ``expert-2026``, and ``expert-2026``
 against greedy, 1,000 matches each in v1 and v2: :mod:`bench.strength`) and
 ``instructions`` (callgrind's counts per move, per ``/healthz`` and per round:
 :mod:`bench.instructions`) run only when named. The last

@@ -1,6 +1,6 @@
-"""``python -m bench strength``: a candidate expert (``expert-search`` today) against greedy
-and against ``expert-2026`` (the expert of December 2026: Monte Carlo playouts over 100
-sampled deals, the default ``expert``), and ``expert-2026`` against greedy, in v1 and v2.
+"""``python -m bench strength``: a candidate expert (the default ``expert`` today) against
+greedy and against ``expert-2026`` (the expert of December 2026: Monte Carlo playouts over
+100 sampled deals, drawn by chance), and ``expert-2026`` against greedy, in v1 and v2.
 
 Each pairing plays ``MATCHES`` whole matches with ``basra simulate``'s seating (the sides
 swap seats from match to match, every match its own deals), in as many processes as
@@ -24,7 +24,7 @@ from service.engine.view import SeatView
 
 MATCHES = 1000
 VARIANTS = ("egyptian-v1", "egyptian-v2")
-CANDIDATE = "expert-search"
+CANDIDATE = "expert"
 PAIRINGS = ((CANDIDATE, "greedy"), (CANDIDATE, "expert-2026"), ("expert-2026", "greedy"))
 
 
@@ -60,7 +60,7 @@ def run(matches: int = MATCHES, variants: Sequence[str] = VARIANTS) -> dict[str,
         rules = load_variant(name).rules
         p50, p95 = _move_times(name)
         print(f"  {name}: {CANDIDATE} move p50 {p50:.1f} ms, p95 {p95:.1f} ms (thread CPU)")
-        figures[f"search_{short}_move_p95_ms"] = round(p95, 1)
+        figures[f"expert_{short}_move_p95_ms"] = round(p95, 1)
         for level, rival in PAIRINGS:
             report = simulate_parallel(rules, "strength", (level, rival), matches, jobs)
             rate, low, high = report.win_rate(0)

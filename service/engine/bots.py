@@ -15,12 +15,12 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable, Mapping, Sequence
-from math import comb
+from math import comb, exp, log
 from typing import Protocol
 
 from .board import Board
 from .captures import Outcome, capturer_for
-from .cards import RANKS, SEVEN_OF_DIAMONDS, Card
+from .cards import DECK, RANKS, SEVEN_OF_DIAMONDS, Card
 from .game import Move, Play, State, apply_move, check_move
 from .rules import Rules, derived, points_by_card, team_of
 from .view import SeatView, observe
@@ -196,6 +196,7 @@ def _dealt(view: SeatView, cards: Sequence[Card], fixed: Mapping[int, tuple[Card
         basras=view.basras, jack_basras=view.jack_basras, last_capturer=view.last_capturer,
         scores=view.scores, carry=view.carry, results=view.results, ply=view.ply,
         last_play=view.last_play, finished=view.finished, winner=view.winner, draw=view.draw,
+        deal_plays=view.deal_plays,
     )
 
 
@@ -239,6 +240,175 @@ def determinize_inferring(view: SeatView, rng: random.Random) -> State:
     return _dealt(view, rest, {seat: held})
 
 
+# --- what the others' plays this deal say about their hands -----------------------
+
+INFERENCE_SHARPNESS = 1.0
+"""How surely a player is taken to play the card that scores best at once, as the
+inverse temperature of a softmax over points (:func:`_deal_likelihood`): 1 measured
+best of 1, 3 and 10 (docs/computer.md)."""
+INFERENCE_DRAWS = 2
+"""Deals sampled for each world the expert keeps: the kept ones are drawn from them by
+how likely they make the others' plays."""
+
+
+_ALL_CARDS = frozenset(DECK)
+
+
+class _Faced:
+    """What a seat faced when it played this deal: the floor, the cards it could see
+    outside its hand (floor and piles), and how many cards the next seat held."""
+
+    __slots__ = ("seat", "floor", "seen", "next_held", "card")
+
+    def __init__(self, seat: int, floor: tuple[Card, ...], seen: frozenset[Card],
+                 next_held: int, card: Card) -> None:
+        self.seat = seat
+        self.floor = floor
+        self.seen = seen
+        self.next_held = next_held
+        self.card = card
+
+
+def _deal_story(view: SeatView) -> list[_Faced]:
+    """The other seats' plays this deal, with what each faced: the floor and piles are
+    worked back from today's through the deal's plays (a deal adds nothing to the
+    floor after its first)."""
+    floor = set(view.floor)
+    piles: set[Card] = set()
+    for pile in view.piles:
+        piles.update(pile)
+    held = list(view.hand_counts)
+    story: list[_Faced] = []
+    players = view.players
+    for play in reversed(view.deal_plays):
+        if play.captured:
+            floor.update(play.captured)
+            piles.difference_update(play.captured)
+            piles.discard(play.card)
+        else:
+            floor.discard(play.card)
+        nxt = (play.seat + 1) % players
+        if play.seat != view.seat:
+            story.append(_Faced(play.seat, tuple(sorted(floor)), frozenset(floor | piles),
+                                held[nxt], play.card))
+        held[play.seat] += 1
+    story.reverse()
+    return story
+
+
+class _Judge:
+    """Scores a card as a player who takes what scores best at once would: the points it
+    takes (:func:`_cards_value`, basras), less the basra the next seat may make on the
+    floor it leaves; a jack or the 7D thrown away costs a little (as :func:`_greedy_score`)."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.outcomes = capturer_for(rules).outcomes
+        self._now: dict[tuple[Card, tuple[Card, ...]], tuple[float, tuple[Card, ...]]] = {}
+        self._threats: dict[tuple[Card, ...], frozenset[Card]] = {}
+
+    def now(self, card: Card, floor: tuple[Card, ...]) -> tuple[float, tuple[Card, ...]]:
+        """(points the card scores at once, the floor it leaves)."""
+        key = (card, floor)
+        known = self._now.get(key)
+        if known is not None:
+            return known
+        outcome = self.outcomes(card, floor)[0]
+        scoring = self.rules.scoring
+        if outcome.capture:
+            points = _cards_value(self.rules, (*outcome.capture, card))
+            if outcome.basra == "basra":
+                points += scoring.basra
+            elif outcome.basra == "jack_basra":
+                points += scoring.jack_basra
+            gone = set(outcome.capture)
+            left = tuple(c for c in floor if c not in gone)
+        else:
+            points = -0.5 if _is_sweeper(card) else 0.0
+            left = tuple(sorted((*floor, card)))
+        self._now[key] = known = (points, left)
+        return known
+
+    def threats(self, floor: tuple[Card, ...]) -> frozenset[Card]:
+        """The cards that would sweep ``floor`` for a basra."""
+        known = self._threats.get(floor)
+        if known is None:
+            known = frozenset(
+                c for c in DECK
+                if floor and (o := self.outcomes(c, floor)[0]).basra is not None
+                and len(o.capture) == len(floor))
+            self._threats[floor] = known
+        return known
+
+    def score(self, card: Card, faced: _Faced, hidden: frozenset[Card]) -> float:
+        """The card's score for a player who could not see ``hidden``."""
+        points, left = self.now(card, faced.floor)
+        if not left:
+            return points
+        threats = len(self.threats(left) & hidden)
+        if threats:
+            n = len(hidden)
+            hand = min(faced.next_held, n)
+            p_none = comb(n - threats, hand) / comb(n, hand)
+            scoring = self.rules.scoring
+            points -= (1.0 - p_none) * max(scoring.basra, scoring.jack_basra)
+        return points
+
+
+def _deal_likelihood(judge: _Judge, story: Sequence[_Faced],
+                     hands: Sequence[Sequence[Card]]) -> float:
+    """Log-likelihood of the others' plays this deal had they held ``hands`` now: each
+    play a softmax choice (:data:`INFERENCE_SHARPNESS`) among the cards the seat held
+    then (its hand now and the cards it played since) by :meth:`_Judge.score`."""
+    total = 0.0
+    held: dict[int, list[Card]] = {}
+    for faced in reversed(story):
+        hand = held.get(faced.seat)
+        if hand is None:
+            hand = held[faced.seat] = list(hands[faced.seat])
+        hand.append(faced.card)
+        hidden = _ALL_CARDS - faced.seen - frozenset(hand)
+        scores = [judge.score(c, faced, hidden) for c in hand]
+        top = max(scores)
+        beta = INFERENCE_SHARPNESS
+        total += beta * (scores[-1] - top) - log(sum(exp(beta * (x - top)) for x in scores))
+    return total
+
+
+def inferred_worlds(view: SeatView, rng: random.Random, count: int,
+                    pause: Pause = no_pause) -> list[State]:
+    """``count`` full states consistent with the view, drawn in proportion to how likely
+    each makes the others' plays this deal (:func:`_deal_likelihood`): of
+    ``INFERENCE_DRAWS x count`` deals of the unseen cards, the likelier are kept more
+    often (systematic resampling). Without a play by another seat this deal, plain
+    :func:`determinize` draws. ``pause()`` saying stop keeps the deals drawn so far."""
+    story = _deal_story(view)
+    if not story:
+        return [determinize(view, rng) for _ in range(count)]
+    judge = _Judge(view.rules)
+    drawn: list[State] = []
+    logs: list[float] = []
+    for k in range(INFERENCE_DRAWS * count):
+        if k and k % 16 == 0 and pause():
+            break
+        world = determinize(view, rng)
+        drawn.append(world)
+        logs.append(_deal_likelihood(judge, story, world.hands))
+    top = max(logs)
+    weights = [exp(x - top) for x in logs]
+    step = sum(weights) / count
+    at, reached = 0, weights[0]
+    mark = rng.random() * step
+    kept: list[State] = []
+    for _ in range(count):
+        while reached < mark and at + 1 < len(weights):
+            at += 1
+            reached += weights[at]
+        kept.append(drawn[at])
+        mark += step
+    return kept
+
+
 def _margin(before: SeatView, after: Board, team: int) -> float:
     """Points the team gained over the other since ``before``: exact when the round ended,
     else cards (each worth a share of the most-cards bonus), basras and card points."""
@@ -276,11 +446,13 @@ EXPERT_WORLDS = 100
 1.5x cheaper; 100 keeps p95 well under 100 ms (``make bench``)."""
 
 
-def make_expert(worlds: int = EXPERT_WORLDS) -> Policy:
+def make_expert(worlds: int = EXPERT_WORLDS, infer: bool = True) -> Policy:
     """An expert policy: perfect-information Monte Carlo over sampled worlds.
 
-    Each of ``worlds`` samples deals the unseen cards at random to the other hands and
-    the stock (:func:`determinize`); every legal move is played in every world and the
+    Each of ``worlds`` samples deals the unseen cards to the other hands and the stock:
+    in proportion to how likely they make the others' plays this deal
+    (:func:`inferred_worlds`), or with ``infer=False`` uniformly at random
+    (:func:`determinize`, the expert of 2026); every legal move is played in every world and the
     deal is played out with :func:`_rollout_move` using the same random numbers for each
     move (common random numbers, so moves are compared on equal terms). The move with the
     best total margin wins. Deterministic for a given ``rng``, so bot moves replay.
@@ -302,10 +474,11 @@ def make_expert(worlds: int = EXPERT_WORLDS) -> Policy:
         assert view.seat is not None
         team = team_of(view.seat)
         totals = [0.0] * len(moves)
+        sampled = inferred_worlds(view, rng, worlds, pause) if infer else None
         for w in range(worlds):
             if pause() and w:
                 break
-            world = determinize(view, rng)
+            world = sampled[w] if sampled is not None else determinize(view, rng)
             if w == 0:  # a move's card and capture are the same in every world
                 checked = [check_move(world, move) for move in moves]
             start = Board(world)
@@ -377,7 +550,7 @@ class _DealSearch:
         return best
 
 
-DECK = 52
+DECK_SIZE = 52
 
 
 def _deal_end_value(before: SeatView, board: Board, team: int) -> float:
@@ -402,7 +575,7 @@ def _deal_end_value(before: SeatView, board: Board, team: int) -> float:
             mine += len(board.piles[t])
         else:
             theirs += len(board.piles[t])
-    return value + s.most_cards * _lead_chance(mine, theirs, DECK - mine - theirs)
+    return value + s.most_cards * _lead_chance(mine, theirs, DECK_SIZE - mine - theirs)
 
 
 _LEADS: dict[tuple[int, int, int], float] = {}
@@ -482,7 +655,7 @@ def make_searcher(worlds: int = SEARCH_WORLDS, search_cards: int = SEARCH_CARDS)
     ``search_cards`` cards in hand, played out by the rollout policy. A move's total over
     the worlds decides, ties by :func:`_greedy_score`. ``pause()`` saying stop ends the
     search after the worlds finished so far (at least one)."""
-    playouts = make_expert()
+    playouts = make_expert(infer=False)
 
     def expert_policy(view: SeatView, rng: random.Random, pause: Pause = no_pause, /) -> Move:
         moves = view.legal_moves
@@ -526,13 +699,13 @@ def make_searcher(worlds: int = SEARCH_WORLDS, search_cards: int = SEARCH_CARDS)
 SEARCHING = frozenset({"expert", "expert-2026", "expert-search"})
 """The levels that search (and so cost CPU worth budgeting)."""
 
-_EXPERT = make_expert()
 POLICIES: dict[str, Policy] = {
     "random": random_policy,
     "greedy": greedy_policy,
-    "expert": _EXPERT,
-    # the expert of December 2026 under a name that stays, to measure a new one against
-    "expert-2026": _EXPERT,
+    "expert": make_expert(),
+    # the expert of December 2026 (no inference) under a name that stays, to measure a
+    # new one against
+    "expert-2026": make_expert(infer=False),
     # deal-by-deal search and the exact last deal: as strong as the expert against it,
     # weaker against greedy (docs/computer.md), so not the default
     "expert-search": make_searcher(),

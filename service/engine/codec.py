@@ -108,12 +108,14 @@ def state_to_dict(state: State) -> dict[str, Any]:
         "finished": state.finished,
         "winner": state.winner,
         "draw": state.draw,
+        "deal_plays": [play_to_dict(p) for p in state.deal_plays],
     }
 
 
 def state_from_dict(d: dict[str, Any], rules: Rules) -> State:
     """The inverse of :func:`state_to_dict`, given the match's rules (keys it does not
-    know, such as the ``resigned`` of older snapshots, are ignored)."""
+    know, such as the ``resigned`` of older snapshots, are ignored; a snapshot from
+    before ``deal_plays`` was kept has none)."""
     return State(
         rules=rules,
         seed=bytes.fromhex(d["seed"]),
@@ -136,6 +138,7 @@ def state_from_dict(d: dict[str, Any], rules: Rules) -> State:
         finished=d["finished"],
         winner=d["winner"],
         draw=d["draw"],
+        deal_plays=tuple(play_from_dict(p) for p in d.get("deal_plays", ())),
     )
 
 

@@ -78,6 +78,9 @@ class State(NamedTuple):
     finished: bool
     winner: int | None
     draw: bool
+    deal_plays: tuple[Play, ...] = ()
+    """The plays since this deal's cards were dealt, in order: public (every seat saw
+    them), so a player can reason about what the others kept in hand."""
 
 
 def first_seat(rules: Rules, dealer: int) -> int:

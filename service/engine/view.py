@@ -36,6 +36,8 @@ class SeatView:
     carry: int
     results: tuple[RoundResult, ...]
     last_play: Play | None
+    deal_plays: tuple[Play, ...]
+    """The plays since this deal's cards were dealt, in order (everyone saw them)."""
     legal_moves: tuple[Move, ...]
     finished: bool
     winner: int | None
@@ -76,6 +78,7 @@ def observe(state: State, seat: int | None = None) -> SeatView:
         carry=state.carry,
         results=state.results,
         last_play=state.last_play,
+        deal_plays=state.deal_plays,
         legal_moves=legal_moves(state) if mine and state.turn == seat else (),
         finished=state.finished,
         winner=state.winner,

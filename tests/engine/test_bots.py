@@ -7,10 +7,19 @@ import random
 
 import pytest
 
-from service.engine import apply_move, legal_moves, load_variant, new_match, observe
-from service.engine.bots import POLICIES, determinize, make_expert
+from service.engine import (
+    DECK,
+    Play,
+    apply_move,
+    legal_moves,
+    load_variant,
+    new_match,
+    observe,
+    parse_cards,
+)
+from service.engine.bots import POLICIES, determinize, inferred_worlds, make_expert
 from service.engine.simulate import simulate
-from tests.helpers import SEED
+from tests.helpers import SEED, position, rules_of
 
 LEVELS = sorted(POLICIES)
 
@@ -100,14 +109,15 @@ def test_the_expert_pauses_once_a_world_and_pausing_changes_nothing() -> None:
 
 def test_a_pause_that_says_stop_ends_the_search_with_a_legal_move() -> None:
     """A caller's budget spent (its pause answers True), both searching levels stop after
-    the first world (or, the searcher, within a few nodes of it) and play a legal move."""
+    the first world (or, the searcher, within a few nodes of it; the expert's inference
+    stops drawing deals at its first pause too) and play a legal move."""
     for level in ("expert", "expert-search"):
         for state in _states(count=30):
             view = observe(state, state.turn)
             calls: list[None] = []
             move = POLICIES[level](view, random.Random(3), lambda c=calls: not c.append(None))
             assert move in view.legal_moves
-            assert len(calls) <= 2
+            assert len(calls) <= (3 if level == "expert" else 2)
 
 
 def _last_deal(seed: int):  # noqa: ANN202
@@ -175,3 +185,70 @@ def test_greedy_beats_random_and_expert_beats_greedy() -> None:
     finally:
         del POLICIES["expert-lite"]
     assert expert.wins[0] > expert.wins[1]
+
+
+def test_the_deals_plays_are_kept_until_the_next_deal() -> None:
+    """Every play since the deal's cards were dealt is on the state, in order (what a
+    player at the table saw); a new deal, or round, starts them again."""
+    rng = random.Random(4)
+    state = new_match(load_variant("egyptian-v2").rules, SEED)
+    since: list[Play] = []
+    deals = 0
+    while state.round == 1:
+        held = sum(map(len, state.hands))
+        moves = legal_moves(state)
+        state = apply_move(state, moves[rng.randrange(len(moves))])
+        assert state.last_play is not None
+        if held == 1:  # the last card of a deal: a new deal (or round) is dealt
+            since, deals = [], deals + 1
+        else:
+            since.append(state.last_play)
+        assert state.deal_plays == tuple(since)
+        assert observe(state, state.turn).deal_plays == state.deal_plays
+    assert deals == 6
+
+
+def _after_a_trail(floor_faced: str, trailed: str) -> object:
+    """Seat 1 led this deal by leaving ``trailed`` on ``floor_faced``; seat 0 to play,
+    with most of the deck still unseen (in the stock)."""
+    rules = rules_of("egyptian-v2")
+    faced = parse_cards(floor_faced.split())
+    card = parse_cards([trailed])[0]
+    hands = [["2C", "3C", "4C", "6C"], ["QS", "KS", "8H"]]
+    mine = {*parse_cards([*hands[0], *hands[1]]), *faced, card}
+    stock = [str(c) for c in DECK if c not in mine]
+    random.Random(0).shuffle(stock)
+    stock = stock[:30]
+    state = position(rules, hands, [*floor_faced.split(), trailed], stock, turn=0,
+                     deal_plays=(Play(1, 1, card, (), None),))
+    return observe(state, 0)
+
+
+def _share(worlds, ranks: str) -> float:  # noqa: ANN001
+    wanted = set(ranks.split())
+    return sum(any(str(c)[:-1] in wanted for c in w.hands[1]) for w in worlds) / len(worlds)
+
+
+def test_the_expert_infers_what_the_others_did_not_hold() -> None:
+    """A player who left a 5 on a lone 9 held no 9 (it would have made a basra) and most
+    likely no jack (a jack takes both cards at no risk): the expert's sampled deals give
+    it those far less often than chance does; cards that could not take the 9 keep their
+    chance."""
+    view = _after_a_trail("9D", "5H")
+    chance = [determinize(view, random.Random(i)) for i in range(400)]
+    inferred = inferred_worlds(view, random.Random(1), 400)
+    assert all(w.hands[0] == view.hand and len(w.hands[1]) == 3 for w in inferred)
+    assert _share(chance, "9") > 0.15
+    assert _share(inferred, "9") < _share(chance, "9") / 5
+    assert _share(inferred, "J") < _share(chance, "J") * 0.6
+    assert abs(_share(inferred, "Q") - _share(chance, "Q")) < 0.1
+
+
+def test_with_no_play_by_another_seat_this_deal_worlds_are_drawn_by_chance() -> None:
+    """Nothing seen this deal, nothing inferred: the worlds are :func:`determinize`'s."""
+    state = new_match(load_variant("egyptian-v2").rules, SEED)
+    view = observe(state, state.turn)
+    assert view.deal_plays == ()
+    worlds = inferred_worlds(view, random.Random(2), 5)
+    rng = random.Random(2)
+    assert worlds == [determinize(view, rng) for _ in range(5)]

@@ -33,3 +33,18 @@ def test_state_round_trips_through_json(seed: int, plies: int, variant: str,
     back = state_from_dict(json.loads(text), rules_from_json(rules.to_dict()))
     assert back == state
     assert "rules" not in json.loads(text)  # stored once, beside the snapshot
+
+
+def test_a_snapshot_from_before_deal_plays_were_kept_decodes_with_none() -> None:
+    """Stored snapshots older than ``deal_plays`` load, with no plays this deal (a bot
+    then infers nothing from the deal so far)."""
+    rules = load_variant("egyptian-v2").rules
+    state = new_match(rules, bytes(32))
+    for _ in range(3):
+        state = apply_move(state, legal_moves(state)[0])
+    data = state_to_dict(state)
+    assert len(data["deal_plays"]) == 3
+    del data["deal_plays"]
+    back = state_from_dict(data, rules)
+    assert back.deal_plays == ()
+    assert back._replace(deal_plays=state.deal_plays) == state
