@@ -27,7 +27,7 @@ class Board:
     __slots__ = (
         "rules", "seed", "decks", "round", "dealer", "turn", "hands", "floor", "stock",
         "piles", "basras", "jack_basras", "last_capturer", "scores", "carry", "results",
-        "ply", "_last", "finished", "winner", "draw", "capturer", "packed", "held", "_deal",
+        "ply", "_last", "finished", "winner", "draw", "capturer", "packed", "held",
     )
     rules: Rules
     seed: bytes
@@ -56,8 +56,6 @@ class Board:
     """The floor's value counts, packed (see :attr:`.captures.Capturer.units`)."""
     held: int
     """How many cards the hands hold between them (0: time to deal, or the round's end)."""
-    _deal: tuple[Play | tuple[int, int, Card, tuple[Card, ...], BasraKind | None], ...]
-    """This deal's plays so far (:attr:`deal_plays`), each a Play or its parts."""
 
     def __init__(self, state: State | None = None) -> None:
         """The position of ``state``; without one, an unfilled board for :meth:`copy` (a
@@ -94,13 +92,14 @@ class Board:
         self.results = list(source.results)
         self.ply = source.ply
         self._last = last
-        self._deal = source.deal_plays if isinstance(source, State) else source._deal
         self.finished = source.finished
         self.winner = source.winner
         self.draw = source.draw
 
-    def state(self) -> State:
-        """The immutable snapshot of this position."""
+    def state(self, deal_plays: tuple[Play, ...] = ()) -> State:
+        """The immutable snapshot of this position, with this deal's plays as given (a
+        board does not keep them: playouts have no use for them; ``game.apply_move``
+        does)."""
         return State(
             rules=self.rules, seed=self.seed, decks=self.decks, round=self.round,
             dealer=self.dealer, turn=self.turn, hands=tuple(tuple(h) for h in self.hands),
@@ -109,13 +108,8 @@ class Board:
             jack_basras=tuple(self.jack_basras), last_capturer=self.last_capturer,
             scores=tuple(self.scores), carry=self.carry, results=tuple(self.results),
             ply=self.ply, last_play=self.last_play, finished=self.finished,
-            winner=self.winner, draw=self.draw, deal_plays=self.deal_plays,
+            winner=self.winner, draw=self.draw, deal_plays=deal_plays,
         )
-
-    @property
-    def deal_plays(self) -> tuple[Play, ...]:
-        """The plays since this deal's cards were dealt, in order."""
-        return tuple(p if isinstance(p, Play) else Play(*p) for p in self._deal)
 
     @property
     def last_play(self) -> Play | None:
@@ -206,16 +200,13 @@ class Board:
                 self.basras[team] += 1
             else:
                 self.jack_basras[team] += 1
-        self._last = last = (self.round, seat, card, captured, kind)  # a Play when asked for
-        self._deal = (*self._deal, last)
+        self._last = (self.round, seat, card, captured, kind)  # a Play when asked for
         self.ply += 1
         if round_over:
-            self._deal = ()
             self._end_round()
             return
         players = len(hands)  # one hand a seat: no attribute look-up on the rules
         if not held:
-            self._deal = ()
             turn = first_seat(self.rules, self.dealer)
             self.hands = deal_hands(self.stock, players, self.rules.hand_size, turn)
             self.held = sum(map(len, self.hands))

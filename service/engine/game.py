@@ -89,7 +89,7 @@ def play_random(state: State, rng: Random) -> State:
     :func:`apply_move`, without checking again what was just chosen)."""
     board = Board(state)
     board.play_random(rng)
-    return board.state()
+    return _after_play(state, board)
 
 
 def _choose_outcome(state: State, move: Move) -> Outcome:
@@ -127,7 +127,17 @@ def apply_move(state: State, move: Move) -> State:
     at, outcome = check_move(state, move)
     board = Board(state)
     board.play(at, outcome)
-    return board.state()
+    return _after_play(state, board)
+
+
+def _after_play(before: State, board: Board) -> State:
+    """The board's state after one play from ``before``, with this deal's plays: those
+    before it and this one, or none when it emptied the hands (a new deal or round)."""
+    if sum(map(len, before.hands)) == 1:
+        return board.state()
+    last = board.last_play
+    assert last is not None
+    return board.state((*before.deal_plays, last))
 
 
 def resign(state: State, seat: int) -> State:
@@ -138,7 +148,7 @@ def resign(state: State, seat: int) -> State:
         raise IllegalMove(f"there is no seat {seat}", reason="no_such_seat")
     board = Board(state)
     board.resign(seat)
-    return board.state()
+    return board.state(state.deal_plays)
 
 
 def replay(

@@ -116,7 +116,8 @@ def simulate(
         while (rounds is None or report.rounds < rounds) and (
             matches is None or m < first_match + matches
         ):
-            board = Board(new_match(rules, match_seed(seed, m)))
+            state = new_match(rules, match_seed(seed, m))
+            board = Board(state)
             rng = random.Random(f"{seed}/{m}")
             done_rounds = 0
             while not board.finished and (rounds is None or report.rounds < rounds):
@@ -130,8 +131,8 @@ def simulate(
                         report.plies += 1
                 else:
                     slot = (team_of(seat) + m) % 2
-                    state = board.state()
-                    board = Board(apply_move(state, chosen[slot](observe(state, seat), rng)))
+                    state = apply_move(state, chosen[slot](observe(state, seat), rng))
+                    board = Board(state)
                     report.plies += 1
                 if board.round != before or board.finished:
                     _count_round(report, board.results[-1])
