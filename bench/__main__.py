@@ -2,7 +2,8 @@
 
 ``python -m bench engine|bots|http|waiters|history|players|tournaments`` runs one part;
 ``strength`` (``expert`` against greedy and ``expert-2026``, and ``expert-2026``
-against greedy, 1,000 matches each in v1 and v2: :mod:`bench.strength`) and
+against greedy, 1,000 matches each in v1 and v2: :mod:`bench.strength`), ``ceiling``
+(a player who sees the other hands against them: :mod:`bench.ceiling`) and
 ``instructions`` (callgrind's counts per move, per ``/healthz`` and per round:
 :mod:`bench.instructions`) run only when named. The last
 line printed is one JSON object with every figure measured (rounded medians).
@@ -120,10 +121,14 @@ def main(argv: list[str]) -> int:
         from bench import tournaments
 
         figures.update(tournaments.run())
-    if "strength" in wanted:  # about seven minutes on two cores: only when asked for
+    if "strength" in wanted:  # about 45 minutes on two cores: only when asked for
         from bench import strength
 
         figures.update(strength.run())
+    if "ceiling" in wanted:  # a player who sees the other hands: only when asked for
+        from bench import ceiling
+
+        figures.update(ceiling.run())
     if "instructions" in wanted:  # several minutes under valgrind: only when asked for
         from bench import instructions
 
