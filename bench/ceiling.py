@@ -15,15 +15,15 @@ import os
 import random
 import sys
 import time
+from collections.abc import Iterator
 from multiprocessing import Pool
 
 from service.engine import load_variant
-from service.engine.board import Board
-from service.engine.bots import POLICIES, _dealt, _margin, _playout
-from service.engine.game import Move, State, apply_move, check_move, new_match
+from service.engine.bots import POLICIES, Pause, _dealt, make_expert
+from service.engine.game import Move, State, apply_move, new_match
 from service.engine.rules import team_of
 from service.engine.simulate import match_seed, wilson
-from service.engine.view import observe
+from service.engine.view import SeatView, observe
 
 VARIANT = "egyptian-v2"
 WORLDS = 100
@@ -32,25 +32,16 @@ SEEING = "seeing"
 
 def seeing_move(state: State, seat: int, rng: random.Random) -> Move:
     """``expert-2026``'s move had it seen the other hands: its playouts over ``WORLDS``
-    deals that keep every hand as it is and shuffle only the stock."""
-    view = observe(state, seat)
-    moves = view.legal_moves
-    if len(moves) == 1:
-        return moves[0]
+    worlds that keep every hand as it is and shuffle only the stock."""
     fixed = {s: hand for s, hand in enumerate(state.hands) if s != seat}
-    stock = sorted(view.unseen() - {c for hand in fixed.values() for c in hand})
-    checked = [check_move(state, move) for move in moves]
-    totals = [0.0] * len(moves)
-    for _ in range(WORLDS):
-        rng.shuffle(stock)
-        start = Board(_dealt(view, stock, fixed))
-        luck = rng.getrandbits(64)
-        for k, (at, outcome) in enumerate(checked):
-            after = start.copy()
-            after.play(at, outcome)
-            _playout(after, random.Random(luck))
-            totals[k] += _margin(view, after, team_of(seat))
-    return moves[max(range(len(moves)), key=lambda j: totals[j])]
+
+    def seen(view: SeatView, rng: random.Random, count: int, pause: Pause) -> Iterator[State]:
+        stock = sorted(view.unseen() - {c for hand in fixed.values() for c in hand})
+        for _ in range(count):
+            rng.shuffle(stock)
+            yield _dealt(view, stock, fixed)
+
+    return make_expert(WORLDS, sample=seen)(observe(state, seat), rng)
 
 
 def _match(args: tuple[str, str, int]) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from math import comb, exp, log
 from typing import Protocol
 
@@ -73,13 +73,24 @@ def _move_gain(view: SeatView, move: Move) -> float:
     outcome = next(
         o for o in capturer_for(rules).outcomes(move.card, view.floor) if o.capture == capture
     )
-    taken = (*capture, move.card)
-    gain = _cards_value(rules, taken)
+    return _taken_points(rules, move.card, outcome)
+
+
+def _taken_points(rules: Rules, card: Card, outcome: Outcome) -> float:
+    """What ``card`` taking ``outcome``'s capture earns: the cards (:func:`_cards_value`)
+    and the basra bonus."""
+    gain = _cards_value(rules, (*outcome.capture, card))
     if outcome.basra == "basra":
         gain += rules.scoring.basra
     elif outcome.basra == "jack_basra":
         gain += rules.scoring.jack_basra
     return gain
+
+
+def _chance_of_any(unseen: int, wanted: int, hand: int) -> float:
+    """The chance that a hand of ``hand`` cards dealt from ``unseen`` holds at least one
+    of ``wanted`` of them."""
+    return 1.0 - comb(unseen - wanted, hand) / comb(unseen, hand) if unseen >= hand else 1.0
 
 
 def basra_risk(view: SeatView, floor: tuple[Card, ...], unseen: frozenset[Card]) -> float:
@@ -101,9 +112,7 @@ def basra_risk(view: SeatView, floor: tuple[Card, ...], unseen: frozenset[Card])
     nxt = (view.turn + 1) % view.players
     hand = view.hand_counts[nxt] or min(rules.hand_size, len(unseen))
     n = len(unseen)
-    hand = min(hand, n)
-    p_none = comb(n - threats, hand) / comb(n, hand) if n >= hand else 0.0
-    return (1.0 - p_none) * points
+    return _chance_of_any(n, threats, min(hand, n)) * points
 
 
 def _floor_after(view: SeatView, move: Move) -> tuple[Card, ...]:
@@ -255,16 +264,17 @@ _ALL_CARDS = frozenset(DECK)
 
 
 class _Faced:
-    """What a seat faced when it played this deal: the floor, the cards it could see
-    outside its hand (floor and piles), and how many cards the next seat held."""
+    """What a seat faced when it played this deal: the floor, the cards it could not see
+    (all but the floor and the piles; its own hand among them), and how many cards the
+    next seat held."""
 
-    __slots__ = ("seat", "floor", "seen", "next_held", "card")
+    __slots__ = ("seat", "floor", "unseen", "next_held", "card")
 
-    def __init__(self, seat: int, floor: tuple[Card, ...], seen: frozenset[Card],
+    def __init__(self, seat: int, floor: tuple[Card, ...], unseen: frozenset[Card],
                  next_held: int, card: Card) -> None:
         self.seat = seat
         self.floor = floor
-        self.seen = seen
+        self.unseen = unseen
         self.next_held = next_held
         self.card = card
 
@@ -289,7 +299,7 @@ def _deal_story(view: SeatView) -> list[_Faced]:
             floor.discard(play.card)
         nxt = (play.seat + 1) % players
         if play.seat != view.seat:
-            story.append(_Faced(play.seat, tuple(sorted(floor)), frozenset(floor | piles),
+            story.append(_Faced(play.seat, tuple(sorted(floor)), _ALL_CARDS - floor - piles,
                                 held[nxt], play.card))
         held[play.seat] += 1
     story.reverse()
@@ -314,13 +324,8 @@ class _Judge:
         if known is not None:
             return known
         outcome = self.outcomes(card, floor)[0]
-        scoring = self.rules.scoring
         if outcome.capture:
-            points = _cards_value(self.rules, (*outcome.capture, card))
-            if outcome.basra == "basra":
-                points += scoring.basra
-            elif outcome.basra == "jack_basra":
-                points += scoring.jack_basra
+            points = _taken_points(self.rules, card, outcome)
             gone = set(outcome.capture)
             left = tuple(c for c in floor if c not in gone)
         else:
@@ -348,10 +353,9 @@ class _Judge:
         threats = len(self.threats(left) & hidden)
         if threats:
             n = len(hidden)
-            hand = min(faced.next_held, n)
-            p_none = comb(n - threats, hand) / comb(n, hand)
             scoring = self.rules.scoring
-            points -= (1.0 - p_none) * max(scoring.basra, scoring.jack_basra)
+            points -= _chance_of_any(n, threats, min(faced.next_held, n)) \
+                * max(scoring.basra, scoring.jack_basra)
         return points
 
 
@@ -361,16 +365,16 @@ def _deal_likelihood(judge: _Judge, story: Sequence[_Faced],
     play a softmax choice (:data:`INFERENCE_SHARPNESS`) among the cards the seat held
     then (its hand now and the cards it played since) by :meth:`_Judge.score`."""
     total = 0.0
+    beta = INFERENCE_SHARPNESS
     held: dict[int, list[Card]] = {}
     for faced in reversed(story):
         hand = held.get(faced.seat)
         if hand is None:
             hand = held[faced.seat] = list(hands[faced.seat])
         hand.append(faced.card)
-        hidden = _ALL_CARDS - faced.seen - frozenset(hand)
+        hidden = faced.unseen.difference(hand)
         scores = [judge.score(c, faced, hidden) for c in hand]
         top = max(scores)
-        beta = INFERENCE_SHARPNESS
         total += beta * (scores[-1] - top) - log(sum(exp(beta * (x - top)) for x in scores))
     return total
 
@@ -384,7 +388,7 @@ def inferred_worlds(view: SeatView, rng: random.Random, count: int,
     :func:`determinize` draws. ``pause()`` saying stop keeps the deals drawn so far."""
     story = _deal_story(view)
     if not story:
-        return [determinize(view, rng) for _ in range(count)]
+        return list(chance_worlds(view, rng, count))
     judge = _Judge(view.rules)
     drawn: list[State] = []
     logs: list[float] = []
@@ -446,13 +450,25 @@ EXPERT_WORLDS = 100
 1.5x cheaper; 100 keeps p95 well under 100 ms (``make bench``)."""
 
 
-def make_expert(worlds: int = EXPERT_WORLDS, infer: bool = True) -> Policy:
+Sampler = Callable[[SeatView, random.Random, int, Pause], Iterable[State]]
+"""``sample(view, rng, count, pause)``: the worlds an expert plays out, in order (it may
+stop asking early)."""
+
+
+def chance_worlds(view: SeatView, rng: random.Random, count: int,
+                  pause: Pause = no_pause) -> Iterator[State]:
+    """``count`` worlds of :func:`determinize`, each drawn when it is asked for."""
+    for _ in range(count):
+        yield determinize(view, rng)
+
+
+def make_expert(worlds: int = EXPERT_WORLDS, sample: Sampler = inferred_worlds) -> Policy:
     """An expert policy: perfect-information Monte Carlo over sampled worlds.
 
-    Each of ``worlds`` samples deals the unseen cards to the other hands and the stock:
-    in proportion to how likely they make the others' plays this deal
-    (:func:`inferred_worlds`), or with ``infer=False`` uniformly at random
-    (:func:`determinize`, the expert of 2026); every legal move is played in every world and the
+    Each of ``worlds`` worlds from ``sample`` deals the unseen cards to the other hands
+    and the stock: in proportion to how likely they make the others' plays this deal
+    (:func:`inferred_worlds`), or uniformly at random (:func:`chance_worlds`, the expert
+    of 2026); every legal move is played in every world and the
     deal is played out with :func:`_rollout_move` using the same random numbers for each
     move (common random numbers, so moves are compared on equal terms). The move with the
     best total margin wins. Deterministic for a given ``rng``, so bot moves replay.
@@ -474,11 +490,11 @@ def make_expert(worlds: int = EXPERT_WORLDS, infer: bool = True) -> Policy:
         assert view.seat is not None
         team = team_of(view.seat)
         totals = [0.0] * len(moves)
-        sampled = inferred_worlds(view, rng, worlds, pause) if infer else None
+        sampled = iter(sample(view, rng, worlds, pause))
         for w in range(worlds):
             if pause() and w:
                 break
-            world = sampled[w] if sampled is not None else determinize(view, rng)
+            world = next(sampled)
             if w == 0:  # a move's card and capture are the same in every world
                 checked = [check_move(world, move) for move in moves]
             start = Board(world)
@@ -655,7 +671,7 @@ def make_searcher(worlds: int = SEARCH_WORLDS, search_cards: int = SEARCH_CARDS)
     ``search_cards`` cards in hand, played out by the rollout policy. A move's total over
     the worlds decides, ties by :func:`_greedy_score`. ``pause()`` saying stop ends the
     search after the worlds finished so far (at least one)."""
-    playouts = make_expert(infer=False)
+    playouts = make_expert(sample=chance_worlds)
 
     def expert_policy(view: SeatView, rng: random.Random, pause: Pause = no_pause, /) -> Move:
         moves = view.legal_moves
@@ -705,7 +721,7 @@ POLICIES: dict[str, Policy] = {
     "expert": make_expert(),
     # the expert of December 2026 (no inference) under a name that stays, to measure a
     # new one against
-    "expert-2026": make_expert(infer=False),
+    "expert-2026": make_expert(sample=chance_worlds),
     # deal-by-deal search and the exact last deal: as strong as the expert against it,
     # weaker against greedy (docs/computer.md), so not the default
     "expert-search": make_searcher(),
