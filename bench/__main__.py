@@ -3,7 +3,9 @@
 ``python -m bench engine|bots|http|waiters|history|players|tournaments`` runs one part;
 ``strength`` (``expert`` against greedy and ``expert-2026``, and ``expert-2026``
 against greedy, 1,000 matches each in v1 and v2: :mod:`bench.strength`), ``ceiling``
-(a player who sees the other hands against them: :mod:`bench.ceiling`) and
+(a player who sees the other hands against them: :mod:`bench.ceiling`), ``duplicate``
+(``expert`` against ``expert-2026`` over the same deals, seats swapped:
+:mod:`bench.duplicate`) and
 ``instructions`` (callgrind's counts per move, per ``/healthz`` and per round:
 :mod:`bench.instructions`) run only when named. The last
 line printed is one JSON object with every figure measured (rounded medians).
@@ -129,6 +131,10 @@ def main(argv: list[str]) -> int:
         from bench import ceiling
 
         figures.update(ceiling.run())
+    if "duplicate" in wanted:  # expert against expert-2026 over the same deals, seats swapped
+        from bench import duplicate
+
+        figures.update(duplicate.run())
     if "instructions" in wanted:  # several minutes under valgrind: only when asked for
         from bench import instructions
 
