@@ -1,5 +1,5 @@
-"""``python -m bench duplicate [CANDIDATE [RIVAL [DECKS [VARIANT]]]]``: two bot levels
-over the same deals, as in duplicate bridge.
+"""``python -m bench duplicate``: two bot levels over the same deals, as in duplicate
+bridge; ``python -m bench.duplicate [CANDIDATE [RIVAL [DECKS [VARIANT]]]]`` picks them.
 
 Each of ``DECKS`` matches' deals (default 250, ``expert`` against ``expert-2026`` in
 egyptian-v2) is played twice, the levels swapping seats, so both hold the same cards.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import statistics
 import sys
 import time
 from multiprocessing import Pool
@@ -41,10 +42,8 @@ def _deck(args: tuple[str, str, str, int]) -> tuple[int, float]:
 
 def _mean_interval(values: list[float]) -> tuple[float, float]:
     """Mean and the half-width of its 95% normal interval."""
-    n = len(values)
-    mean = sum(values) / n
-    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / max(n - 1, 1))
-    return mean, 1.96 * spread / math.sqrt(n)
+    spread = statistics.stdev(values) if len(values) > 1 else 0.0
+    return statistics.fmean(values), 1.96 * spread / math.sqrt(len(values))
 
 
 def run(candidate: str = "expert", rival: str = "expert-2026", decks: int = 250,
