@@ -64,10 +64,14 @@ serve: install
 	$(BIN)/basra worker --metrics-port $(WORKER_METRICS_PORT) & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/gunicorn --config service/gunicorn_conf.py --bind $(HOST):$(PORT) 'service:create_app()'
 
-# the whole suite on the engine as installed (compiled where it could be), then the
-# engine's tests on the pure-Python engine
+# the whole suite on the engine as installed (compiled where it could be), in two stages:
+# the tests that share one app per backend, on every core (pytest-xdist, a database per
+# worker), then those that start processes (gunicorn, browsers, clusters), one at a time;
+# then the engine's tests on the pure-Python engine
+TEST_WORKERS ?= auto
 test: system install patroni
-	BASRA_PATRONI=$(PATRONI_VENV)/bin/patroni $(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not process" -n $(TEST_WORKERS)
+	BASRA_PATRONI=$(PATRONI_VENV)/bin/patroni $(BIN)/python -m pytest -m process
 	$(MAKE) test-pure
 
 # the engine compiled with mypyc into build/compiled: only the extension modules are
@@ -89,7 +93,7 @@ compiled: $(ENGINE_BUILD)
 
 # the engine's tests again on the pure-Python engine (the suite ran on the default build)
 test-pure: $(STAMP)
-	BASRA_ENGINE_BUILD=pure $(BIN)/python -m pytest -q tests/engine tests/app/test_cli.py
+	BASRA_ENGINE_BUILD=pure $(BIN)/python -m pytest -q -n $(TEST_WORKERS) tests/engine tests/app/test_cli.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests bench

@@ -21,10 +21,12 @@ from .matches import resources as matches
 from .ops import resources as ops
 from .ops.logs import init_observability
 from .play import resources as play
+from .players import cache as player_cache
 from .players import resources as players
 from .storage import MIGRATIONS, models  # noqa: F401  (the tables, for migrations)
 from .storage.db import DISCONNECTED, db, init_db
 from .storage.errors import DatabaseUnavailable
+from .tenants import cache as tenant_cache
 from .tenants.limits import init_limits, store_state
 from .tenants.requests import resolve_tenant
 from .tournaments import resources as tournaments
@@ -34,9 +36,22 @@ from .web.api import BasraApi
 from .web.json_provider import OrjsonProvider
 from .web.problems import domain_problem
 from .web.sessions import NoSessions
+from .webhooks import cache as webhook_cache
 from .webhooks import resources as webhooks
 
 migrate = Migrate()
+
+
+def reset_caches() -> None:
+    """Forget what this process keeps of the database (each domain's ``cache.py``): an
+    app built on an emptied database starts from what it reads."""
+    from .matches import service as match_service  # moved into matches/cache.py below
+
+    match_service._views.clear()
+    match_service._recent.clear()
+    player_cache.reset()
+    tenant_cache.reset()
+    webhook_cache.reset()
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -53,6 +68,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
 
+    reset_caches()
     init_db(app)
     migrate.init_app(app, db, directory=MIGRATIONS)
     CORS(

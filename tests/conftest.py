@@ -1,14 +1,28 @@
-"""Fixtures: the app on a fresh SQLite file and on real PostgreSQL.
+"""Fixtures: the app on SQLite and on real PostgreSQL, built once per session.
+
+Each backend's database is migrated once per session (SQLite: a template file that
+each app's file is copied from; PostgreSQL: the test database, or under pytest-xdist
+one database per worker, ``<name>_gw0`` and so on), and an app is built once per
+backend and settings; every test then gets it with empty tables, its settings as
+built and its process caches reset. An app whose settings turn rate limits on is
+built anew each time (the limiter is one per process, bound to the app built last).
 
 The ``postgres`` half of every API test runs on ``BASRA_TEST_DATABASE_URL``, or on
 the default local database (postgres@127.0.0.1:5432/test) when that answers;
 the header of the run says which, or why those tests are skipped. CI sets
 ``BASRA_REQUIRE_POSTGRES=1``, so a missing database fails instead of skipping.
+
+Tests that start processes (gunicorn, browsers, PostgreSQL clusters, Patroni, node)
+are marked ``process`` and run as a stage of their own (``make test``); the helpers
+in :mod:`tests.servers` refuse to start one for a test without the mark.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,18 +34,26 @@ from flask.testing import FlaskClient
 from sqlalchemy import text
 
 from service import create_app
-from service.players import service as players
+from service.app import reset_caches
 from service.storage import MIGRATIONS
 from service.storage.db import db
 from service.tenants import service as tenants
+from tests import servers
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 REQUIRE_PG = os.environ.get("BASRA_REQUIRE_POSTGRES") == "1"
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+"""This process's pytest-xdist worker (gw0, gw1, ...), empty when the tests run in one."""
 TABLES = ("player_events, tournament_pairings, tournament_entrants, tournaments, "
-          "webhook_attempts, webhook_messages, webhooks, api_keys, idempotency_keys, moves, "
-          "seats, matches, players")
+          "webhook_attempts, webhook_messages, webhooks, api_keys, idempotency_keys, "
+          "rating_changes, ratings, moves, seats, matches, players")
+"""Every table a test may fill, emptied before each test (tenant 1, "local", stays)."""
+BASE_CONFIG = {"TESTING": True, "BASRA_POLL_INTERVAL": 0.02,
+               "BASRA_RATE_LIMITS": "off"}  # test_limits.py turns them on
 
-_migrated: set[str] = set()
+_SESSION = Path(tempfile.mkdtemp(prefix="basra-tests-"))
+"""The session's own files: the SQLite template and the session apps' databases."""
+atexit.register(shutil.rmtree, _SESSION, True)
 
 
 def _sqlalchemy_url(url: str) -> str:
@@ -46,6 +68,20 @@ def libpq_url(url: str) -> str:
     return url.replace("postgresql+psycopg://", "postgresql://")
 
 
+def _for_worker(url: str) -> str:
+    """The database of this xdist worker, next to ``url``'s (made if missing): workers
+    never share tables, nor the channel their NOTIFYs go out on."""
+    if not WORKER:
+        return url
+    head, _, name = url.rpartition("/")
+    name, query = name.partition("?")[::2]
+    mine = f"{name}_{WORKER}"
+    with psycopg.connect(libpq_url(url), autocommit=True, connect_timeout=3) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (mine,)).fetchone() is None:
+            conn.execute(f'CREATE DATABASE "{mine}"')
+    return f"{head}/{mine}" + (f"?{query}" if query else "")
+
+
 def _find_postgres() -> tuple[str | None, str]:
     """The PostgreSQL URL the tests use (None if none answers) and a line saying so."""
     configured = os.environ.get("BASRA_TEST_DATABASE_URL", "").strip()
@@ -54,6 +90,7 @@ def _find_postgres() -> tuple[str | None, str]:
     try:
         with psycopg.connect(libpq_url(url), connect_timeout=3) as conn:
             conn.execute("SELECT 1")
+        url = _for_worker(url)
     except psycopg.Error as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return None, f"PostgreSQL tests skipped: {where} ({url}) did not answer: {reason}"
@@ -84,23 +121,84 @@ def pg_url() -> str:
     return require_postgres()
 
 
-def make_app(backend: str, tmp_path: Path, **config: object) -> Flask:
-    """A migrated, empty app on ``sqlite`` (a new file) or ``postgres``."""
-    sqlite = f"sqlite:///{tmp_path / 'basra.sqlite3'}"
-    url = require_postgres() if backend == "postgres" else sqlite
-    app = create_app({
-        "SQLALCHEMY_DATABASE_URI": url, "TESTING": True, "BASRA_POLL_INTERVAL": 0.02,
-        "BASRA_RATE_LIMITS": "off", **config,  # test_limits.py turns them on
-    })
-    players.forget_secrets()  # tenants' rows (and secrets) are made anew below
-    with app.app_context():
-        if url not in _migrated or backend == "sqlite":
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Tell :mod:`tests.servers` which test runs, before its fixtures are made (it starts
+    processes only for tests marked ``process``)."""
+    servers.CURRENT[:] = [item]
+
+
+# --- databases made once per session ----------------------------------------------
+
+_migrated: set[str] = set()
+
+
+def _migrate(app: Flask) -> None:
+    """Every migration on the app's database, once per session and database (a SQLite
+    app's file is a copy of the migrated template)."""
+    url = app.config["SQLALCHEMY_DATABASE_URI"]
+    if url.startswith("postgresql") and url not in _migrated:
+        with app.app_context():
             flask_migrate.upgrade(directory=MIGRATIONS)
-            _migrated.add(url)
-        if backend == "postgres":
+        _migrated.add(url)
+
+
+def _sqlite_template() -> Path:
+    """A SQLite file with every migration run, made once per session."""
+    template = _SESSION / "template.sqlite3"
+    if not template.exists():
+        app = create_app({**BASE_CONFIG, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{template}"})
+        with app.app_context():
+            flask_migrate.upgrade(directory=MIGRATIONS)
+            db.engine.dispose()  # closed: the WAL is written back into the file
+    return template
+
+
+def _empty(app: Flask) -> None:
+    """Every table emptied but the built-in tenant, numbering restarted; the process's
+    caches forgotten."""
+    with app.app_context():
+        if app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql"):
             db.session.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
-            db.session.execute(text("DELETE FROM tenants WHERE pk <> 1"))  # keep "local"
-            db.session.commit()
+        else:
+            for table in TABLES.split(", "):  # rowids restart at 1 in an empty table
+                db.session.execute(text(f"DELETE FROM {table}"))
+        db.session.execute(text("DELETE FROM tenants WHERE pk <> 1"))  # keep "local"
+        db.session.commit()
+        db.session.remove()
+    reset_caches()
+
+
+_apps: dict[tuple[str, str], tuple[Flask, dict[str, object]]] = {}
+
+
+def make_app(backend: str, tmp_path: Path, **config: object) -> Flask:
+    """A migrated app with empty tables on ``sqlite`` or ``postgres``, with ``config`` on
+    top of the tests' settings: built once per session for each backend and settings,
+    or (with rate limits on) anew in ``tmp_path``."""
+    settings = {**BASE_CONFIG, **config}
+    fresh = settings["BASRA_RATE_LIMITS"] != "off"
+    key = (backend, repr(sorted(settings.items())))
+    kept = None if fresh else _apps.get(key)
+    if kept is None:
+        if backend == "postgres":
+            url = require_postgres()
+        else:
+            path = (tmp_path if fresh else _SESSION) / f"app-{len(_apps)}.sqlite3"
+            shutil.copyfile(_sqlite_template(), path)
+            url = f"sqlite:///{path}"
+        app = create_app({**settings, "SQLALCHEMY_DATABASE_URI": url})
+        _migrate(app)
+        kept = (app, dict(app.config))
+        if not fresh:
+            _apps[key] = kept
+    app, built = kept
+    for other, _ in _apps.values():  # only one app's pool holds connections at a time
+        if other is not app:
+            with other.app_context():
+                db.engine.dispose()
+    app.config.clear()
+    app.config.update(built)  # what an earlier test set on it is undone
+    _empty(app)
     return app
 
 
@@ -119,7 +217,6 @@ def app(backend: str, tmp_path: Path) -> Iterator[Flask]:
     yield app
     with app.app_context():
         db.session.remove()
-        db.engine.dispose()
 
 
 @pytest.fixture

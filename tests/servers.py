@@ -23,6 +23,15 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+CURRENT: list[pytest.Item] = []
+"""The test running now (set by conftest.py before its fixtures)."""
+
+
+def process_stage() -> None:
+    """Refuse to start a process for a test not marked ``process``: such tests run as a
+    stage of their own, one at a time, apart from the tests that share an app."""
+    if CURRENT and CURRENT[-1].get_closest_marker("process") is None:
+        pytest.fail(f"{CURRENT[-1].nodeid} starts a process: mark it @pytest.mark.process")
 
 
 def free_port() -> int:
@@ -104,6 +113,7 @@ def sse_events(base: str, path: str, headers: dict[str, str] | None = None) -> I
 def start_worker(database_url: str, *args: str) -> subprocess.Popen[bytes]:
     """A ``basra worker`` process on ``database_url`` (its own session: kill it with
     ``os.killpg``)."""
+    process_stage()
     env = {**os.environ, "DATABASE_URL": database_url}
     return subprocess.Popen([sys.executable, "-m", "service.cli", "worker", *args], cwd=ROOT,
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -115,6 +125,7 @@ def gunicorn(database_url: str, workers: int = 3, *, kill: bool = False,
              **settings: str) -> Iterator[str]:
     """gunicorn with gevent workers on a migrated database; yields its base URL. ``kill``
     ends it with SIGKILL (a crash) rather than a graceful stop."""
+    process_stage()
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "WEB_CONCURRENCY": str(workers),
            "BASRA_ACCESS_LOG": "", "BASRA_RATE_LIMITS": "off", **settings}
@@ -124,8 +135,10 @@ def gunicorn(database_url: str, workers: int = 3, *, kill: bool = False,
     # the log goes to a file: a pipe nobody reads would stop the workers once it filled
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(
+            # a test's streams and long polls are not waited for at its end (gunicorn's
+            # graceful 30 s would hold every test that leaves one open)
             [binary, "--config", "service/gunicorn_conf.py", "--bind", f"127.0.0.1:{port}",
-             "service:create_app()"],
+             "--graceful-timeout", "1", "service:create_app()"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         base = f"http://127.0.0.1:{port}"
@@ -155,6 +168,7 @@ class Cluster:
     """A PostgreSQL cluster of the test's own, in a temporary folder: it may be stopped."""
 
     def __init__(self) -> None:
+        process_stage()
         # its own folder under /tmp: the postgres user must reach it (pytest's are private)
         folder = Path(tempfile.mkdtemp(prefix="basra-pg-"))
         self.folder = folder
@@ -205,6 +219,7 @@ class OwnRedis:
     (SIGSTOP, as a hung server) and thawed."""
 
     def __init__(self) -> None:
+        process_stage()
         binary = shutil.which("redis-server")
         if binary is None:
             pytest.fail("redis-server is not installed (Debian's redis-server)")
@@ -254,6 +269,7 @@ class PatroniCluster:
     TTL = 20
 
     def __init__(self, nodes: int = 3) -> None:
+        process_stage()
         etcd = shutil.which("etcd")
         found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
         if etcd is None or not PATRONI.exists() or not found or os.geteuid() != 0:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import secrets
-import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -23,6 +22,7 @@ from sqlalchemy import select
 from ..live.versions import PlayerProof
 from ..storage.db import db, transaction
 from ..storage.models import Player, Tenant, utcnow
+from . import cache
 from .errors import InvalidPlayerToken, PlayerNotFound
 
 ISSUER = "basra"
@@ -45,15 +45,10 @@ class MintedToken:
     expires_at: datetime
 
 
-_secrets: dict[int, str] = {}
-_secrets_lock = threading.Lock()
-
-
 def player_secret(tenant: int) -> str:
     """The front end's secret for signing its players' tokens, made on first use (shown to
     its operator by ``basra keys secret NAME``)."""
-    with _secrets_lock:
-        known = _secrets.get(tenant)
+    known = cache.secret(tenant)
     if known is not None:
         return known
     with transaction(write=True):
@@ -62,8 +57,7 @@ def player_secret(tenant: int) -> str:
         if row.player_secret is None:
             row.player_secret = secrets.token_hex(32)
         secret = row.player_secret
-    with _secrets_lock:
-        _secrets[tenant] = secret
+    cache.keep_secret(tenant, secret)
     return secret
 
 
@@ -79,12 +73,6 @@ def vouched_player(tenant: int, player_id: str) -> Player:
     if found is None:
         raise PlayerNotFound(f"no player {player_id!r}")
     return found
-
-
-def forget_secrets() -> None:
-    """Read the front ends' secrets from the database again (tests that make tenants anew)."""
-    with _secrets_lock:
-        _secrets.clear()
 
 
 def remember(tenant: int, player_id: str, name: str | None) -> None:

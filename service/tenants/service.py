@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import threading
-import time
-from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import select, update
 
 from ..live.versions import SingleFlight
 from ..storage.db import db, read_fresh, transaction
 from ..storage.models import LOCAL_TENANT, ApiKey, Tenant, utcnow
+from . import cache
+from .cache import LOCAL, Caller
 from .errors import (
     InvalidApiKey,
     MissingApiKey,
@@ -31,74 +29,11 @@ from .errors import (
 KEY_PREFIX = "bk_"
 
 
-@dataclass(frozen=True)
-class Caller:
-    """Who a request speaks for: a tenant, and the browser origins its key may be used
-    from (none: a server key, which may vouch for the front end's players)."""
-
-    tenant: int
-    name: str
-    origins: tuple[str, ...] = ()
-
-    @property
-    def server(self) -> bool:
-        """A key not limited to browser origins (and the keyless local front end of a
-        development server): it may vouch for players and mint their tokens."""
-        return not self.origins
-
-
-LOCAL = Caller(LOCAL_TENANT, "local")
-
-
 def hash_key(key: str) -> str:
     """SHA-256 of an API key: only this is stored."""
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-class KeyCache:
-    """What this process learnt of API keys lately, by digest: callers of valid keys, and
-    apart from them (so a flood of made-up keys cannot push a valid one out) the keys
-    found unknown or revoked. Each side is bounded, oldest forgotten first."""
-
-    def __init__(self, size: int = 10_000) -> None:
-        self.size = size
-        self._lock = threading.Lock()
-        self._valid: OrderedDict[str, tuple[float, Caller]] = OrderedDict()
-        self._unknown: OrderedDict[str, float] = OrderedDict()
-
-    def get(self, digest: str, cache_seconds: float) -> tuple[bool, Caller | None]:
-        """(whether the key's digest is known lately, its caller: None if unknown)."""
-        now = time.monotonic()
-        with self._lock:
-            valid = self._valid.get(digest)
-            if valid is not None and now - valid[0] < cache_seconds:
-                return True, valid[1]
-            unknown = self._unknown.get(digest)
-            if unknown is not None and now - unknown < cache_seconds:
-                return True, None
-        return False, None
-
-    def put(self, digest: str, caller: Caller | None) -> None:
-        now = time.monotonic()
-        with self._lock:
-            self._valid.pop(digest, None)
-            self._unknown.pop(digest, None)
-            if caller is None:
-                self._unknown[digest] = now
-                side: OrderedDict[str, Any] = self._unknown
-            else:
-                self._valid[digest] = (now, caller)
-                side = self._valid
-            if len(side) > self.size:
-                side.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._valid.clear()
-            self._unknown.clear()
-
-
-_keys = KeyCache()
 # the requests that find one key's entry expired together (a move wakes hundreds of long
 # polls of one front end) share one look-up; look-ups of different keys never wait on
 # each other
@@ -107,7 +42,7 @@ _lookups = SingleFlight()
 
 def known_caller(key: str, cache_seconds: float) -> tuple[bool, Caller | None]:
     """What this process knows lately of ``key``, with no query: (known, its caller)."""
-    return _keys.get(hash_key(key), cache_seconds)
+    return cache.keys.get(hash_key(key), cache_seconds)
 
 
 def caller_for(key: str | None, *, required: bool, origin: str | None,
@@ -119,7 +54,7 @@ def caller_for(key: str | None, *, required: bool, origin: str | None,
             raise MissingApiKey("send your front end's API key as 'X-API-Key: <key>'")
         return LOCAL
     digest = hash_key(key)
-    fresh, caller = _keys.get(digest, cache_seconds)
+    fresh, caller = cache.keys.get(digest, cache_seconds)
     if not fresh:
         caller = _lookups.do(digest, lambda: _look_up_and_keep(digest))
     if caller is None:
@@ -131,7 +66,7 @@ def caller_for(key: str | None, *, required: bool, origin: str | None,
 
 def _look_up_and_keep(digest: str) -> Caller | None:
     caller = _lookup(digest)
-    _keys.put(digest, caller)
+    cache.keys.put(digest, caller)
     return caller
 
 
@@ -218,5 +153,5 @@ def revoke_keys(name: str) -> int:
             update(ApiKey).where(ApiKey.tenant_pk == tenant, ApiKey.revoked_at.is_(None))
             .values(revoked_at=utcnow())
         )
-    _keys.clear()
+    cache.reset()
     return int(result.rowcount or 0)  # type: ignore[attr-defined]

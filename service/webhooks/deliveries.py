@@ -45,6 +45,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from ..ops import metrics
 from ..storage.db import backend, db, transaction
 from ..storage.models import Webhook, WebhookAttempt, WebhookMessage, utcnow
+from . import cache
 from . import service as webhooks
 from .errors import WebhookUrlNotAllowed
 
@@ -216,7 +217,7 @@ def settle(message: Claimed, result: Outcome, max_attempts: int, retry_base: flo
                                    .returning(Webhook.failed_in_a_row))
         if failed is not None and failed >= disable_after:
             db.session.execute(hook.values(disabled_at=now))
-            webhooks.forget_subscriptions()
+            cache.forget()
             log.warning("webhook disabled after %d failed messages in a row", failed)
         return "failed"
 

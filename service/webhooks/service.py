@@ -14,7 +14,6 @@ import ipaddress
 import json
 import secrets
 import socket
-import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from sqlalchemy import delete, insert, select
 
 from ..storage.db import db, transaction
 from ..storage.models import Match, Webhook, WebhookAttempt, WebhookMessage, as_utc, utcnow
+from . import cache
 from .errors import WebhookNotFound, WebhookUrlNotAllowed
 
 EVENTS = ("match.started", "match.turn", "match.move", "match.finished",
@@ -149,7 +149,7 @@ def create_webhook(tenant: int, url: str, events: list[str],
         db.session.add(row)
         db.session.flush()
         made = _info(row, secret)
-    forget_subscriptions(tenant)
+    cache.forget(tenant)
     return made
 
 
@@ -176,7 +176,7 @@ def delete_webhook(tenant: int, webhook_id: str) -> None:
         db.session.execute(delete(WebhookAttempt).where(WebhookAttempt.webhook_pk == row.pk))
         db.session.execute(delete(WebhookMessage).where(WebhookMessage.webhook_pk == row.pk))
         db.session.execute(delete(Webhook).where(Webhook.pk == row.pk))
-    forget_subscriptions(tenant)
+    cache.forget(tenant)
 
 
 def webhook_attempts(tenant: int, webhook_id: str, limit: int = 100) -> list[AttemptInfo]:
@@ -240,35 +240,16 @@ def match_events(match: Match, old_status: str | None, old_version: int,
     return events
 
 
-SUBSCRIPTIONS_SECONDS = 1.0
-"""How long a process trusts what it read of a tenant's webhooks: a webhook made (or
-deleted) through another process applies to changes from at most this much later."""
-_subscriptions: dict[int, tuple[float, list[tuple[int, list[str]]]]] = {}
-
-
-def _subscribed(tenant: int) -> list[tuple[int, list[str]]]:
+def _subscribed(tenant: int) -> cache.Subscriptions:
     """(webhook pk, events) of the tenant's enabled webhooks, read at most once a
-    SUBSCRIPTIONS_SECONDS per process (a move need not pay a query for them)."""
-    now = time.monotonic()
-    cached = _subscriptions.get(tenant)
-    if cached is not None and now - cached[0] < SUBSCRIPTIONS_SECONDS:
-        return cached[1]
-    rows = [(pk, list(events)) for pk, events in db.session.execute(
-        select(Webhook.pk, Webhook.events)
-        .where(Webhook.tenant_pk == tenant, Webhook.disabled_at.is_(None)))]
-    if len(_subscriptions) > 10_000:
-        _subscriptions.clear()
-    _subscriptions[tenant] = (now, rows)
-    return rows
-
-
-def forget_subscriptions(tenant: int | None = None) -> None:
-    """This process changed webhooks of ``tenant`` (None: of some tenant): read them
-    again next time."""
-    if tenant is None:
-        _subscriptions.clear()
-    else:
-        _subscriptions.pop(tenant, None)
+    :data:`~.cache.SUBSCRIPTIONS_SECONDS` per process."""
+    found = cache.subscriptions(tenant)
+    if found is None:
+        found = tuple((pk, tuple(events)) for pk, events in db.session.execute(
+            select(Webhook.pk, Webhook.events)
+            .where(Webhook.tenant_pk == tenant, Webhook.disabled_at.is_(None))))
+        cache.keep(tenant, found)
+    return found
 
 
 def subscribed(tenant: int) -> bool:

@@ -33,6 +33,7 @@ def test_a_bad_pool_setting_is_refused_by_name(name: str, value: str, tmp_path: 
         settings_from_env(str(tmp_path))
 
 
+@pytest.mark.process
 def test_one_worker_alone_parks_an_instances_waiters_and_keeps_slots_free(
         tmp_path: Path) -> None:
     """An instance holds 5,000 long polls and event streams with the default settings

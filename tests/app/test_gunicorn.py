@@ -15,6 +15,8 @@ from tests.client import LARGEST_CHOOSE_FLOOR
 from tests.conftest import require_postgres
 from tests.servers import KeepAlive, call, gunicorn
 
+pytestmark = pytest.mark.process  # starts processes: the process stage
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

@@ -16,6 +16,8 @@ import pytest
 
 from tests.servers import ROOT, gunicorn
 
+pytestmark = pytest.mark.process  # starts processes: the process stage
+
 
 def shell_block(page: str, heading: str) -> str:
     """The first shell block under ``heading`` of ``page``, verbatim."""

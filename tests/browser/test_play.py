@@ -12,12 +12,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from service.engine.cards import DECK
 from service.engine.shuffle import deck_for_round
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.servers import ROOT, call, gunicorn
+
+pytestmark = pytest.mark.process  # starts processes: the process stage
 
 Shots = Callable[[Page, str], Path]
 NewContext = Callable[..., BrowserContext]

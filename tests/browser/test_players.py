@@ -20,6 +20,8 @@ from playwright.sync_api import BrowserContext, Page, expect
 from tests.browser.conftest import DESKTOP
 from tests.servers import ROOT, call, gunicorn
 
+pytestmark = pytest.mark.process  # starts processes: the process stage
+
 Shots = Callable[[Page, str], Path]
 NewContext = Callable[..., BrowserContext]
 LISTED_AFTER = "1"

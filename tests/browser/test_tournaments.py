@@ -19,6 +19,8 @@ from tests.browser.conftest import DESKTOP
 from tests.browser.test_players import sign_in
 from tests.servers import ROOT, call, gunicorn
 
+pytestmark = pytest.mark.process  # starts processes: the process stage
+
 Shots = Callable[[Page, str], Path]
 NewContext = Callable[..., BrowserContext]
 PLAYERS = [("tarek", "Tarek"), ("hoda", "Hoda"), ("yasser", "Yasser")]

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import service.engine.board
 import service.engine.captures
 import service.engine.sums
@@ -41,6 +43,7 @@ def _which_loads(build_dir: Path) -> str:
                           env={**os.environ, "BASRA_ENGINE_BUILD": str(build_dir)}).stdout
 
 
+@pytest.mark.process
 def test_a_build_older_than_the_sources_is_not_used(tmp_path: Path) -> None:
     """A build whose recorded digest is not the sources' (an engine file edited since):
     the pure Python loads, and says why; the same build with the right digest loads."""

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from service.live import yielding
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,6 +63,7 @@ def _run(program: str) -> dict[str, object]:
     return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
 
+@pytest.mark.process
 def test_woken_waiters_go_after_the_requests_under_way() -> None:
     """Under gevent, woken waiters wait until the greenlets ready to run and the I/O that
     has arrived are served, then go one after the other; on a worker that is never idle

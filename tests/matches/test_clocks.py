@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import update
@@ -108,6 +109,7 @@ def _timeout_moves(base: str, match: str) -> list[dict[str, Any]]:
     return [m for m in log["moves"] if m["timeout"]]
 
 
+@pytest.mark.process
 def test_a_5_second_clock_times_out_with_no_request_even_across_kill_9(tmp_path: Path) -> None:
     """Through gunicorn on PostgreSQL with two `basra worker`s: a 5-second clock runs out
     with no request at all, applied once; the API and both workers are killed with -9

@@ -244,15 +244,18 @@ def test_a_move_that_waited_for_the_write_lock_is_saved_only_on_its_own_version(
     version the move was worked out on. (Found by the racing-moves test in a CI run.)"""
     import sqlite3
 
+    app = make_app("sqlite", tmp_path)
+    path = app.config["SQLALCHEMY_DATABASE_URI"].removeprefix("sqlite:///")
+
     def release_into_a_held_lock(go_on: threading.Event) -> None:
-        blocker = sqlite3.connect(tmp_path / "basra.sqlite3", isolation_level=None)
+        blocker = sqlite3.connect(path, isolation_level=None)
         blocker.execute("BEGIN IMMEDIATE")  # the held move now waits for the write lock
         go_on.set()
         time.sleep(0.3)
         blocker.execute("COMMIT")
         blocker.close()
 
-    result, cards, version, landed = _overtaken(make_app("sqlite", tmp_path), monkeypatch,
+    result, cards, version, landed = _overtaken(app, monkeypatch,
                                                 release_into_a_held_lock)
     assert result["status"] == 409, result
     assert cards == [landed] and version == 1

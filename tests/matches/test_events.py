@@ -12,6 +12,8 @@ import pytest
 from tests.conftest import require_postgres
 from tests.servers import call, gunicorn, sse_events
 
+pytestmark = pytest.mark.process  # starts processes: the process stage
+
 
 @pytest.fixture(scope="module")
 def two_pg_instances() -> Iterator[tuple[str, str]]:

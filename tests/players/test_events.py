@@ -11,6 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import update
@@ -108,6 +109,7 @@ def test_only_the_players_own_token_follows_their_stream(client: FlaskClient) ->
     assert client.get("/v1/players/ev/events", headers=auth(seat)).status_code == 403
 
 
+@pytest.mark.process
 def test_a_player_stream_wakes_on_a_move_made_at_another_instance() -> None:
     url = require_postgres()
     with gunicorn(url, workers=1, BASRA_HEARTBEAT_SECONDS="1") as a, \

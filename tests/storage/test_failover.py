@@ -11,7 +11,11 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
 from tests.servers import gunicorn, patroni_cluster, request
+
+pytestmark = pytest.mark.process  # starts processes: the process stage
 
 MATCHES = 3
 

@@ -7,7 +7,11 @@ import collections
 import threading
 import time
 
+import pytest
+
 from tests.servers import gunicorn, request, throwaway_postgres
+
+pytestmark = pytest.mark.process  # starts processes: the process stage
 
 
 def test_a_postgres_restart_under_load_loses_nothing_acknowledged() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 
+from service.tenants import cache as key_cache
 from service.tenants import service as tenants
 from tests.conftest import api_key, make_app
 
@@ -48,7 +49,7 @@ def test_unknown_keys_from_one_address_are_429_before_any_look_up(
 def test_a_flood_of_made_up_keys_does_not_push_out_a_valid_one() -> None:
     """The key cache keeps unknown keys apart from valid ones: 20,000 made-up keys later,
     a valid key is still known without a look-up."""
-    cache = tenants.KeyCache(size=10_000)
+    cache = key_cache.KeyCache(size=10_000)
     acme = tenants.Caller(7, "acme")
     cache.put("valid", acme)
     for n in range(20_000):
@@ -101,7 +102,7 @@ def test_a_revoked_keys_open_stream_ends_within_the_key_cache_window(tmp_path: P
     assert b"event: state" in next(chunks)
     with app.app_context():
         tenants.revoke_keys("acme")
-    tenants._keys.put(tenants.hash_key(acme["X-API-Key"]),  # as another process still has it
+    key_cache.keys.put(tenants.hash_key(acme["X-API-Key"]),  # as another process still has it
                       tenants.Caller(2, "acme"))
     started = time.monotonic()
     for _ in chunks:

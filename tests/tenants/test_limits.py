@@ -136,6 +136,7 @@ def _timed(client: FlaskClient, method: str, path: str, **kwargs: object) -> tup
     return answer.status_code, time.monotonic() - started
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("failure", ["stopped", "frozen"])
 def test_a_stopped_or_frozen_redis_makes_limits_per_process_not_errors(
     failure: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -101,6 +101,7 @@ def _until(check: object, seconds: float = 20.0) -> None:
     pytest.fail("the worker did not get there in time")
 
 
+@pytest.mark.process
 def test_a_worker_killed_mid_event_is_replaced_and_the_event_goes_on(
         pg_url: str, tmp_path: Path) -> None:
     app = make_app("postgres", tmp_path)

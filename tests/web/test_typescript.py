@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.process  # starts processes: the process stage
+
 HERE = Path(__file__).resolve().parent / "typescript"
 ROOT = HERE.parents[2]
 TOOLS = ROOT / "build" / "typescript"

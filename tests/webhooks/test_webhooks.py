@@ -305,6 +305,7 @@ def _worker(database_url: str) -> subprocess.Popen[bytes]:
                             stderr=subprocess.DEVNULL, start_new_session=True)
 
 
+@pytest.mark.process
 def test_a_worker_killed_mid_delivery_means_a_retry_with_the_same_id(
     backend: str, tmp_path: Path, receiver: Receiver,
 ) -> None:
@@ -440,6 +441,7 @@ def test_requests_carry_a_request_id(client: FlaskClient, app: Flask) -> None:
     assert line["level"] == "warning" and line["match_id"] == "m-1"
 
 
+@pytest.mark.process
 def test_gunicorn_workers_add_up_their_metrics(tmp_path: Path) -> None:
     """Under gunicorn (3 worker processes) /metrics counts every process's requests."""
     from tests.servers import call, gunicorn
