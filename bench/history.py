@@ -1,7 +1,7 @@
 """History at scale: a million stored matches, keyset pages in milliseconds.
 
 Fills the bench database (once) with synthetic finished matches and seats using
-``generate_series``, then times ``store.history`` pages: the newest page, a
+``generate_series``, then times ``history.history`` pages: the newest page, a
 player filter, a variant+status filter, and a page deep in the history reached
 by cursor. Medians of 20 calls each.
 """
@@ -62,14 +62,14 @@ def run() -> dict[str, float]:
     rows = _fill(url.replace("postgresql+psycopg://", "postgresql://"))
 
     from service import create_app
+    from service.matches import history
     from service.matches import service as matches
-    from service.matches import store
     from service.storage.models import LOCAL_TENANT
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url})
     print(f"history: {rows:,} matches in PostgreSQL, 20-match pages, median of 20 calls")
     with app.app_context():
-        deep_cursor = store.encode_cursor(rows // 2, app.config["SECRET_KEY"])
+        deep_cursor = history.encode_cursor(rows // 2, app.config["SECRET_KEY"])
         cases = {
             "newest page": {},
             "player filter": {"player": "player1234"},
@@ -82,7 +82,7 @@ def run() -> dict[str, float]:
             times = []
             for _ in range(20):
                 started = time.perf_counter()
-                page = matches.history(store.HistoryQuery(LOCAL_TENANT, **filters)).matches
+                page = matches.match_history(history.HistoryQuery(LOCAL_TENANT, **filters)).matches
                 times.append(time.perf_counter() - started)
             median = statistics.median(times) * 1000
             figures["history_" + label.split(" (")[0].replace(" + ", "_").replace(" ", "_")

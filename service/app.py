@@ -17,19 +17,25 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from . import problems
 from .config import settings_from_env
 from .lobby import resources as lobby
+from .matches import cache as match_cache
+from .matches import changes as match_changes
 from .matches import resources as matches
+from .matches.changes import MatchChanged
 from .ops import resources as ops
 from .ops.logs import init_observability
 from .play import resources as play
 from .players import cache as player_cache
+from .players import events as player_events
 from .players import resources as players
 from .storage import MIGRATIONS, models  # noqa: F401  (the tables, for migrations)
 from .storage.db import DISCONNECTED, db, init_db
 from .storage.errors import DatabaseUnavailable
+from .storage.writes import Rows
 from .tenants import cache as tenant_cache
 from .tenants.limits import init_limits, store_state
 from .tenants.requests import resolve_tenant
-from .tournaments import resources as tournaments
+from .tournaments import resources as tournament_routes
+from .tournaments import service as tournaments
 from .variants import resources as variants
 from .web import docs
 from .web.api import BasraApi
@@ -37,7 +43,8 @@ from .web.json_provider import OrjsonProvider
 from .web.problems import domain_problem
 from .web.sessions import NoSessions
 from .webhooks import cache as webhook_cache
-from .webhooks import resources as webhooks
+from .webhooks import resources as webhook_routes
+from .webhooks import service as webhooks
 
 migrate = Migrate()
 
@@ -45,13 +52,27 @@ migrate = Migrate()
 def reset_caches() -> None:
     """Forget what this process keeps of the database (each domain's ``cache.py``): an
     app built on an emptied database starts from what it reads."""
-    from .matches import service as match_service  # moved into matches/cache.py below
+    for cache in (match_cache, player_cache, tenant_cache, webhook_cache):
+        cache.reset()
 
-    match_service._views.clear()
-    match_service._recent.clear()
-    player_cache.reset()
-    tenant_cache.reset()
-    webhook_cache.reset()
+
+def _webhook_messages(change: MatchChanged) -> list[Rows]:
+    """A match change's outbox messages (no events worked out for a front end without
+    webhooks)."""
+    tenant = change.match.tenant
+    return webhooks.outbox(tenant, change.events) if webhooks.subscribed(tenant) else []
+
+
+def _player_events(change: MatchChanged) -> list[Rows]:
+    """A match change's events on its vouched players' own streams."""
+    seated = change.match.vouched
+    return player_events.for_match(change.match.tenant, seated, change.events) if seated else []
+
+
+def wire_subscribers() -> None:
+    """Who hears of every match change: the webhooks' outbox, the players' streams, the
+    tournaments' results (each answers with the rows to write with the change)."""
+    match_changes.wire(_webhook_messages, _player_events, tournaments.results)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -69,6 +90,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
 
     reset_caches()
+    wire_subscribers()
     init_db(app)
     migrate.init_app(app, db, directory=MIGRATIONS)
     CORS(
@@ -104,11 +126,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.before_request(resolve_tenant)
     init_limits(app)
     app.extensions[ops.READINESS] = {"rate_limits": store_state}
-    for resources in (ops, variants, matches, lobby, players, tournaments, webhooks):
+    for resources in (ops, variants, matches, lobby, players, tournament_routes,
+                      webhook_routes):
         api.register_blueprint(resources.blp)
     api.register_blueprint(players.leaderboards)
     api.register_blueprint(matches.player_matches)
-    webhooks.describe_messages(api.spec)
+    webhook_routes.describe_messages(api.spec)
     app.register_blueprint(ops.scrape_blp)
     app.register_blueprint(docs.blp)
     app.register_blueprint(play.blp)

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
+
+from service.engine import State
+from service.matches import store
+from service.matches.rows import MatchRow
+from service.storage.db import transaction
+from service.storage.models import LOCAL_TENANT, MoveRecord
 
 LARGEST_CHOOSE_FLOOR = {"floor_size": 16, "capture": {"mode": "choose", "compulsory": False},
                         "initial_floor": {"return_to_deck": []}}
@@ -68,3 +75,11 @@ def play_to_end(client: FlaskClient, created: dict[str, Any], pick: int = 0,
             on_response(seat, r.get_json())
         state = r.get_json()["state"]
     return state
+
+
+def stored(app: Flask, match_id: str, tenant: int = LOCAL_TENANT) -> tuple[MatchRow, State,
+                                                                          list[MoveRecord]]:
+    """A match as stored: its row, its engine state and its move log."""
+    with app.app_context(), transaction():
+        match, state = store.read(match_id, tenant)
+        return match, state, store.move_log(match.pk)

@@ -8,9 +8,9 @@ from flask import url_for
 from flask.views import MethodView
 
 from ..matches.resources import BEARER, Headers, etag, known_id
+from ..matches.results import MatchView, MoveResult
 from ..matches.schemas import MatchStateSchema, MoveResponseSchema
 from ..matches.seats import PlayerSpec
-from ..matches.views import MatchView, MoveResult
 from ..players.requests import credential, seat_for
 from ..tenants.limits import budget
 from ..tenants.requests import tenant

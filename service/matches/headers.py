@@ -8,7 +8,7 @@ import re
 from flask import request
 
 from .errors import VersionMismatch
-from .views import Seen
+from .results import Seen
 
 _VIEW_TAG = re.compile(r'^(?:W/)?"([0-9]{1,18})-(?:s([0-9])|spectator)"$')
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..engine import Play, Rules
-from .views import HistoryPage, MatchSummary, MatchView, MoveResult
+from .results import HistoryPage, MatchSummary, MatchView, MoveResult
 
 
 @lru_cache(maxsize=64)

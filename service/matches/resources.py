@@ -12,15 +12,18 @@ from flask import Response, current_app, json, request, url_for
 from flask.views import MethodView
 
 from ..errors import MatchNotFound
-from ..live.versions import Credential
 from ..players.requests import credential, seat_for
+from ..players.service import Credential
 from ..tenants.limits import budget
 from ..tenants.requests import key_still_valid, tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
 from ..web.streams import heartbeat_seconds, last_event_id, sse_response
+from . import reading
 from . import service as matches
 from .headers import etag_for, if_match_version, seen
+from .history import HistoryQuery
+from .results import HistoryPage, MatchView, MoveResult, Unchanged
 from .schemas import (
     CreatedMatchSchema,
     CreateMatchSchema,
@@ -39,8 +42,6 @@ from .schemas import (
 )
 from .seats import PlayerSpec
 from .service import CreatedMatch, MoveLog
-from .store import HistoryQuery
-from .views import HistoryPage, MatchView, MoveResult, Unchanged
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches")
 _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -100,7 +101,7 @@ class Matches(MethodView):
         "description": "rel=next URL of the following page", "schema": {"type": "string"}}})
     def get(self, query: dict[str, Any]) -> tuple[HistoryPage, int, Headers]:
         """Match history, newest first; keyset pagination with `next` and a Link header."""
-        page = matches.history(HistoryQuery(tenant(), **query))
+        page = matches.match_history(HistoryQuery(tenant(), **query))
         return page, 200, _next_link("matches.Matches", page)
 
 
@@ -129,7 +130,7 @@ class MatchById(MethodView):
         self, query: dict[str, Any], match_id: str
     ) -> Response | tuple[MatchView, int, Headers]:
         """The match; `If-None-Match` gives 304, and `?wait=S` long-polls for a change."""
-        result = matches.read_match(match_id, tenant(), credential(), seen(), query["wait"],
+        result = reading.read_match(match_id, tenant(), credential(), seen(), query["wait"],
                                     waiter())
         if isinstance(result, Unchanged):
             response = current_app.response_class(status=304)
@@ -165,10 +166,10 @@ class Moves(MethodView):
         if key is not None:  # only a keyed move is ever compared with another request
             raw = request.get_json(silent=True)
             fingerprint = matches.fingerprint(raw if isinstance(raw, dict) else {})
-        result = matches.play_move(
-            match_id, tenant(), credential(), body["card"], body.get("capture"),
-            if_match=if_match_version(), idempotency_key=key, request_fingerprint=fingerprint,
-        )
+        capture = body.get("capture")
+        result = matches.play_move(match_id, tenant(), matches.MoveRequest(
+            credential(), body["card"], None if capture is None else tuple(capture),
+            if_match_version(), key, fingerprint))
         return result, 201, etag(result.state)
 
     @budget("reads")
@@ -238,7 +239,7 @@ class Events(MethodView):
         `Last-Event-ID` is current), then one per change, each with `id: <version>`; a
         comment every 15 s when nothing happens; the stream ends after the match does,
         or once its API key is revoked."""
-        events = matches.follow_match(match_id, tenant(), credential(), last_event_id(),
+        events = reading.follow_match(match_id, tenant(), credential(), last_event_id(),
                                       heartbeat_seconds(), waiter())
         first = next(events)  # errors (unknown match, bad token) answer as problems
 
@@ -269,7 +270,7 @@ class PlayerMatches(MethodView):
     def get(self, query: dict[str, Any], player_id: str) -> tuple[HistoryPage, int, Headers]:
         """The matches in which the player held a seat as a vouched player, newest first;
         `pool`, `rated` and `status` filter; keyset pages with `next` and a Link header."""
-        page = matches.history(HistoryQuery(
+        page = matches.match_history(HistoryQuery(
             tenant(), player_id=player_id, variant=query.get("pool"), rated=query.get("rated"),
             status=query.get("status"), cursor=query.get("cursor"), limit=query["limit"]))
         return page, 200, _next_link("player_matches.PlayerMatches", page, player_id=player_id)

@@ -17,6 +17,6 @@ def run_clocks() -> int:
         unfilled = store.unfilled_tables(clocks.waiting_since())
     applied = sum(1 for match_id in due if clocks.apply_due_timeouts(match_id))
     for match_id, tenant in unfilled:
-        clocks.expire_if_due(match_id, tenant, -1)
+        clocks.expire_if_due(match_id, tenant)
     purge_expired()
     return applied

@@ -10,8 +10,8 @@ from marshmallow import validate
 from ..players.schemas import PLAYER_ID_FIELD, RATING_CHANGES, RatingChangeSchema
 from ..web.fields import CardField, UTCDateTime, card_list
 from . import render
+from .results import MatchView
 from .service import BOT_LEVELS
-from .views import MatchView
 
 STATUSES = ["waiting", "active", "finished", "aborted"]
 END_REASON = ma.fields.String(

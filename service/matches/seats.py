@@ -1,15 +1,24 @@
 """Seats: who sits where (a player, a bot, an open seat) and their tokens, minted at
-creation and stored only as SHA-256 hashes (checked in constant time by
-:func:`service.live.versions.require_seat`, which polls share)."""
+creation and stored only as SHA-256 hashes, checked in constant time; a seat whose
+player the front end vouched for also answers that player's tokens (checked by the
+players domain first, as a :class:`~service.players.service.PlayerProof`)."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..live.versions import SeatKey, hash_token
-from ..storage.models import Seat
+from ..errors import InvalidToken, MissingToken
+from ..players.service import Credential, PlayerProof
+from .rows import SeatKey
+
+
+def hash_token(token: str) -> str:
+    """SHA-256 of a seat token: only this is stored."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def mint_token() -> tuple[str, str]:
@@ -18,10 +27,30 @@ def mint_token() -> tuple[str, str]:
     return token, hash_token(token)
 
 
-def seat_hashes(rows: Sequence[Seat]) -> list[SeatKey]:
-    """(seat, token hash, vouched player) of a match's taken seats."""
-    return [(s.seat, s.token_hash, s.player_id if s.vouched else None)
-            for s in rows if s.token_hash is not None]
+def seat_of(keys: Sequence[SeatKey], token: Credential | None) -> int | None:
+    """The seat a bearer belongs to, or None without a token (a spectator)."""
+    return require_seat(keys, token) if token else None
+
+
+def require_seat(keys: Sequence[SeatKey], token: Credential | None) -> int:
+    """The seat of a credential that must be sent: a seat token's (every seat is
+    compared, no early exit, so timing tells nothing about the hashes), or the seat of
+    the vouched player a player token proves."""
+    if not token:
+        raise MissingToken("send the seat token as 'Authorization: Bearer <token>'")
+    if isinstance(token, PlayerProof):
+        found = next((seat for seat, _, player in keys if player == token.player_id), None)
+        if found is None:
+            raise InvalidToken("this player holds no seat of this match")
+        return found
+    digest = hash_token(token)
+    mine = None
+    for seat, token_hash, _ in keys:
+        if hmac.compare_digest(token_hash, digest):
+            mine = seat
+    if mine is None:
+        raise InvalidToken("this token is not a seat of this match")
+    return mine
 
 
 @dataclass(frozen=True)
@@ -74,8 +103,3 @@ def new_seats(players: Sequence[PlayerSpec]) -> tuple[list[NewSeat], list[SeatTo
                              p.vouched and p.player_id is not None))
         tokens.append(SeatToken(i, name, None if p.bot else token))
     return seats, tokens
-
-
-def bot_levels(rows: Sequence[Seat]) -> dict[int, str]:
-    """seat -> bot level of a match's bot seats."""
-    return {s.seat: s.bot for s in rows if s.bot}

@@ -1,8 +1,9 @@
-"""Match use cases: create, read (304s, long polls, events), move, resign, hint, history.
+"""Match use cases: create, move, resign, hint, history, the move log (reading a match
+is :mod:`.reading`'s).
 
-Each takes parsed input, runs one transaction (store: load and lock -> engine:
-apply -> store: append and save) and returns a result object for the web layer
-to render. No HTTP and no SQL here; the rules are the engine's.
+Each takes parsed input, runs one transaction (store: read -> engine: apply -> changes:
+save) and returns a result object for the web layer to render. No HTTP and no SQL here;
+the rules are the engine's.
 """
 
 from __future__ import annotations
@@ -10,17 +11,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import threading
 import time
 import uuid
-from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
 
+from ..bots.helpers import decide, play_bots
 from ..engine import (
     Card,
     IllegalMove,
@@ -40,17 +40,14 @@ from ..engine import (
 )
 from ..engine.bots import POLICIES, SEARCHING
 from ..engine.codec import move_from_parts, play_from_parts
-from ..live import versions, waiters
-from ..live.searches import decide, play_bots
-from ..live.versions import Credential, SingleFlight, require_seat
-from ..live.yielding import after_requests_under_way
-from ..ops import metrics
 from ..players import service as players
-from ..storage.db import on_replica, read_fresh, statement_connection, transaction
-from ..storage.models import Match, MoveRecord, utcnow
+from ..players.service import Credential
+from ..storage.db import on_replica, statement_connection, transaction
+from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
+from ..storage.models import MoveRecord, utcnow
 from ..tenants import limits
 from ..tenants.errors import BudgetSpent
-from . import clocks, store
+from . import cache, changes, clocks, finish, history, store
 from .errors import (
     IdempotencyKeyReused,
     MatchNotStarted,
@@ -59,32 +56,23 @@ from .errors import (
     VersionMismatch,
     WrongPlayerCount,
 )
-from .seats import (
-    NewSeat,
-    PlayerSpec,
-    SeatToken,
-    bot_levels,
-    new_seats,
-    seat_hashes,
-)
-from .views import (
-    HistoryPage,
-    MatchView,
-    MoveResult,
-    Seen,
-    Unchanged,
-    match_view,
-)
+from .results import HistoryPage, MatchView, MoveResult, match_view
+from .rows import LogEntry, MatchRow
+from .seats import NewSeat, PlayerSpec, SeatToken, new_seats, require_seat
 
 BOT_LEVELS = tuple(POLICIES)
 
 
-def _check_playing(match: Match) -> None:
-    """Moves, resignations and hints need a match in play."""
-    if match.status == "waiting":
+def check_playing(match: MatchRow, if_match: int | None = None) -> None:
+    """Moves, resignations and hints need a match in play (at version ``if_match``, when
+    the request names one)."""
+    if match.status == MatchStatus.WAITING:
         raise MatchNotStarted("the match waits for players to join")
-    if match.status == "aborted":
+    if match.status == MatchStatus.ABORTED:
         raise MatchFinished("the match was aborted")
+    if if_match is not None and if_match != match.version:
+        raise VersionMismatch(
+            f"the match is at version {match.version}, not {if_match}; reload and retry")
 
 
 # --- create ------------------------------------------------------------------
@@ -139,32 +127,27 @@ def deal_match(variant: str, rules: Rules, players: Sequence[PlayerSpec],
 
 
 def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
-                 clock: tuple[int, str] | None = None, rated: bool = False) -> Match:
+                 clock: tuple[int, str] | None = None, rated: bool = False) -> MatchRow:
     """Store a worked-out match in the caller's write transaction (NOTIFYed on commit)."""
-    match = store.create_match(
+    match = store.create(
         str(uuid.uuid4()), tenant, new.variant, new.initial, new.seats,
-        commitment(new.initial.seed), new.explicit_decks, waiting=new.waiting, quick=quick,
-        clock=clock, rated=rated,
-    )
+        commitment(new.initial.seed), new.explicit_decks,
+        status=MatchStatus.WAITING if new.waiting else MatchStatus.ACTIVE, quick=quick,
+        clock=(clock[0], ClockTimeout(clock[1])) if clock else None, rated=rated)
     for seat in new.seats:
         if seat.vouched and seat.player_id is not None:
             players.remember(tenant, seat.player_id, seat.name)
+    changes.created(match)
     if new.plays:
-        store.append_plays(match, new.plays, new.state)
-    versions.publish(match)
+        saved = changes.save(match, new.state, [LogEntry.of(p) for p in new.plays])
+        assert saved is not None, "a match changed in the transaction that made it"
+        match = saved
     return match
 
 
-def create_match(
-    tenant: int,
-    variant: str,
-    overrides: Mapping[str, Any] | None,
-    players: Sequence[PlayerSpec],
-    decks: Sequence[Sequence[Card]] | None,
-    *,
-    clock: tuple[int, str] | None = None,
-    rated: bool = False,
-) -> CreatedMatch:
+def create_match(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
+                 players: Sequence[PlayerSpec], decks: Sequence[Sequence[Card]] | None, *,
+                 clock: tuple[int, str] | None = None, rated: bool = False) -> CreatedMatch:
     """Create a tenant's match; bot seats that lead play at once. With an open seat it
     waits (``waiting``) and deals when the last seat fills. A ``rated`` match takes
     distinct vouched players (open seats are filled by such players)."""
@@ -184,7 +167,7 @@ def create_match(
     new = deal_match(variant, rules, players, decks)
     with transaction(write=True):
         match = insert_match(new, tenant, clock=clock, rated=rated)
-        view = match_view(match, new.state, None)
+    view = match_view(match, new.state, None)
     return CreatedMatch(match.id, tuple(new.tokens), view.commitment, view)
 
 
@@ -202,148 +185,12 @@ def check_ratable(who: PlayerSpec, seated: Sequence[str], field: str) -> None:
     raise RatedNeedsPlayers(why, field=field, problem=why)
 
 
-@dataclass(frozen=True)
-class Event:
-    """One event of a match's stream: its view after a change, or a heartbeat (None)."""
-
-    view: MatchView | None
-
-
-def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen: int | None,
-                 heartbeat: float, client: str) -> Iterator[Event]:
-    """The events of a match for the token's seat (or a spectator): its view now (unless
-    ``last_seen`` is the current version), then one per change, a heartbeat (``Event(None)``)
-    when ``heartbeat`` seconds pass without one; it ends once the match is over. The stream
-    holds one of ``client``'s parking places (:mod:`service.live.waiters`)."""
-    peeked = clocks.peek(match_id, tenant)
-    version, seat = peeked.version, peeked.seat_of(token)
-    with waiters.parked(client), metrics.WAITERS.labels("stream").track_inprogress():
-        yield from _events(match_id, tenant, seat, version, last_seen != version, heartbeat)
-
-
-def _events(match_id: str, tenant: int, seat: int | None, version: int, fresh: bool,
-            heartbeat: float) -> Iterator[Event]:
-    if not fresh:
-        yield Event(None)  # resumed and current: answer at once, then wait
-    while True:
-        if not fresh:
-            current = versions.wait_for_change(match_id, version, heartbeat)
-            if current == version:
-                yield Event(None)
-                continue
-            version = current
-        view = _view_at(match_id, tenant, seat, version, shared=not fresh)
-        fresh = False
-        version = view.version
-        yield Event(view)
-        if view.status in ("finished", "aborted"):
-            return
-
-
-# --- read --------------------------------------------------------------------
-
-
-def read_match(
-    match_id: str, tenant: int, token: Credential | None, seen: Seen, wait: float,
-    client: str = "",
-) -> MatchView | Unchanged:
-    """The token's seat view (a spectator's without a token), or :class:`Unchanged`
-    while the client's copy is current; with ``wait`` seconds, first wait that long
-    for a change, unless nothing can change without the viewer (the match is over, or
-    it is the viewer's turn). Answering "unchanged" usually needs no query at all. A wait
-    holds one of ``client``'s parking places (:mod:`service.live.waiters`)."""
-    # a read applies what time decided first; never older than what the client holds
-    peeked = clocks.peek(match_id, tenant, seen.newest())
-    seat = peeked.seat_of(token)
-    version, turn = peeked.version, peeked.turn
-    idle = turn == versions.NOBODY or (seat is not None and turn == seat)
-    woken = False
-    if seen.holds(version, seat) and wait > 0 and not idle:
-        with waiters.parked(client), metrics.WAITERS.labels("poll").track_inprogress():
-            version = versions.wait_for_change(match_id, version, wait)
-        woken = not seen.holds(version, seat)
-    if seen.holds(version, seat):
-        version = versions.settled(match_id, version)  # never hide a committed move
-    if seen.holds(version, seat):
-        return Unchanged(version, seat)
-    return _view_at(match_id, tenant, seat, version, shared=woken)
-
-
-_VIEWS_KEPT = 4096
-_views: OrderedDict[tuple[int, str, int, int | None], MatchView] = OrderedDict()
-_cache_lock = threading.Lock()
-"""Guards this process's caches: recent views and matches just written."""
-_view_reads = SingleFlight()
-"""Views a woken request of this process is reading right now."""
-
-
-def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
-             shared: bool) -> MatchView:
-    """The seat's view of the match at ``version`` or later, read from the database.
-
-    ``shared`` (requests woken by the notification of ``version``): a view never
-    changes once made (every change is a new version), so a process keeps the views
-    it read lately, and the waiters of one match that a move wakes together read the
-    database once, each after the requests under way in its worker
-    (:func:`after_requests_under_way`). Other reads always read the database: a version
-    heard here may lag one that the client saw acknowledged elsewhere."""
-    if not shared:
-        return _read_view(match_id, tenant, seat, version)
-    after_requests_under_way()
-    key = (tenant, match_id, version, seat)
-    return _view_reads.do(
-        key, lambda: _kept_view(key) or _read_view(match_id, tenant, seat, version))
-
-
-def _kept_view(key: tuple[int, str, int, int | None]) -> MatchView | None:
-    with _cache_lock:
-        return _views.get(key)
-
-
-def _read_view(match_id: str, tenant: int, seat: int | None, at_least: int) -> MatchView:
-    """The seat's view from the database at ``at_least`` or later (from a standby that
-    has it, else the primary), kept for the waiters woken by its version."""
-    return read_fresh(lambda: _read_view_now(match_id, tenant, seat),
-                      lambda view: view.version >= at_least)
-
-
-def _read_view_now(match_id: str, tenant: int, seat: int | None) -> MatchView:
-    """The seat's view as the database has it now. A match this process wrote last,
-    still at that version in the database, is not loaded again: one small query says so
-    (every change moves the version)."""
-    recalled = _recalled(tenant, match_id)
-    if recalled is not None:
-        with statement_connection(write=False) as alone:
-            stored = store.version_of(match_id, tenant, alone)
-        if stored == recalled[0]:
-            _, match, state = recalled
-            view = match_view(match, state, seat)
-        else:
-            recalled = None
-    if recalled is None:
-        with transaction(one_statement=True):  # get_match is one SELECT
-            match = store.get_match(match_id, tenant)
-            view = match_view(match, store.state_of(match), seat)
-    with _cache_lock:
-        _views[(tenant, match_id, view.version, seat)] = view
-        while len(_views) > _VIEWS_KEPT:
-            _views.popitem(last=False)
-    return view
-
-
 # --- moves -------------------------------------------------------------------
 
 
 def fingerprint(payload: Mapping[str, Any]) -> str:
     """A stable hash of a request body, to tell a retry from a different request."""
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-
-
-def _check_version(match: Match, if_match: int | None) -> None:
-    if if_match is not None and if_match != match.version:
-        raise VersionMismatch(
-            f"the match is at version {match.version}, not {if_match}; reload and retry"
-        )
 
 
 def _idempotency_since() -> datetime:
@@ -354,18 +201,10 @@ def _idempotency_since() -> datetime:
 _purged = [0.0]
 
 
-def _purge_expired_keys() -> None:
-    """Now and then (at most hourly per process) remove expired Idempotency-Key records."""
-    now = time.monotonic()
-    if now - _purged[0] < 3600:
-        return
-    _purged[0] = now
-    purge_expired()
-
-
 def purge_expired() -> None:
-    """Remove expired Idempotency-Key records (the worker's chore, and now and then a
-    move's)."""
+    """Remove expired Idempotency-Key records (the worker's chore, and at most hourly
+    per process a keyed move's)."""
+    _purged[0] = time.monotonic()
     with transaction(write=True):
         store.purge_idempotency(_idempotency_since())
 
@@ -384,208 +223,174 @@ MOVE_ATTEMPTS = 5
 """How often a move is worked out again when the match changed while it was computed."""
 
 
-def play_move(
-    match_id: str,
-    tenant: int,
-    token: Credential | None,
-    card: Card,
-    capture: Sequence[Card] | None,
-    *,
-    if_match: int | None,
-    idempotency_key: str | None,
-    request_fingerprint: str,
-) -> MoveResult:
+@dataclass(frozen=True)
+class MoveRequest:
+    """A seat's move as asked for: the card and what it takes, and the request's
+    conditions (If-Match, Idempotency-Key and the body's fingerprint)."""
+
+    token: Credential | None
+    card: Card
+    capture: tuple[Card, ...] | None
+    if_match: int | None
+    key: str | None
+    fingerprint: str
+
+
+def play_move(match_id: str, tenant: int, asked: MoveRequest) -> MoveResult:
     """Apply a seat's move and any bot replies.
 
-    The engine and the bots run on the match as read, outside any lock; the write
-    transaction saves only if nobody moved meanwhile (one conditional UPDATE), and
-    appends. If somebody did, the move is worked out again on the new position (where
-    it may be refused: not your turn, or 412 with If-Match). A retried Idempotency-Key with the
-    same body gets the first result again, rebuilt from the move log.
-    """
-    move = Move(0, card, None if capture is None else tuple(capture))
+    The engine and the bots run on the match as read (or as this process saved it last),
+    outside any lock; the save happens only if nobody moved meanwhile (one conditional
+    UPDATE). If somebody did, the move is worked out again on the new position (where it
+    may be refused: not your turn, or 412 with If-Match). A retried Idempotency-Key with
+    the same body gets the first result again, rebuilt from the move log."""
     for attempt in range(MOVE_ATTEMPTS):
-        recalled = _recalled(tenant, match_id) if attempt == 0 else None
-        if recalled is not None:
-            # the match as this process last wrote it: if another moved since, the
-            # conditional save below finds it moved and sends this move round again
-            read, match, state = recalled
-            seat = require_seat(seat_hashes(match.seats), token)
-            if if_match is not None and if_match != read:
-                recalled = None  # the database says which version
-        if recalled is None:
-            read, state, seat, match, replayed = _read_for_move(
-                match_id, tenant, token, if_match, idempotency_key, request_fingerprint)
-            if replayed is not None:
-                return replayed
-            if state is None:  # the clock ran out first: apply that, then look again
-                clocks.apply_due_timeouts(match_id)
-                continue
-        try:
-            state = apply_move(state, Move(seat, move.card, move.capture))
-        except IllegalMove:
-            if recalled is None:
-                raise
-            continue  # refused on the remembered match: ask the database before saying so
-        assert state.last_play is not None
-        mine = state.last_play
-        levels = bot_levels(match.seats)
-        _afford_searches(levels)
-        state, replies = play_bots(state, levels)
-        timeouts = [0 if i == seat else n for i, n in enumerate(match.timeouts)] \
-            if match.timeouts and match.timeouts[seat] else None
-        # the save refuses a key the seat already used: then the move goes round again
-        # and the read finds what the key answered first
-        key = store.KeyRecord(seat, idempotency_key, request_fingerprint,
-                              _idempotency_since()) if idempotency_key else None
-        if state.finished and store.keeps_record(match):
-            finished = _finish_recorded(match_id, tenant, read, [mine, *replies], state,
-                                        timeouts, key)
-            if finished is None:
-                continue  # somebody moved while this one was worked out: again
-            match = finished
-            result = MoveResult(mine, tuple(replies), match_view(match, state, seat))
-        else:
-            with statement_connection() as alone:  # the save is one statement
-                if not store.append_plays_if_unchanged(match, read, [mine, *replies], state,
-                                                       timeouts=timeouts, key=key, alone=alone):
-                    continue  # somebody moved while this one was worked out: again
-                result = MoveResult(mine, tuple(replies), match_view(match, state, seat))
-        versions.saw(match)
-        _remember(tenant, match, state)
-        limits.charge("expensive", sum(1 for p in replies if levels.get(p.seat) in SEARCHING))
-        if idempotency_key:
-            _purge_expired_keys()
-        return result
+        result = _attempt(match_id, tenant, asked, recall=attempt == 0)
+        if result is not None:
+            return result
     raise VersionMismatch("the match kept changing while this move was worked out; retry")
 
 
+def _attempt(match_id: str, tenant: int, asked: MoveRequest, recall: bool) -> MoveResult | None:
+    """One try at a move; None when it must be worked out again (the match moved, or its
+    clock ran out and has just been applied)."""
+    written = cache.written.get((tenant, match_id)) if recall else None
+    if written is not None and not written[0].due(utcnow()) and asked.if_match in (
+            None, written[0].version):
+        match, state = written
+        seat = require_seat(match.seat_keys, asked.token)
+        try:
+            moved = apply_move(state, Move(seat, asked.card, asked.capture))
+        except IllegalMove:
+            return None  # refused on the remembered match: the database says
+    else:
+        read = _read_for_move(match_id, tenant, asked)
+        if isinstance(read, MoveResult):
+            return read
+        if read is None:  # the clock ran out first: apply that, then look again
+            clocks.apply_due_timeouts(match_id)
+            return None
+        match, state, seat = read
+        moved = apply_move(state, Move(seat, asked.card, asked.capture))
+    return _save_move(match, seat, moved, asked)
+
+
+def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> MoveResult | None:
+    """The bots' replies to a move, and the save of both; None if the match moved on."""
+    assert moved.last_play is not None
+    mine = moved.last_play
+    levels = match.bots
+    _afford_searches(levels)
+    moved, replies = play_bots(moved, levels)
+    timeouts = tuple(0 if i == seat else n for i, n in enumerate(match.timeouts)) \
+        if match.timeouts and match.timeouts[seat] else None
+    # the save refuses a key the seat already used: then the move goes round again
+    # and the read finds what the key answered first
+    key = store.KeyRecord(seat, asked.key, asked.fingerprint, _idempotency_since()) \
+        if asked.key else None
+    entries = [LogEntry.of(mine), *map(LogEntry.of, replies)]
+    if moved.finished and finish.keeps_record(match):
+        saved = _finish(match, moved, entries, timeouts, key)
+    else:
+        with statement_connection() as alone:  # the save is one statement
+            saved = changes.save(match, moved, entries, timeouts=timeouts, key=key,
+                                 alone=alone)
+    if saved is None:
+        return None
+    if saved.status == MatchStatus.ACTIVE:
+        cache.written.put((saved.tenant, saved.id), (saved, moved))
+    else:
+        cache.written.drop((saved.tenant, saved.id))
+    limits.charge("expensive", sum(1 for p in replies if levels.get(p.seat) in SEARCHING))
+    if asked.key and time.monotonic() - _purged[0] > 3600:
+        purge_expired()
+    return MoveResult(mine, tuple(replies), match_view(saved, moved, seat))
+
+
 class _Moved(Exception):
-    """The match moved on (or the key was used) under a recorded finish: roll it back."""
+    """The match moved on (or the key was used) under a finish: roll back what it did."""
 
 
-def _finish_recorded(match_id: str, tenant: int, read: int, plays: list[Play], state: State,
-                     timeouts: list[int] | None, key: store.KeyRecord | None) -> Match | None:
-    """The finishing move of a match that keeps records, saved with the rating updates
-    and totals it makes in one write transaction under the match's row lock; None
-    (nothing written) if the match moved on since ``read``."""
+def _finish(match: MatchRow, state: State, entries: list[LogEntry],
+            timeouts: tuple[int, ...] | None, key: store.KeyRecord | None) -> MatchRow | None:
+    """The finishing move of a match that keeps records, saved with what its finish
+    records in one write transaction under the match's row lock; None (nothing written)
+    if the match moved on."""
     try:
         with transaction(write=True):
-            match = store.lock_match(match_id, tenant)
-            if match.version != read or not store.append_plays_if_unchanged(
-                    match, read, plays, state, timeouts=timeouts, key=key):
+            locked, _ = store.read(match.id, match.tenant, lock=True)
+            saved = changes.save(locked, state, entries, timeouts=timeouts, key=key) \
+                if locked.version == match.version else None
+            if saved is None:
                 raise _Moved()
     except _Moved:
         return None
-    return match
+    return saved
 
 
-def _read_for_move(
-    match_id: str, tenant: int, token: Credential | None, if_match: int | None,
-    idempotency_key: str | None, request_fingerprint: str,
-) -> tuple[int, State | None, int, Match, MoveResult | None]:
-    """(version, state, seat, match, None) of a match about to take the token's move;
-    state None when its clock ran out first; a retried Idempotency-Key's first result
-    as the last item."""
+def _read_for_move(match_id: str, tenant: int, asked: MoveRequest
+                   ) -> tuple[MatchRow, State, int] | MoveResult | None:
+    """The match about to take the token's move, its state and the seat; None when its
+    clock ran out first; a retried Idempotency-Key's first result."""
     with transaction():
-        match = store.get_match(match_id, tenant)
-        seat = require_seat(seat_hashes(match.seats), token)
-        earlier = store.find_idempotent(
-            match, seat, idempotency_key, _idempotency_since()
-        ) if idempotency_key else None
+        match, state = store.read(match_id, tenant)
+        seat = require_seat(match.seat_keys, asked.token)
+        earlier = store.find_idempotent(match.pk, seat, asked.key, _idempotency_since()) \
+            if asked.key else None
         if earlier is not None:
-            if not hmac.compare_digest(earlier.fingerprint, request_fingerprint):
-                raise IdempotencyKeyReused(
-                    "this Idempotency-Key was used for a different request"
-                )
-            return match.version, None, seat, match, _replayed(
-                match, seat, earlier.first_seq, earlier.version)
-        if clocks.is_due(match):
-            return match.version, None, seat, match, None
-        _check_playing(match)
-        _check_version(match, if_match)
-        return match.version, store.state_of(match), seat, match, None
+            if not hmac.compare_digest(earlier.fingerprint, asked.fingerprint):
+                raise IdempotencyKeyReused("this Idempotency-Key was used for a different request")
+            return _replayed(match, state, seat, earlier.first_seq, earlier.version)
+        if match.due(utcnow()):
+            return None
+        check_playing(match, asked.if_match)
+        return match, state, seat
 
 
-_RECENT_KEPT = 2048
-_recent: OrderedDict[tuple[int, str], tuple[int, Match, State]] = OrderedDict()
-
-
-def _remember(tenant: int, match: Match, state: State) -> None:
-    """Keep a match this process just wrote, with its state, for the next move on it (a
-    keep-alive client comes back to the same process): that move needs no read."""
-    key = (tenant, match.id)
-    with _cache_lock:
-        if match.status == "active" and not state.finished:
-            _recent[key] = (match.version, match, state)
-            _recent.move_to_end(key)
-            if len(_recent) > _RECENT_KEPT:
-                _recent.popitem(last=False)
-        else:
-            _recent.pop(key, None)
-
-
-def _recalled(tenant: int, match_id: str) -> tuple[int, Match, State] | None:
-    """The match as this process last wrote it, unless its clock has run out since."""
-    with _cache_lock:
-        found = _recent.get((tenant, match_id))
-    # a write that failed after the row was updated in memory: not the match remembered
-    if found is None or found[1].version != found[0] or clocks.is_due(found[1]):
-        return None
-    return found
-
-
-def _replay(match: Match, records: Sequence[MoveRecord]) -> State:
+def _replay(state: State, records: Sequence[MoveRecord]) -> State:
     """The match rebuilt from its rules, seed, decks and these log entries."""
-    start = store.state_of(match)
-    state = new_match(start.rules, start.seed, start.decks)
+    rebuilt = new_match(state.rules, state.seed, state.decks)
     for record in records:
-        if record.kind in ("resign", "forfeit"):
-            state = resign(state, record.seat)
-        elif record.kind == "play":
+        if record.kind in (MoveKind.RESIGN, MoveKind.FORFEIT):
+            rebuilt = resign(rebuilt, record.seat)
+        elif record.kind == MoveKind.PLAY:
             assert record.card is not None
-            state = apply_move(state, move_from_parts(record.seat, record.card, record.captured))
-    return state
+            rebuilt = apply_move(rebuilt, move_from_parts(record.seat, record.card,
+                                                          record.captured))
+    return rebuilt
 
 
-def _replayed(match: Match, seat: int, first_seq: int, version: int) -> MoveResult:
+def _replayed(match: MatchRow, state: State, seat: int, first_seq: int,
+              version: int) -> MoveResult:
     """The result a move request got, from log entries ``first_seq`` to ``version``."""
-    records = store.move_log(match, last=version)
-    state = _replay(match, records)
-    plays = [
-        play_from_parts(r.round, r.seat, r.card or "", r.captured or [], r.basra)
-        for r in records[first_seq - 1 :]
-    ]
-    view = match_view(match, state, seat, version=version)
+    records = store.move_log(match.pk, last=version)
+    plays = [play_from_parts(r.round, r.seat, r.card or "", r.captured or [], r.basra)
+             for r in records[first_seq - 1:]]
+    view = match_view(match, _replay(state, records), seat, version=version)
     return MoveResult(plays[0], tuple(plays[1:]), view)
 
 
-def resign_match(
-    match_id: str, tenant: int, token: Credential | None, if_match: int | None
-) -> MoveResult:
+def resign_match(match_id: str, tenant: int, token: Credential | None,
+                 if_match: int | None) -> MoveResult:
     """The token's seat resigns: the match ends, the other team wins."""
     with transaction(write=True):
-        match = store.lock_match(match_id, tenant)
-        seat = require_seat(seat_hashes(match.seats), token)
-        _check_playing(match)
-        _check_version(match, if_match)
-        state = store.state_of(match)
-        rnd = state.round
+        match, state = store.read(match_id, tenant, lock=True)
+        seat = require_seat(match.seat_keys, token)
+        check_playing(match, if_match)
+        entries = [changes.log(MoveKind.RESIGN, seat, state)]
         state = resign(state, seat)
-        store.append_resign(match, seat, rnd, state)
-        versions.publish(match)
-        view = match_view(match, state, seat)
-    versions.saw(match)
-    return MoveResult(None, (), view)
+        saved = changes.save(match, state, entries, end_reason=EndReason.RESIGNED)
+        assert saved is not None, "a match changed under its row lock"
+    cache.written.drop((tenant, match_id))
+    return MoveResult(None, (), match_view(saved, state, seat))
 
 
 def hint(match_id: str, tenant: int, token: Credential | None, level: str) -> Move:
     """The move bot ``level`` would play for the token's seat now."""
     with transaction():
-        match = store.get_match(match_id, tenant)
-        seat = require_seat(seat_hashes(match.seats), token)
-        _check_playing(match)
-        state = store.state_of(match)
+        match, state = store.read(match_id, tenant)
+        seat = require_seat(match.seat_keys, token)
+        check_playing(match)
     if state.finished:
         raise MatchFinished("the match is finished")
     if state.turn != seat:
@@ -597,11 +402,12 @@ def hint(match_id: str, tenant: int, token: Credential | None, level: str) -> Mo
 
 
 @on_replica
-def history(query: store.HistoryQuery) -> HistoryPage:
+def match_history(query: history.HistoryQuery) -> HistoryPage:
     """A page of the match history, newest first (waiting tables past their time left
     out); a player's page (``query.player_id``) only if the front end vouched for them."""
     with transaction():
-        rows, nxt = store.history(query, current_app.config["SECRET_KEY"], clocks.waiting_since())
+        rows, nxt = history.history(query, current_app.config["SECRET_KEY"],
+                                    clocks.waiting_since())
         if not rows and query.player_id is not None:
             # a player with a match was vouched for: only an empty page asks
             players.vouched_player(query.tenant, query.player_id)
@@ -613,7 +419,7 @@ class MoveLog:
     """The public move log, with the seed and decks once the match is over."""
 
     id: str
-    status: str
+    status: MatchStatus
     version: int
     commitment: str
     explicit_decks: bool
@@ -627,11 +433,12 @@ def move_log(match_id: str, tenant: int, after: int = 0) -> MoveLog:
     """The match's moves after sequence number ``after``, in order; seed and explicit
     decks revealed when finished."""
     with transaction():
-        match = store.get_match(match_id, tenant)
-        moves = store.move_log(match, first=after + 1)
-    finished = match.status == "finished"
+        match, state = store.read(match_id, tenant)
+        moves = store.move_log(match.pk, first=after + 1)
+    finished = match.status == MatchStatus.FINISHED
     return MoveLog(
         match.id, match.status, match.version, match.commitment, match.explicit_decks, moves,
         match.seed.hex() if finished else None,
-        match.snapshot["decks"] if finished and match.explicit_decks else None,
+        [[str(c) for c in deck] for deck in state.decks]
+        if finished and match.explicit_decks else None,
     )

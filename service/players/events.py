@@ -3,9 +3,8 @@ their turns, their matches ending, and their tournaments' events.
 
 Events are rows written in the transaction of the change that caused them (like the
 webhooks' outbox), numbered by the table's sequence: a stream resumes after its
-``Last-Event-ID`` exactly. A stream sleeps on this process's LISTEN board (the change
-notifies the player's key) and reads its new rows when woken; without PostgreSQL it
-polls.
+``Last-Event-ID`` exactly. A stream sleeps on this process's listener (the change notifies
+the player's key) and reads its new rows when woken; without PostgreSQL it polls.
 """
 
 from __future__ import annotations
@@ -18,12 +17,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import Text, cast, delete, func, literal_column, select
 
-from ..live import versions, waiters
+from ..live import listener, waiters
 from ..ops import metrics
 from ..storage.db import db, transaction
-from ..storage.models import Match, PlayerEvent, utcnow
+from ..storage.models import PlayerEvent, utcnow
+from ..storage.writes import Rows
 
 EVENT_DAYS = 7
 """Events are kept this long: a stream resumes within a week."""
@@ -34,51 +34,42 @@ FOR_PLAYERS = ("match.started", "match.turn", "match.finished")
 
 
 def wake_key(tenant: int, player_id: str) -> str:
-    """The key the board wakes a player's streams with (no colon: a NOTIFY's fields are
-    colon-separated). The saving statement computes the same in SQL."""
+    """The key the listener wakes a player's streams with (no colon: a NOTIFY's fields are
+    colon-separated); :func:`_wake` computes the same in SQL."""
     return "p" + hashlib.md5(f"{tenant}:{player_id}".encode()).hexdigest()
 
 
-WAKE_SQL = "'p' || md5({table}.tenant_pk || ':' || {table}.player_id) || ':' || {table}.pk"
-"""The NOTIFY payload of an inserted event, in SQL (see :func:`wake_key`)."""
+def _wake(columns: Any) -> Any:
+    """An inserted event's NOTIFY payload: its player's wake key and its number."""
+    colon = literal_column("':'")
+    return func.concat(literal_column("'p'"), func.md5(func.concat(
+        cast(columns.tenant_pk, Text), colon, columns.player_id)), colon, columns.pk)
 
 
-def row(tenant: int, player_id: str, kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
-    """An event to write: (tenant_pk, player_id, type, body)."""
-    return {"tenant_pk": tenant, "player_id": player_id, "type": kind,
-            "body": json.dumps(data, separators=(",", ":"))}
+def events(tenant: int, told: Sequence[tuple[str, str, Mapping[str, Any]]]) -> Rows:
+    """Events to write in the transaction of the change that caused them, each (player
+    id, type, data); on PostgreSQL each wakes its player's streams when it commits."""
+    now = utcnow()
+    return Rows(PlayerEvent.__table__, tuple(
+        {"tenant_pk": tenant, "player_id": player_id, "type": kind,
+         "body": json.dumps(data, separators=(",", ":")), "created_at": now}
+        for player_id, kind, data in told), wake=_wake)
 
 
-def for_match(match: Match, happened: Sequence[tuple[str, Mapping[str, Any]]]
-              ) -> list[dict[str, Any]]:
-    """The events of a match change for its vouched players: a start and a finish for
-    each, a turn for the one to play. ``happened`` is the change's events as the
-    webhooks see them."""
-    seated = [(s.seat, s.player_id) for s in match.seats if s.vouched and s.player_id]
-    if not seated:
-        return []
-    rows = []
+def for_match(tenant: int, seated: Sequence[tuple[int, str]],
+              happened: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Rows]:
+    """The events of a match change for its vouched players, ``seated`` (seat, player
+    id): a start and a finish for each, a turn for the one to play. ``happened`` is the
+    change's events as the webhooks see them."""
+    told = []
     for kind, data in happened:
         if kind not in FOR_PLAYERS:
             continue
         for seat, player_id in seated:
             if kind == "match.turn" and data["seat"] != seat:
                 continue
-            rows.append(row(match.tenant_pk, player_id, kind, {**data, "seat": seat}))
-    return rows
-
-
-def record(rows: Sequence[Mapping[str, Any]]) -> None:
-    """Write events in the caller's transaction; on PostgreSQL each wakes its player's
-    streams when the transaction commits."""
-    if not rows:
-        return
-    now = utcnow()
-    numbers = db.session.execute(
-        insert(PlayerEvent).returning(PlayerEvent.pk),
-        [{**r, "created_at": now} for r in rows]).scalars().all()
-    versions.notify_keys([(wake_key(r["tenant_pk"], r["player_id"]), number)
-                          for r, number in zip(rows, numbers, strict=True)])
+            told.append((player_id, kind, {**data, "seat": seat}))
+    return [events(tenant, told)] if told else []
 
 
 @dataclass(frozen=True)
@@ -122,7 +113,7 @@ def follow(tenant: int, player_id: str, last_seen: int | None, heartbeat: float,
         yield []
         spoke = time.monotonic()
         while True:
-            heard = versions.heard(key)  # before the read: a later event wakes the wait
+            heard = listener.heard(key)  # before the read: a later event wakes the wait
             batch = _after(tenant, player_id, last)
             if batch:
                 last = batch[-1].id
@@ -135,7 +126,7 @@ def follow(tenant: int, player_id: str, last_seen: int | None, heartbeat: float,
                 yield []
                 spoke = time.monotonic()
                 continue
-            versions.wait_for_key(key, heard, left)
+            listener.wait_for_key(key, heard, left)
 
 
 def purge(before: datetime, limit: int = 10_000) -> int:

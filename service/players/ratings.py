@@ -7,7 +7,7 @@ a draw a tie. A resigned or forfeited match is a loss for that side (the engine 
 the win to the other); an aborted one is not rated. The rating rows of a match's
 players are locked (and read) in player order, so two matches of one player finishing
 at once both count and never deadlock; the new ratings are written with the match's
-save (on PostgreSQL, parts of its one statement).
+save (:mod:`service.matches.finish`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from openskill.models import PlackettLuce
-from sqlalchemy import bindparam, insert, select
+from sqlalchemy import select
 from sqlalchemy.dialects import sqlite
 
 from ..storage.db import backend, db, session_execute
 from ..storage.models import Player, Rating, RatingChange, utcnow
+from ..storage.writes import Rows
 
 MODEL = PlackettLuce()
 """openskill's Plackett-Luce model, the library's defaults (mu 25, sigma 25/3)."""
@@ -67,29 +68,13 @@ WITH locked AS (
 SELECT players.player_id, locked.* FROM locked JOIN players ON players.pk = locked.player_pk
 """
 
-SAVED_WITH = (
-    "rated AS (UPDATE ratings SET mu = r.mu, sigma = r.sigma, ordinal = r.ordinal, "
-    "games = r.games, rated_at = %(now)s FROM saved, json_to_recordset(%(ratings)s) AS "
-    "r(pk bigint, mu float8, sigma float8, ordinal float8, games int) "
-    "WHERE ratings.player_pk = r.pk AND ratings.pool = %(rating_pool)s), "
-    "charted AS (INSERT INTO rating_changes (player_pk, pool, match_pk, mu, sigma, ordinal, "
-    "at) SELECT r.pk, %(rating_pool)s, saved.pk, r.mu, r.sigma, r.ordinal, %(now)s "
-    "FROM saved, json_to_recordset(%(ratings)s) AS r(pk bigint, mu float8, sigma float8, "
-    "ordinal float8))")
-"""PostgreSQL: a match's new ratings and its rating changes, as parts of the data-modifying
-WITH that saves the match (its ``saved`` part: written only if the match saved): its
-parameters ``ratings`` (:attr:`Rated.rows`), ``rating_pool`` and ``now``. The rows were
-locked when read."""
-
-
 @dataclass(frozen=True)
 class Rated:
     """A finished match's ratings worked out: each seat's change (the match's
-    ``rating_changes``) and the rows to write (``pk, mu, sigma, ordinal, games``)."""
+    ``rating_changes``) and the rows to write with the match's save."""
 
-    pool: str
     changes: list[dict[str, Any]]
-    rows: list[dict[str, Any]]
+    parts: tuple[Rows, ...]
 
 
 def _start() -> dict[str, Any]:
@@ -119,29 +104,12 @@ def _locked(tenant: int, player_ids: Sequence[str],
     return {player_id: (pk, *found[pk]) for player_id, pk in pks.items()}
 
 
-_UPDATE = Rating.__table__.update().where(
-    Rating.__table__.c.player_pk == bindparam("pk"), Rating.__table__.c.pool == bindparam("p")
-).values(mu=bindparam("mu"), sigma=bindparam("sigma"), ordinal=bindparam("ordinal"),
-         games=bindparam("games"), rated_at=bindparam("at"))
-
-
-def save(match_pk: int, rated: Rated) -> None:
-    """SQLite: write the new ratings and the match's rating changes (PostgreSQL writes
-    them with the match's save: :data:`SAVED_WITH`)."""
-    now = utcnow()
-    db.session.execute(_UPDATE, [{**row, "p": rated.pool, "at": now} for row in rated.rows])
-    db.session.execute(insert(RatingChange.__table__), [
-        {"player_pk": row["pk"], "pool": rated.pool, "match_pk": match_pk, "at": now,
-         "mu": row["mu"], "sigma": row["sigma"], "ordinal": row["ordinal"]}
-        for row in rated.rows])
-
-
-def rate(tenant: int, pool: str, seats: Sequence[tuple[int, int, str]],
+def rate(tenant: int, pool: str, match_pk: int, seats: Sequence[tuple[int, int, str]],
          winner: int | None, draw: bool) -> Rated:
     """Rate a finished match in the caller's write transaction, its players' ratings
     locked: ``seats`` are (seat, team, player id) of every seat, ``winner`` the winning
-    team (None with ``draw``). Each seat's ``{seat, player_id, before, after}`` and the
-    rows the match's save writes (:data:`SAVED_WITH`, or :func:`save`)."""
+    team (None with ``draw``). Each seat's ``{seat, player_id, before, after}``, and the
+    new ratings and the match's rating changes to write with its save."""
     ratings = _locked(tenant, sorted({player_id for _, _, player_id in seats}), pool)
     teams = sorted({team for _, team, _ in seats})
     members = {team: [s for s in seats if s[1] == team] for team in teams}
@@ -149,12 +117,18 @@ def rate(tenant: int, pool: str, seats: Sequence[tuple[int, int, str]],
     ranks = [1 if draw or team == winner else 2 for team in teams]
     rated = MODEL.rate([[MODEL.rating(mu=before[seat][0], sigma=before[seat][1])
                          for seat, _, _ in members[team]] for team in teams], ranks=ranks)
-    changes, rows = [], []
+    now = utcnow()
+    changes, rows, charted = [], [], []
     for team, new in zip(teams, rated, strict=True):
         for (seat, _, player_id), after in zip(members[team], new, strict=True):
             pk, _, _, games = ratings[player_id]
             figures = skill(after.mu, after.sigma)
-            rows.append({"pk": pk, "games": games + 1, **figures})
+            rows.append({"player_pk": pk, "pool": pool, **figures, "games": games + 1,
+                         "rated_at": now})
+            charted.append({"player_pk": pk, "pool": pool, "match_pk": match_pk, **figures,
+                            "at": now})
             changes.append({"seat": seat, "player_id": player_id,
                             "before": skill(*before[seat]), "after": figures})
-    return Rated(pool, sorted(changes, key=lambda c: c["seat"]), rows)
+    return Rated(sorted(changes, key=lambda c: c["seat"]), (
+        Rows(Rating.__table__, tuple(rows), key=("player_pk", "pool")),
+        Rows(RatingChange.__table__, tuple(charted))))

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from flask import g
 
-from ..live.versions import Credential, PlayerProof
 from ..tenants.requests import bearer_token
 from . import service as players
 from .errors import PlayerUnverified
+from .service import Credential, PlayerProof
 
 
 def credential() -> Credential | None:

@@ -10,7 +10,6 @@ from flask import Response, current_app, g
 from flask.views import MethodView
 
 from ..errors import MissingToken
-from ..live.versions import PlayerProof
 from ..tenants.limits import budget
 from ..tenants.requests import key_still_valid, tenant, waiter
 from ..web.parser import Blueprint
@@ -31,7 +30,7 @@ from .schemas import (
     RatingHistorySchema,
     RecordSchema,
 )
-from .service import PLAYER_ID, MintedToken
+from .service import PLAYER_ID, MintedToken, PlayerProof
 
 blp = Blueprint("players", __name__, url_prefix="/v1/players",
                 description="Players vouched for by their front end")

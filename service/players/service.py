@@ -19,7 +19,6 @@ from datetime import UTC, datetime, timedelta
 import jwt
 from sqlalchemy import select
 
-from ..live.versions import PlayerProof
 from ..storage.db import db, transaction
 from ..storage.models import Player, Tenant, utcnow
 from . import cache
@@ -33,6 +32,18 @@ LEEWAY_SECONDS = 30
 """Clock skew allowed between the front end's server and this one."""
 PLAYER_ID = re.compile(r"[A-Za-z0-9._:@-]{1,128}")
 """What a player id may be: 1-128 of ``A-Z a-z 0-9 . _ : @ -``."""
+
+
+@dataclass(frozen=True)
+class PlayerProof:
+    """A verified player token: the front end vouches that the bearer is ``player_id``."""
+
+    player_id: str
+    name: str | None = None
+
+
+Credential = str | PlayerProof
+"""What a bearer shows: a seat token, or a player's proof."""
 
 
 @dataclass(frozen=True)

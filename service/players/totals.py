@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam
+from sqlalchemy import select
 
-from ..storage.db import db
+from ..storage.db import backend, db
 from ..storage.models import Player
+from ..storage.writes import Rows
 
 
 @dataclass(frozen=True)
@@ -31,30 +32,17 @@ class SeatResult:
     """Their side's final score."""
 
 
-_table = Player.__table__
-_ADD = _table.update().where(
-    _table.c.tenant_pk == bindparam("tenant"), _table.c.player_id == bindparam("player"),
-).values(
-    matches=_table.c.matches + 1,
-    wins=_table.c.wins + bindparam("won"),
-    losses=_table.c.losses + bindparam("lost"),
-    draws=_table.c.draws + bindparam("drew"),
-    resigned=_table.c.resigned + bindparam("by_resigning"),
-    timed_out=_table.c.timed_out + bindparam("by_clock"),
-    basras=_table.c.basras + bindparam("made"),
-    jack_basras=_table.c.jack_basras + bindparam("made_with_jack"),
-    points=_table.c.points + bindparam("scored"),
-)
-
-
-def count(tenant: int, results: Sequence[SeatResult]) -> None:
-    """Add a finished match's vouched seats to their players' totals, in the caller's
-    write transaction; players in id order, so two matches finishing at once never
-    deadlock."""
-    if not results:
-        return
-    db.session.execute(_ADD, [
-        {"tenant": tenant, "player": r.player_id, "won": int(r.won), "lost": int(r.lost),
-         "drew": int(r.drew), "by_resigning": int(r.resigned), "by_clock": int(r.timed_out),
-         "made": r.basras, "made_with_jack": r.jack_basras, "scored": r.points}
-        for r in sorted(results, key=lambda r: r.player_id)])
+def count(tenant: int, results: Sequence[SeatResult]) -> Rows:
+    """A finished match's vouched seats added to their players' totals, written with its
+    save. Their rows are locked now, in player order, so two matches finishing at once
+    never deadlock (the caller's write transaction)."""
+    ordered = sorted(results, key=lambda r: r.player_id)
+    if backend() == "postgresql":
+        db.session.execute(select(Player.pk).where(
+            Player.tenant_pk == tenant, Player.player_id.in_([r.player_id for r in ordered])
+        ).order_by(Player.player_id).with_for_update())
+    return Rows(Player.__table__, tuple(
+        {"tenant_pk": tenant, "player_id": r.player_id, "matches": 1, "wins": int(r.won),
+         "losses": int(r.lost), "draws": int(r.drew), "resigned": int(r.resigned),
+         "timed_out": int(r.timed_out), "basras": r.basras, "jack_basras": r.jack_basras,
+         "points": r.points} for r in ordered), key=("tenant_pk", "player_id"), add=True)

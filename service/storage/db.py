@@ -246,6 +246,7 @@ def transaction(*, write: bool = False, one_statement: bool = False) -> Iterator
     try:
         if session.in_transaction():  # a read left open earlier in the request
             session.rollback()
+        session.info.pop(_AFTER_COMMIT, None)
         if one_statement and backend() == "postgresql":
             session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
         elif write:
@@ -253,6 +254,7 @@ def transaction(*, write: bool = False, one_statement: bool = False) -> Iterator
         yield
         session.commit()
     except BaseException as error:
+        session.info.pop(_AFTER_COMMIT, None)
         try:
             session.rollback()
         except _UNAVAILABLE:  # the connection is gone with the database: drop it
@@ -260,6 +262,22 @@ def transaction(*, write: bool = False, one_statement: bool = False) -> Iterator
         if isinstance(error, _UNAVAILABLE):
             raise DatabaseUnavailable() from error
         raise
+    for callback in session.info.pop(_AFTER_COMMIT, ()):
+        callback()
+
+
+_AFTER_COMMIT = "basra_after_commit"
+"""Session info: what to run once the transaction block commits."""
+
+
+def after_commit(callback: Callable[[], None]) -> None:
+    """Run ``callback`` once the caller's :func:`transaction` block commits (never if it
+    rolls back), or at once outside one."""
+    session = db.session()
+    if session.in_transaction():
+        session.info.setdefault(_AFTER_COMMIT, []).append(callback)
+    else:
+        callback()
 
 
 def session_execute(statement: str, params: dict[str, Any]) -> psycopg.Cursor[Any]:
@@ -276,7 +294,7 @@ def session_execute(statement: str, params: dict[str, Any]) -> psycopg.Cursor[An
 
 
 @lru_cache(maxsize=512)
-def _postgresql_text(stmt: Any) -> str:
+def postgresql_text(stmt: Any) -> str:
     """A prebuilt statement's SQL as psycopg takes it, compiled once per statement (and
     at most this many kept: a caller's statements built per shape come and go)."""
     return str(stmt.compile(dialect=db.engine.dialect))
@@ -289,7 +307,7 @@ def read_rows(stmt: Any, params: dict[str, Any]) -> Sequence[Sequence[Any]]:
     as much again as the query for a page of history (measured)."""
     if backend() != "postgresql":
         return db.session.execute(stmt, params).all()  # type: ignore[no-any-return]
-    return session_execute(_postgresql_text(stmt), params).fetchall()
+    return session_execute(postgresql_text(stmt), params).fetchall()
 
 
 @contextmanager

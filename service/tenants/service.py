@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import select, update
 
-from ..live.versions import SingleFlight
+from ..live.single_flight import SingleFlight
 from ..storage.db import db, read_fresh, transaction
 from ..storage.models import LOCAL_TENANT, ApiKey, Tenant, utcnow
 from . import cache

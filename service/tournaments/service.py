@@ -21,11 +21,16 @@ from typing import Any
 from sqlalchemy import func, select, update
 
 from ..engine import load_variant, with_house_rules
+from ..live.listener import CHANNEL
+from ..matches.changes import MatchChanged
+from ..matches.rows import MatchRow
 from ..matches.seats import PlayerSpec
 from ..matches.service import deal_match, insert_match
 from ..players import events as player_events
 from ..players import service as players
+from ..storage import writes
 from ..storage.db import DISCONNECTED, db, transaction
+from ..storage.enums import MatchStatus, PairingStatus, TournamentStatus, TournamentSystem
 from ..storage.errors import DatabaseUnavailable
 from ..storage.models import (
     Entrant,
@@ -37,6 +42,7 @@ from ..storage.models import (
     as_utc,
     utcnow,
 )
+from ..storage.writes import Rows
 from ..webhooks import service as webhooks
 from . import pairing
 from .errors import EntryClosed, NotEntered, TournamentNotFound, TwoPlayersOnly
@@ -48,7 +54,6 @@ STEPS_SECONDS = 5.0
 chores (the rest wait for the next pass)."""
 REMATCH_AFTER_SECONDS = 3.0
 """An arena pairs last opponents again only once one of them has waited this long."""
-OVER = ("finished", "cancelled")
 
 
 @dataclass(frozen=True)
@@ -137,7 +142,7 @@ def create(tenant: int, spec: TournamentSpec) -> TournamentView:
             duration_minutes=spec.duration_minutes, starts_at=spec.starts_at,
             min_players=spec.min_players, max_players=spec.max_players, rated=spec.rated,
             clock_seconds=spec.clock_seconds, clock_timeout=spec.clock_timeout,
-            status="scheduled", round=0, created_at=utcnow())
+            status=TournamentStatus.SCHEDULED, round=0, created_at=utcnow())
         db.session.add(row)
         db.session.flush()
         return _view(row)
@@ -166,7 +171,8 @@ def join(tenant: int, tournament_id: str, player_id: str, name: str | None) -> T
     changes nothing."""
     with transaction(write=True):
         t = _find(tenant, tournament_id, lock=True)
-        if t.status in OVER or (t.status == "running" and t.system == "swiss"):
+        if TournamentStatus(t.status).over or (t.status == TournamentStatus.RUNNING
+                                                and t.system == TournamentSystem.SWISS):
             raise EntryClosed(f"the tournament is {t.status}: entry is closed")
         entrants = {e.player_id: e for e in _entrants(t)}
         mine = entrants.get(player_id)
@@ -193,9 +199,9 @@ def withdraw(tenant: int, tournament_id: str, player_id: str) -> TournamentView:
         mine = next((e for e in _entrants(t) if e.player_id == player_id), None)
         if mine is None or mine.withdrawn_at is not None:
             raise NotEntered(f"player {player_id!r} is not in this tournament")
-        if t.status in OVER:
+        if TournamentStatus(t.status).over:
             raise EntryClosed(f"the tournament is {t.status}")
-        if t.status == "scheduled":
+        if t.status == TournamentStatus.SCHEDULED:
             db.session.delete(mine)
         else:
             mine.withdrawn_at = utcnow()
@@ -265,10 +271,10 @@ def _load(t: Tournament) -> _Loaded:
 
 def _games(t: Tournament, loaded: _Loaded) -> list[Game]:
     """The counted games, in the order they finished, with their points."""
-    done = sorted((p for p, _ in loaded.pairings if p.status == "finished"),
+    done = sorted((p for p, _ in loaded.pairings if p.status == PairingStatus.FINISHED),
                   key=lambda p: (as_utc(p.finished_at or p.created_at), p.pk))
     games = [Game(p.first, p.second, p.winner, p.draw) for p in done]
-    return pairing.swiss_results(games) if t.system == "swiss" \
+    return pairing.swiss_results(games) if t.system == TournamentSystem.SWISS \
         else pairing.arena_results(games)
 
 
@@ -290,7 +296,7 @@ def _view(t: Tournament, loaded: _Loaded | None = None) -> TournamentView:
     loaded = loaded or _load(t)
     rounds: list[RoundView] | None = None
     arena: list[PairingView] | None = None
-    if t.system == "swiss":
+    if t.system == TournamentSystem.SWISS:
         by_round: dict[int, RoundView] = {}
         for p, match_id in loaded.pairings:
             this = by_round.setdefault(p.round, RoundView(p.round, [], None))
@@ -301,7 +307,7 @@ def _view(t: Tournament, loaded: _Loaded | None = None) -> TournamentView:
         rounds = [by_round[n] for n in sorted(by_round)]
     else:
         arena = [_pairing_view(p, match_id) for p, match_id in loaded.pairings]
-    final = t.status == "finished" and t.standings is not None
+    final = t.status == TournamentStatus.FINISHED and t.standings is not None
     standings = list(t.standings or []) if final \
         else [standing_row(s) for s in _standings(t, loaded)]
     return TournamentView(
@@ -324,8 +330,8 @@ def due(now: datetime, limit: int = 100) -> list[int]:
     with transaction():
         return list(db.session.execute(
             select(Tournament.pk).where(
-                ((Tournament.status == "scheduled") & (Tournament.starts_at <= now))
-                | (Tournament.status == "running"))
+                ((Tournament.status == TournamentStatus.SCHEDULED) & (Tournament.starts_at <= now))
+                | (Tournament.status == TournamentStatus.RUNNING))
             .order_by(Tournament.pk).limit(limit)).scalars())
 
 
@@ -336,10 +342,10 @@ def step(pk: int) -> bool:
         t = db.session.execute(
             select(Tournament).where(Tournament.pk == pk)
             .with_for_update(skip_locked=True)).scalar_one_or_none()
-        if t is None or t.status in OVER:
+        if t is None or TournamentStatus(t.status).over:
             return False
         now = utcnow()
-        if t.status == "scheduled":
+        if t.status == TournamentStatus.SCHEDULED:
             if as_utc(t.starts_at) > now:
                 return False
             _start(t, now)
@@ -350,10 +356,11 @@ def step(pk: int) -> bool:
 def _announce(t: Tournament, kind: str, data: dict[str, Any],
               personal: dict[str, dict[str, Any]]) -> None:
     """A tournament event: the front end's webhooks, and each named player's stream."""
-    webhooks.queue(webhooks.messages(t.tenant_pk, [(kind, {"tournament_id": t.id, **data})]))
-    player_events.record([
-        player_events.row(t.tenant_pk, player, kind, {"tournament_id": t.id, **mine})
-        for player, mine in personal.items()])
+    writes.write([
+        *webhooks.outbox(t.tenant_pk, [(kind, {"tournament_id": t.id, **data})]),
+        player_events.events(t.tenant_pk, [(player, kind, {"tournament_id": t.id, **mine})
+                                           for player, mine in personal.items()]),
+    ], CHANNEL)
 
 
 def _start(t: Tournament, now: datetime) -> None:
@@ -362,10 +369,10 @@ def _start(t: Tournament, now: datetime) -> None:
     loaded = _load(t)
     entrants = [e.player_id for e in loaded.entrants]
     if len(entrants) < t.min_players:
-        _end(t, now, "cancelled", loaded)
+        _end(t, now, TournamentStatus.CANCELLED, loaded)
         return
-    t.status = "running"
-    if t.system == "arena":
+    t.status = TournamentStatus.RUNNING
+    if t.system == TournamentSystem.ARENA:
         assert t.duration_minutes is not None
         t.ends_at = now + timedelta(minutes=t.duration_minutes)
     _announce(t, "tournament.started", {"name": t.name, "system": t.system,
@@ -375,67 +382,66 @@ def _start(t: Tournament, now: datetime) -> None:
 
 
 def _advance(t: Tournament, now: datetime) -> bool:
-    """Record the matches that finished; then pair what can be paired, or finish. A pass
-    with nothing to pair reads only who is playing (not every game so far)."""
-    changed = _record_results(t, now)
+    """Pair what can be paired, or finish (results are recorded as matches end:
+    :func:`results`). A pass with nothing to pair reads only who is playing (not every
+    game so far)."""
     busy = _playing(t)
-    if t.system == "swiss":
+    if t.system == TournamentSystem.SWISS:
         if busy:
-            return changed
+            return False
         loaded = _load(t)
         assert t.rounds is not None
         if t.round >= t.rounds or sum(e.withdrawn_at is None for e in loaded.entrants) < 2:
-            _end(t, now, "finished", loaded)
+            _end(t, now, TournamentStatus.FINISHED, loaded)
         else:
             _pair(t, loaded, now)
         return True
     assert t.ends_at is not None
     if as_utc(t.ends_at) <= now:
         db.session.execute(update(Pairing).where(
-            Pairing.tournament_pk == t.pk, Pairing.status == "playing").values(status="void"))
-        _end(t, now, "finished", _load(t))
+            Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING
+        ).values(status=PairingStatus.VOID))
+        _end(t, now, TournamentStatus.FINISHED, _load(t))
         return True
     free = db.session.execute(select(func.count()).where(
         Entrant.tournament_pk == t.pk, Entrant.withdrawn_at.is_(None),
         Entrant.player_id.not_in(busy))).scalar_one()
     if free < 2:
-        return changed
-    return _pair(t, _load(t), now) or changed
+        return False
+    return _pair(t, _load(t), now)
 
 
 def _playing(t: Tournament) -> list[str]:
     """The players of the tournament's games under way."""
     return [who for pair in db.session.execute(
         select(Pairing.first, Pairing.second).where(
-            Pairing.tournament_pk == t.pk, Pairing.status == "playing"))
+            Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING))
         for who in pair if who is not None]
 
 
-def _record_results(t: Tournament, now: datetime) -> bool:
-    """The results of the tournament's matches that ended since the last step."""
-    ended = db.session.execute(
-        select(Pairing, Match.status, Match.winner, Match.draw)
-        .join(Match, Match.pk == Pairing.match_pk)
-        .where(Pairing.tournament_pk == t.pk, Pairing.status == "playing",
-               Match.status.in_(("finished", "aborted")))).all()
-    for p, status, winner, draw in ended:
-        p.finished_at = now
-        if status == "aborted":
-            p.status = "void"
-            continue
-        p.status = "finished"
-        p.draw = bool(draw)
-        p.winner = None if draw or winner is None else (p.first, p.second)[winner]
-    if ended:
-        db.session.flush()
-    return bool(ended)
+def results(change: MatchChanged) -> list[Rows]:
+    """A tournament game's result, written as its match ends (a subscriber to every match
+    change): the winner, or a draw; void if the match was aborted. A game the arena's end
+    voided already stays void."""
+    if not change.ended:
+        return []
+    match = change.match
+    seats = {s.seat: s.player_id for s in match.seats}
+    finished = match.status == MatchStatus.FINISHED
+    winner = seats.get(match.winner) if finished and not match.draw \
+        and match.winner is not None else None
+    return [Rows(Pairing.__table__, ({
+        "match_pk": match.pk, "winner": winner, "draw": finished and match.draw,
+        "status": PairingStatus.FINISHED if finished else PairingStatus.VOID,
+        "finished_at": match.updated_at},), key=("match_pk",),
+        where=(("status", PairingStatus.PLAYING),))]
 
 
 def _names(loaded: _Loaded) -> dict[str, str]:
     return {e.player_id: e.name or e.player_id for e in loaded.entrants}
 
 
-def _open_match(t: Tournament, first: str, second: str, names: dict[str, str]) -> Match:
+def _open_match(t: Tournament, first: str, second: str, names: dict[str, str]) -> MatchRow:
     """The match of a pairing, its seats bound to the two players (their player tokens
     act for them), with the tournament's clock and rules."""
     rules = with_house_rules(load_variant(t.variant).rules, t.rules)
@@ -450,17 +456,18 @@ def _pair(t: Tournament, loaded: _Loaded, now: datetime) -> bool:
     games = _games(t, loaded)
     order = [s for s in _standings(t, loaded, games) if not s.withdrawn]
     names = _names(loaded)
-    made: list[tuple[Pairing, Match | None]] = []
+    made: list[tuple[Pairing, MatchRow | None]] = []
     bye: str | None = None
-    if t.system == "swiss":
+    if t.system == TournamentSystem.SWISS:
         t.round += 1
         planned = pairing.swiss_round(order, t.round)
         pairs, bye = planned.pairs, planned.bye
         if bye is not None:
             made.append((Pairing(tournament_pk=t.pk, round=t.round, first=bye, second=None,
-                                 status="finished", created_at=now, finished_at=now), None))
+                                 status=PairingStatus.FINISHED, created_at=now,
+                                 finished_at=now), None))
     else:
-        playing = {name for p, _ in loaded.pairings if p.status == "playing"
+        playing = {name for p, _ in loaded.pairings if p.status == PairingStatus.PLAYING
                    for name in (p.first, p.second)}
         free = [s for s in order if s.player_id not in playing]
         pairs = pairing.arena_pairs(free, pairing.last_opponents(games),
@@ -471,7 +478,8 @@ def _pair(t: Tournament, loaded: _Loaded, now: datetime) -> bool:
     for first, second in pairs:
         match = _open_match(t, first, second, names)
         made.append((Pairing(tournament_pk=t.pk, round=t.round, first=first, second=second,
-                             match_pk=match.pk, status="playing", created_at=now), match))
+                             match_pk=match.pk, status=PairingStatus.PLAYING, created_at=now),
+                     match))
     db.session.add_all([p for p, _ in made])
     db.session.flush()
     games = [{"match_id": m.id, "players": [p.first, p.second]} for p, m in made
@@ -486,7 +494,8 @@ def _pair(t: Tournament, loaded: _Loaded, now: datetime) -> bool:
             personal[me] = {"round": t.round, "bye": False, "match_id": m.id, "seat": seat,
                             "opponent": other}
     _announce(t, "tournament.round", {
-        "round": t.round if t.system == "swiss" else None, "pairings": games, "bye": bye,
+        "round": t.round if t.system == TournamentSystem.SWISS else None,
+        "pairings": games, "bye": bye,
     }, personal)
     return True
 
@@ -503,10 +512,10 @@ def _waited(loaded: _Loaded, now: datetime) -> dict[str, float]:
     return {who: (now - at).total_seconds() for who, at in since.items()}
 
 
-def _end(t: Tournament, now: datetime, status: str, loaded: _Loaded) -> None:
+def _end(t: Tournament, now: datetime, status: TournamentStatus, loaded: _Loaded) -> None:
     """Finish (or cancel) the tournament, its final standings kept and announced."""
     t.status, t.finished_at = status, now
-    final = _standings(t, loaded) if status == "finished" else []
+    final = _standings(t, loaded) if status == TournamentStatus.FINISHED else []
     t.standings = [standing_row(s) for s in final]
     places = {s.player_id: s for s in final}
     _announce(t, "tournament.finished", {"status": status, "standings": t.standings}, {

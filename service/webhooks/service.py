@@ -1,10 +1,11 @@
 """A tenant's webhooks: endpoints (create, list, delete, recent attempts), the check
-that keeps them off private addresses, and the outbox: the events of each match
-change, written in the change's own transaction (so a rolled-back move sends
-nothing and a committed one is never lost). :mod:`service.webhooks.deliveries` sends them.
+that keeps them off private addresses, and the outbox: the events of each change (a
+match's, a tournament's), written in the change's own transaction (so a rolled-back
+move sends nothing and a committed one is never lost), which
+:mod:`service.webhooks.deliveries` sends.
 
 Events carry only what any spectator may see: never a hand, the stock, or the seed
-before the end.
+before the end (the matches domain tells them).
 """
 
 from __future__ import annotations
@@ -15,22 +16,23 @@ import json
 import secrets
 import socket
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, select
 
 from ..storage.db import db, transaction
-from ..storage.models import Match, Webhook, WebhookAttempt, WebhookMessage, as_utc, utcnow
+from ..storage.enums import MessageStatus
+from ..storage.models import Webhook, WebhookAttempt, WebhookMessage, as_utc, utcnow
+from ..storage.writes import Rows
 from . import cache
 from .errors import WebhookNotFound, WebhookUrlNotAllowed
 
 EVENTS = ("match.started", "match.turn", "match.move", "match.finished",
           "tournament.started", "tournament.round", "tournament.finished")
-OVER = ("finished", "aborted")
 
 
 @dataclass(frozen=True)
@@ -201,45 +203,6 @@ def _attempts(row: Webhook, limit: int) -> list[AttemptInfo]:
 # ---- the outbox --------------------------------------------------------------------
 
 
-def _stamp(moment: datetime) -> str:
-    return as_utc(moment).isoformat().replace("+00:00", "Z")
-
-
-def match_events(match: Match, old_status: str | None, old_version: int,
-                 plays: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
-    """What happened between ``old_version`` (with ``old_status``) and the match now, with
-    ``plays`` the move-log rows of the plays made meanwhile."""
-    base = {"match_id": match.id, "version": match.version}
-    events: list[tuple[str, Any]] = []
-    if old_status in (None, "waiting") and match.status in ("active", "finished"):
-        events.append(("match.started", {
-            **base, "variant": match.variant, "rules_hash": match.rules_hash,
-            "commitment": match.commitment,
-            "seats": [{"seat": s.seat, "team": s.seat % 2, "name": s.name,
-                       "player_id": s.player_id, "bot": s.bot} for s in match.seats],
-        }))
-    events.extend(("match.move", {
-        "match_id": match.id, "version": p["seq"], "round": p["round"], "seat": p["seat"],
-        "card": p["card"], "captured": p["captured"], "basra": p["basra"],
-        "timeout": p["timeout"],
-    }) for p in plays)
-    changed = match.version > old_version or old_status != match.status
-    if (changed and match.status == "active" and match.turn is not None
-            and match.seats[match.turn].bot is None):
-        events.append(("match.turn", {
-            **base, "seat": match.turn, "name": match.seats[match.turn].name,
-            "deadline": _stamp(match.deadline) if match.deadline else None,
-        }))
-    if match.status in OVER and old_status not in OVER:
-        events.append(("match.finished", {
-            **base, "status": match.status, "end_reason": match.end_reason,
-            "scores": match.scores, "winner": match.winner, "draw": match.draw,
-            "rounds": match.rounds, "seed": match.seed.hex(), "commitment": match.commitment,
-            "rating_changes": match.rating_changes,
-        }))
-    return events
-
-
 def _subscribed(tenant: int) -> cache.Subscriptions:
     """(webhook pk, events) of the tenant's enabled webhooks, read at most once a
     :data:`~.cache.SUBSCRIPTIONS_SECONDS` per process."""
@@ -257,28 +220,21 @@ def subscribed(tenant: int) -> bool:
     return bool(_subscribed(tenant))
 
 
-def messages(tenant: int, happened: Sequence[tuple[str, Any]]) -> list[dict[str, Any]]:
-    """Events (a match change's, :func:`match_events`, or a tournament's) as outbox rows
-    (webhook_pk, msg_id, type, body) for every enabled webhook of the tenant that asked
-    for them, to write in the change's own transaction."""
+def outbox(tenant: int, happened: Sequence[tuple[str, Any]]) -> list[Rows]:
+    """Events (a match change's, or a tournament's) as outbox messages for every enabled
+    webhook of the tenant that asked for them, to write in the change's own transaction
+    (none, and no work, without such a webhook)."""
     subscriptions = _subscribed(tenant)
     if not subscriptions or not happened:
         return []
     now = utcnow()
+    stamp = now.isoformat().replace("+00:00", "Z")
     rows = []
     for kind, data in happened:
-        body = json.dumps({"type": kind, "timestamp": _stamp(now), "data": data},
+        body = json.dumps({"type": kind, "timestamp": stamp, "data": data},
                           separators=(",", ":"))
-        rows.extend({"webhook_pk": pk, "msg_id": "msg_" + secrets.token_hex(16),
-                     "type": kind, "body": body}
+        rows.extend({"webhook_pk": pk, "msg_id": "msg_" + secrets.token_hex(16), "type": kind,
+                     "body": body, "status": MessageStatus.PENDING, "attempts": 0,
+                     "next_attempt_at": now, "created_at": now}
                     for pk, events in subscriptions if kind in events)
-    return rows
-
-
-def queue(rows: Sequence[Mapping[str, Any]]) -> None:
-    """Write :func:`messages` rows to the outbox in the caller's transaction."""
-    if rows:
-        now = utcnow()
-        db.session.execute(insert(WebhookMessage), [
-            {**row, "status": "pending", "attempts": 0, "next_attempt_at": now,
-             "created_at": now} for row in rows])
+    return [Rows(WebhookMessage.__table__, tuple(rows))] if rows else []

@@ -1,4 +1,4 @@
-"""One read for a crowd (service/live/versions.py's SingleFlight)."""
+"""One read for a crowd (service/live/single_flight.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from service.live.versions import SingleFlight
+from service.live.single_flight import SingleFlight
 
 
 def test_the_first_reads_and_the_others_share_its_result() -> None:

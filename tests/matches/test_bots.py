@@ -12,15 +12,13 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.engine import apply_move, resign
+from service.bots import helpers
+from service.engine import State, apply_move, resign
 from service.engine.bots import Pause, bot_move
 from service.engine.codec import move_from_parts
-from service.live import searches
 from service.live.yielding import bot_pause
-from service.matches.store import move_log, state_of
-from service.storage.db import db
-from service.storage.models import Match
-from tests.client import auth, play, tokens, view
+from service.matches.rows import MatchRow
+from tests.client import auth, play, stored, tokens, view
 from tests.conftest import api_key, make_app, require_postgres
 from tests.servers import gunicorn, request
 
@@ -59,20 +57,17 @@ def test_a_match_against_each_bot_runs_to_the_end(client: FlaskClient, app: Flas
             assert body["replies"] or state["round"] > round_before
             assert state["turn"] == 0
     assert state["winner"] in (0, 1)
-    with app.app_context():
-        match = db.session.query(Match).filter_by(id=created["id"]).one()
-        replayed = _replay_checking_bots(match)
-        assert replayed == state_of(match)
+    match, stored_state, log = stored(app, created["id"])
+    assert _replay_checking_bots(match, stored_state, log) == stored_state
 
 
-def _replay_checking_bots(match: Match):  # noqa: ANN202
+def _replay_checking_bots(match: MatchRow, start: State, log: list) -> State:
     """Replay the log; at each bot turn the bot must choose the logged move again."""
     from service.engine import new_match
 
-    start = state_of(match)
     state = new_match(start.rules, start.seed, start.decks)
-    bots = {s.seat: s.bot for s in match.seats if s.bot}
-    for record in move_log(match):
+    bots = match.bots
+    for record in log:
         if record.kind == "resign":
             state = resign(state, record.seat)
             continue
@@ -190,7 +185,7 @@ def test_every_bot_move_stays_within_its_cpu_budget(
 
         return asked
 
-    monkeypatch.setattr(searches, "bot_pause", recorded)
+    monkeypatch.setattr(helpers, "bot_pause", recorded)
     r = client.post("/v1/matches", json={
         **CHOOSE_4P, "players": [{"name": "ann"}, {"bot": "expert"}, {"bot": "expert"},
                                  {"bot": "expert"}]})

@@ -12,7 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import event, text
 
-from service.live import versions
+from service.matches import polls
 from service.storage.db import db, transaction
 from service.storage.models import LOCAL_TENANT
 from tests.client import auth, create, play, tokens, view
@@ -214,7 +214,7 @@ def test_a_read_shows_a_move_another_instance_saved(app: Flask, monkeypatch) -> 
     """A process makes a seat's view from the match it wrote last only while the database
     is still at that version: a move saved elsewhere since (here, one this process made
     with no memory of it, as another instance would) is shown."""
-    import service.matches.service
+    from service.matches import cache
 
     client = app.test_client()
     created = create(client)
@@ -226,8 +226,7 @@ def test_a_read_shows_a_move_another_instance_saved(app: Flask, monkeypatch) -> 
     assert before["version"] == 1 and before["turn"] == 1
     theirs = view(client, match, second)["legal_moves"][0]
     with monkeypatch.context() as elsewhere:
-        elsewhere.setattr(service.matches.service, "_recalled", lambda *_args: None)
-        elsewhere.setattr(service.matches.service, "_remember", lambda *_args: None)
+        elsewhere.setattr(cache, "written", cache.Kept(0))  # keeps nothing
         assert play(client, match, second, theirs["card"], theirs["capture"]).status_code == 201
     after = view(client, match, first)
     assert after["version"] == 2 and after["turn"] == 0
@@ -296,18 +295,21 @@ def test_a_worker_keeps_its_pooled_connections_through_bursts(tmp_path: Path) ->
 T = TypeVar("T")
 
 
-def _crowd(app: Flask, marker: str, ask: Callable[[], T], crowd: int = 8) -> tuple[list[T], int]:
-    """(answers, statements containing ``marker`` run) when ``crowd`` threads call ``ask``
-    together, each such statement held 0.2 s so the others arrive while it is in flight."""
-    reads: list[str] = []
+def _crowd(app: Flask, monkeypatch, read: str, ask: Callable[[], T],  # noqa: ANN001
+           crowd: int = 8) -> tuple[list[T], int]:
+    """(answers, calls of the store's ``read``) when ``crowd`` threads call ``ask``
+    together, each read held 0.2 s so the others arrive while it is in flight."""
+    from service.matches import store
 
-    def slow_read(_conn, _cursor, statement: str, *_args) -> None:  # noqa: ANN001
-        if marker in statement:
-            reads.append(statement)
-            time.sleep(0.2)
+    reads: list[object] = []
+    real = getattr(store, read)
 
-    with app.app_context():
-        event.listen(db.engine, "before_cursor_execute", slow_read)
+    def slow_read(*args: object, **kwargs: object) -> object:
+        reads.append(args)
+        time.sleep(0.2)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, read, slow_read)
     together = threading.Barrier(crowd)
     answers: list[T] = []
 
@@ -322,32 +324,33 @@ def _crowd(app: Flask, marker: str, ask: Callable[[], T], crowd: int = 8) -> tup
     for t in threads:
         t.join(15)
     with app.app_context():
-        event.remove(db.engine, "before_cursor_execute", slow_read)
         db.engine.dispose()
     assert len(answers) == crowd
     return answers, len(reads)
 
 
-def test_spectators_arriving_together_read_a_new_match_once(tmp_path: Path) -> None:
-    """Requests that find a match new to this process's board at once (its spectators
-    connecting together) wait for one read of its seats instead of each reading: a
+def test_spectators_arriving_together_read_a_new_match_once(tmp_path: Path,
+                                                           monkeypatch) -> None:  # noqa: ANN001
+    """Requests that find a match new to this process at once (its spectators
+    connecting together) wait for one read of its facts instead of each reading: a
     crowd on one match costs one query, not one pooled connection each."""
     app = make_app("postgres", tmp_path)
     match = create(app.test_client())["id"]
-    peeks, reads = _crowd(app, "JOIN seats", lambda: versions.peek(match, LOCAL_TENANT))
+    peeks, reads = _crowd(app, monkeypatch, "facts", lambda: polls.peek(match, LOCAL_TENANT))
     assert len({(p.version, tuple(p.seats)) for p in peeks}) == 1
     assert reads == 1, reads
 
 
-def test_waiters_woken_together_read_the_new_view_once(tmp_path: Path) -> None:
+def test_waiters_woken_together_read_the_new_view_once(tmp_path: Path,
+                                                       monkeypatch) -> None:  # noqa: ANN001
     """The spectators a move wakes together want the same view: one of them reads the
     match and the others are given its view, not a query each."""
-    from service.matches import service as matches
+    from service.matches import reading
 
     app = make_app("postgres", tmp_path)
     created = create(app.test_client())
     match, version = created["id"], created["state"]["version"]
-    views, reads = _crowd(app, "FROM matches", lambda: matches._view_at(
+    views, reads = _crowd(app, monkeypatch, "read", lambda: reading._view_at(
         match, LOCAL_TENANT, None, version, shared=True))
     assert all(v is views[0] for v in views)
     assert reads == 1, reads

@@ -11,10 +11,7 @@ from flask.testing import FlaskClient
 
 from service.engine import deck_for_round, format_cards, parse_card, replay
 from service.engine.codec import move_from_parts
-from service.matches.store import move_log, state_of
-from service.storage.db import db
-from service.storage.models import Match
-from tests.client import auth, create, play, play_to_end, tokens, view
+from tests.client import auth, create, play, play_to_end, stored, tokens, view
 from tests.helpers import conformance_cases, conformance_setup, deck_with
 
 CASES = conformance_cases()
@@ -67,11 +64,9 @@ def test_whole_match_through_http(client: FlaskClient, app: Flask, variant: str)
     first_round = [m for m in log["moves"] if m["round"] == 1]
     dealt = set(format_cards(deck_for_round(seed, 1)[: 4 * players]))
     assert {m["card"] for m in first_round[: 4 * players]} <= dealt
-    with app.app_context():
-        match = db.session.query(Match).filter_by(id=created["id"]).one()
-        stored = state_of(match)
-        moves = [move_from_parts(r.seat, r.card, r.captured) for r in move_log(match)]
-        assert replay(stored.rules, stored.seed, stored.decks, moves) == stored
+    _, state, log = stored(app, created["id"])
+    moves = [move_from_parts(r.seat, r.card, r.captured) for r in log]
+    assert replay(state.rules, state.seed, state.decks, moves) == state
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
@@ -112,11 +107,8 @@ def test_hidden_information_never_leaks(client: FlaskClient, app: Flask) -> None
 
     def scan(seat: int, body: dict[str, Any]) -> None:
         nonlocal checked
-        with app.app_context():
-            match = db.session.query(Match).filter_by(id=match_id).one()
-            state = state_of(match)
-            seed_hex = match.seed.hex()
-            db.session.rollback()
+        match, state, _ = stored(app, match_id)
+        seed_hex = match.seed.hex()
         if state.finished:
             return
         text = str(_current_round_only(body, state.round))

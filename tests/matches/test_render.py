@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.engine import apply_move, legal_moves, new_match, observe, team_of
+from service.matches.results import HistoryPage, MatchSummary, MatchView, MoveResult, SeatInfo
 from service.matches.schemas import HistoryPageSchema, MatchStateSchema, MoveResponseSchema
-from service.matches.views import HistoryPage, MatchSummary, MatchView, MoveResult, SeatInfo
 from tests.helpers import rules_of
 
 VARIANTS = ("egyptian-v1", "egyptian-v2", "egyptian-4p", "pagat")

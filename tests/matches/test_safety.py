@@ -124,14 +124,14 @@ def test_forged_and_foreign_cursors_are_refused(client: FlaskClient, app) -> Non
     signed with another secret get 422 invalid_cursor."""
     import base64
 
-    from service.matches import store
+    from service.matches import history
 
     for _ in range(3):
         create(client)
     good = client.get("/v1/matches?limit=1").get_json()["next"]
     assert client.get(f"/v1/matches?limit=1&cursor={good}").status_code == 200
     forged = base64.urlsafe_b64encode(b"m:9999999").decode().rstrip("=")
-    foreign = store.encode_cursor(2, b"another secret")
+    foreign = history.encode_cursor(2, b"another secret")
     for cursor in ("bTo5OTk5OTk5OTk5OTk5OTk5OTk5OTk5OQ", forged, foreign, good[:-2] + "AA"):
         r = client.get(f"/v1/matches?cursor={cursor}")
         assert r.status_code == 422, cursor

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from flask import Flask
 
+from service.bots import helpers, searcher
 from service.engine import apply_move, legal_moves, load_variant, new_match, with_house_rules
 from service.engine.bots import bot_move, run_bots
 from service.engine.codec import state_to_dict
-from service.live import searcher, searches
 from tests.conftest import make_app
 
 CHOOSE_4P = with_house_rules(load_variant("egyptian-4p").rules, {
@@ -43,8 +43,8 @@ def test_a_helper_plays_the_move_the_web_process_would(tmp_path: Path) -> None:
     with app.app_context():
         for state in _positions(6):
             seat = state.turn
-            assert searches.decide(state, seat, "expert") == bot_move(state, seat, "expert")
-        pool = searches._pool()
+            assert helpers.decide(state, seat, "expert") == bot_move(state, seat, "expert")
+        pool = helpers._pool()
         assert pool is not None and pool.made >= 1
 
 
@@ -57,17 +57,17 @@ def test_helpers_run_at_a_lower_priority_and_a_dead_one_is_replaced(tmp_path: Pa
     app = _app(tmp_path, BASRA_BOT_PROCESSES=1, BASRA_BOT_NICE=7)
     state = _positions(3)[-1]
     with app.app_context():
-        searches.decide(state, state.turn, "expert")
-        pool = searches._pool()
+        helpers.decide(state, state.turn, "expert")
+        pool = helpers._pool()
         assert pool is not None
         (helper,) = list(pool.free.queue)
         assert int(_stat(helper.proc.pid)[16]) == min(19, os.nice(0) + 7)  # 7 below us
         os.kill(helper.proc.pid, signal.SIGKILL)
         helper.proc.wait()
-        move = searches.decide(state, state.turn, "expert")  # searched here this time
+        move = helpers.decide(state, state.turn, "expert")  # searched here this time
         assert move in legal_moves(state)
         assert pool.made == 0 and pool.free.empty()
-        searches.decide(state, state.turn, "expert")  # and a new helper made
+        helpers.decide(state, state.turn, "expert")  # and a new helper made
         assert pool.made == 1
         (again,) = list(pool.free.queue)
         assert again.proc.pid != helper.proc.pid

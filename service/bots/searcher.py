@@ -1,5 +1,5 @@
 """A helper process that works out searching bots' moves, away from the web workers:
-``python -m service.live.searcher NICE``. It lowers its own priority by ``NICE`` (so
+``python -m service.bots.searcher NICE``. It lowers its own priority by ``NICE`` (so
 the operating system, not the web worker's event loop, keeps requests first), then
 answers one JSON line per JSON line on stdin: ``{"state", "rules", "rules_hash",
 "seat", "level", "cpu_ms"}`` -> ``{"card", "capture"}`` (or ``{"error"}``). The search

@@ -1,4 +1,4 @@
-"""The PostgreSQL version board: NOTIFY wakes waiters; a lost listener reconnects."""
+"""The PostgreSQL version listener: NOTIFY wakes waiters; a lost listener reconnects."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import uuid
 import psycopg
 import pytest
 
-from service.live.versions import CHANNEL, VersionBoard
+from service.live.listener import CHANNEL, VersionListener
 from tests.conftest import libpq_url
 
 
@@ -34,16 +34,16 @@ def _notify(dsn: str, payload: str) -> None:
 
 
 def test_notify_updates_the_board_and_wakes_a_waiter(dsn: str) -> None:
-    """A version NOTIFYed by any connection reaches the board and ends a wait at once."""
-    board = VersionBoard(dsn)
-    assert _until(lambda: board.live)
+    """A version NOTIFYed by any connection reaches the listener and ends a wait at once."""
+    listener = VersionListener(dsn)
+    assert _until(lambda: listener.live)
     match = str(uuid.uuid4())
-    board.saw(match, 3)
+    listener.saw(match, 3)
     woke: list[float] = []
 
     def waiter() -> None:
         started = time.monotonic()
-        board.wait(match, 3, 20)
+        listener.wait(match, 3, 20)
         woke.append(time.monotonic() - started)
 
     t = threading.Thread(target=waiter)
@@ -51,24 +51,24 @@ def test_notify_updates_the_board_and_wakes_a_waiter(dsn: str) -> None:
     time.sleep(0.2)
     _notify(dsn, f"{match}:4")
     t.join(20)
-    assert board.version(match) == 4
+    assert listener.version(match) == 4
     assert woke and woke[0] < 5
     _notify(dsn, f"{match}:2")  # a late, older version never wins
     time.sleep(0.3)
-    assert board.version(match) == 4
+    assert listener.version(match) == 4
 
 
 def test_a_lost_listener_reconnects_and_forgets_what_it_may_have_missed(dsn: str) -> None:
-    """When the listening connection dies the board stops answering from memory, then
+    """When the listening connection dies the listener stops answering from memory, then
     reconnects with an empty map (a new epoch)."""
-    board = VersionBoard(dsn)
-    assert _until(lambda: board.live)
+    listener = VersionListener(dsn)
+    assert _until(lambda: listener.live)
     match = str(uuid.uuid4())
-    board.saw(match, 7)
-    epoch = board.epoch
+    listener.saw(match, 7)
+    epoch = listener.epoch
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                      "WHERE application_name = 'basra-listen'")
-    assert _until(lambda: board.epoch > epoch, 15)
-    assert board.live
-    assert board.version(match) is None
+    assert _until(lambda: listener.epoch > epoch, 15)
+    assert listener.live
+    assert listener.version(match) is None

@@ -1,8 +1,5 @@
-"""What a seat (or a spectator) is shown of a stored match, and what a change answers.
-
-Plain result objects for the web layer to render; built inside the transaction
-that read the match, rendered after it.
-"""
+"""What the use cases answer: a seat's (or a spectator's) view of a stored match, a
+move's result, a page of history. Plain values for the web layer to render."""
 
 from __future__ import annotations
 
@@ -12,7 +9,8 @@ from datetime import datetime
 from typing import Any
 
 from ..engine import Play, SeatView, State, observe, team_of
-from ..storage.models import Match
+from ..storage.enums import EndReason, MatchStatus
+from .rows import MatchRow
 
 
 @dataclass(frozen=True)
@@ -33,7 +31,7 @@ class MatchView:
 
     id: str
     variant: str
-    status: str
+    status: MatchStatus
     version: int
     seats: tuple[SeatInfo, ...]
     commitment: str
@@ -42,8 +40,8 @@ class MatchView:
     view: SeatView
     seed: str | None
     """The seed, revealed once the match is finished."""
-    end_reason: str | None
-    """target_score, resigned or aborted; None while the match goes on."""
+    end_reason: EndReason | None
+    """None while the match goes on."""
     rematch: str | None
     """The follow-up match's id, once a seat asked for one."""
     clock: dict[str, Any] | None
@@ -51,7 +49,7 @@ class MatchView:
     deadline: datetime | None
     """When the seat to play runs out of time (None without a clock or not running)."""
     rated: bool = False
-    rating_changes: list[dict[str, Any]] | None = None
+    rating_changes: tuple[dict[str, Any], ...] | None = None
     """Each seat's rating before and after, once a rated match finished."""
 
 
@@ -80,7 +78,7 @@ class Seen:
         return max((version for version, _ in self.views), default=-1)
 
 
-def seat_infos(match: Match) -> tuple[SeatInfo, ...]:
+def seat_infos(match: MatchRow) -> tuple[SeatInfo, ...]:
     """The public facts of a match's seats."""
     return tuple(
         SeatInfo(s.seat, team_of(s.seat), s.name, s.player_id, s.bot, s.open)
@@ -88,20 +86,20 @@ def seat_infos(match: Match) -> tuple[SeatInfo, ...]:
     )
 
 
-def match_view(match: Match, state: State, seat: int | None, *,
+def match_view(match: MatchRow, state: State, seat: int | None, *,
                version: int | None = None) -> MatchView:
     """The view of ``seat`` (None: a spectator) of a stored match in ``state``; while the
     match waits for players nobody sees a card. ``version`` rebuilds an earlier view
     (of a move, which only an active match takes)."""
     status, end_reason, rematch = match.status, match.end_reason, match.rematch_id
     if version is not None:
-        status = "finished" if state.finished else "active"
-        end_reason = "target_score" if state.finished else None
+        status = MatchStatus.FINISHED if state.finished else MatchStatus.ACTIVE
+        end_reason = EndReason.TARGET_SCORE if state.finished else None
         rematch = None
     view = observe(state, seat)
-    if status == "waiting":
+    if status == MatchStatus.WAITING:
         view = dataclasses.replace(
-            observe(state, None), seat=seat if seat is not None else None, floor=(),
+            observe(state, None), seat=seat, floor=(),
             hand_counts=(0,) * len(view.hand_counts), stock_count=52, turn=None,
         )
     return MatchView(
@@ -114,14 +112,14 @@ def match_view(match: Match, state: State, seat: int | None, *,
         explicit_decks=match.explicit_decks,
         created_at=match.created_at,
         view=view,
-        seed=state.seed.hex() if status in ("finished", "aborted") else None,
+        seed=state.seed.hex() if status.over else None,
         end_reason=end_reason,
         rematch=rematch,
         rated=match.rated,
         rating_changes=match.rating_changes if version is None else None,
         clock={"move_seconds": match.clock_seconds, "timeout": match.clock_timeout}
         if match.clock_seconds else None,
-        deadline=match.deadline if version is None and status == "active" else None,
+        deadline=match.deadline if version is None and status == MatchStatus.ACTIVE else None,
     )
 
 
@@ -141,7 +139,7 @@ class MatchSummary:
 
     id: str
     variant: str
-    status: str
+    status: MatchStatus
     version: int
     rules_hash: str
     scores: list[int]
@@ -150,7 +148,7 @@ class MatchSummary:
     seats: tuple[SeatInfo, ...]
     created_at: datetime
     finished_at: datetime | None
-    end_reason: str | None
+    end_reason: EndReason | None
     rounds: int
     rated: bool
     rating_changes: list[dict[str, Any]] | None

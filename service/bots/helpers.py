@@ -5,7 +5,7 @@ A searching bot's move costs up to ``BASRA_BOT_CPU_MS`` of CPU; worked out in th
 worker, even in 2 ms slices that give way under gevent, it slowed every other request
 of the machine (another front end's moves: p50 4.6 ms alone, 48 ms beside six
 clients playing experts). So each web process keeps up to ``BASRA_BOT_PROCESSES``
-helpers (:mod:`service.live.searcher`, started on first use, ``nice``d by
+helpers (:mod:`service.bots.searcher`, started on first use, ``nice``d by
 ``BASRA_BOT_NICE``): the request sends the position and waits (under gevent, its
 worker serves others meanwhile), and the operating system gives the CPU to the web
 workers first. With ``BASRA_BOT_PROCESSES=0``, or when a helper fails (it is then
@@ -28,7 +28,7 @@ from flask import current_app
 from ..engine import Move, Play, State
 from ..engine.bots import SEARCHING, bot_move, run_bots
 from ..engine.codec import move_from_parts, state_to_dict
-from .yielding import bot_pause
+from ..live.yielding import bot_pause
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ class Helper:
 
     def __init__(self, nice: int) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "service.live.searcher", str(nice)],
+            [sys.executable, "-m", "service.bots.searcher", str(nice)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:

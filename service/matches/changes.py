@@ -1,0 +1,171 @@
+"""A change to a match, saved in one place, and heard by the other domains.
+
+Every change (a match made, a move, a seat taken or left, a clock run out, a
+resignation, an abort, a rematch) is saved by :func:`save` (or :func:`created`): the new
+row is worked out from the engine state, a finish's consequences are recorded
+(:mod:`.finish`), and the :class:`MatchChanged` event goes to the subscribers the
+composition root wired (:func:`wire`: the webhooks' outbox, the players' streams, the
+tournaments' results). Each subscriber answers with the rows it needs written; the
+store writes them with the change, in its transaction, without knowing what they are.
+Then this process's listener hears of the new version (every other process hears its
+NOTIFY).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+from typing import Any
+
+import psycopg
+
+from ..engine import State
+from ..live.listener import CHANNEL, listener, payload
+from ..ops import metrics
+from ..storage import writes
+from ..storage.db import after_commit
+from ..storage.enums import EndReason, MatchStatus, MoveKind
+from ..storage.models import utcnow
+from . import finish, store
+from .rows import LogEntry, MatchRow, SeatRow
+from .store import KeyRecord
+
+Event = tuple[str, dict[str, Any]]
+"""An event as the webhooks and the players' streams tell it: (type, data)."""
+
+
+@dataclass(frozen=True)
+class MatchChanged:
+    """A match saved: its status and version before (None and 0: just made), the match
+    now, and the log entries the change appended (numbered from ``before_version + 1``)."""
+
+    before: MatchStatus | None
+    before_version: int
+    match: MatchRow
+    entries: tuple[LogEntry, ...] = ()
+
+    @property
+    def ended(self) -> bool:
+        """The change ended the match (won, drawn or aborted)."""
+        return self.match.status.over and not (self.before is not None and self.before.over)
+
+    @cached_property
+    def events(self) -> tuple[Event, ...]:
+        """What happened, as anyone may see it (never a hand, the stock, or the seed
+        before the end): the match started, each play, whose turn it is (a human's), the
+        match ended. Worked out once, when a subscriber first asks."""
+        m = self.match
+        base = {"match_id": m.id, "version": m.version}
+        events: list[Event] = []
+        if self.before in (None, MatchStatus.WAITING) and m.status in (
+                MatchStatus.ACTIVE, MatchStatus.FINISHED):
+            events.append(("match.started", {
+                **base, "variant": m.variant, "rules_hash": m.rules_hash,
+                "commitment": m.commitment,
+                "seats": [{"seat": s.seat, "team": s.seat % 2, "name": s.name,
+                           "player_id": s.player_id, "bot": s.bot} for s in m.seats],
+            }))
+        for seq, entry in enumerate(self.entries, start=self.before_version + 1):
+            if entry.play is not None:
+                events.append(("match.move", {
+                    "match_id": m.id, "version": seq, "round": entry.round,
+                    "seat": entry.seat, "card": str(entry.play.card),
+                    "captured": [str(c) for c in entry.play.captured],
+                    "basra": entry.play.basra, "timeout": entry.timeout}))
+        changed = m.version > self.before_version or self.before != m.status
+        if (changed and m.status == MatchStatus.ACTIVE and m.turn is not None
+                and m.seats[m.turn].bot is None):
+            events.append(("match.turn", {
+                **base, "seat": m.turn, "name": m.seats[m.turn].name,
+                "deadline": stamp(m.deadline) if m.deadline else None}))
+        if self.ended:
+            events.append(("match.finished", {
+                **base, "status": m.status, "end_reason": m.end_reason,
+                "scores": list(m.scores), "winner": m.winner, "draw": m.draw,
+                "rounds": m.rounds, "seed": m.seed.hex(), "commitment": m.commitment,
+                "rating_changes": list(m.rating_changes) if m.rating_changes else None}))
+        return tuple(events)
+
+
+def stamp(moment: datetime) -> str:
+    """A moment as the events show it (UTC, ``Z``)."""
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+Subscriber = Callable[[MatchChanged], Sequence[writes.Rows]]
+_subscribers: tuple[Subscriber, ...] = ()
+
+
+def wire(*subscribers: Subscriber) -> None:
+    """The subscribers every match change is told of, in this order (the composition
+    root's to say)."""
+    global _subscribers
+    _subscribers = subscribers
+
+
+def _heard(change: MatchChanged) -> list[writes.Rows]:
+    return [rows for subscriber in _subscribers for rows in subscriber(change)]
+
+
+def _announce(match: MatchRow, alone: bool) -> None:
+    """This process's listener hears of the new version once it is committed."""
+    found = listener()
+    if found is None:
+        return
+    heard = lambda: found.saw(match.id, match.version, *match.facts)  # noqa: E731
+    heard() if alone else after_commit(heard)
+
+
+def created(match: MatchRow) -> None:
+    """A match just inserted (in the caller's write transaction): its subscribers' rows
+    and its NOTIFY go with it."""
+    change = MatchChanged(None, 0, match)
+    writes.write(_heard(change), CHANNEL, [payload(match.id, 0, *match.facts)])
+    _announce(match, alone=False)
+
+
+def save(before: MatchRow, state: State, entries: Sequence[LogEntry] = (), *,
+         status: MatchStatus | None = None, end_reason: EndReason | None = None,
+         seats: tuple[SeatRow, ...] | None = None, timeouts: tuple[int, ...] | None = None,
+         rematch_id: str | None = None, key: KeyRecord | None = None,
+         alone: psycopg.Connection[Any] | None = None) -> MatchRow | None:
+    """Save the match (read as ``before``) in ``state``, with the log ``entries`` (the
+    version moves on by as many, at least one), and whatever else changed; None, with
+    nothing written, if the stored match is no longer at ``before``'s version (or the
+    seat used ``key`` already). A finish records its consequences in the same
+    transaction (the caller holds the row lock: :func:`finish.needs_lock`). ``alone``:
+    a pooled connection in autocommit, for a change saved as one statement."""
+    now = utcnow()
+    changed: dict[str, Any] = {}
+    if seats is not None:
+        changed["seats"] = seats
+    if timeouts is not None:
+        changed["timeouts"] = timeouts
+    if rematch_id is not None:
+        changed["rematch_id"] = rematch_id
+    after = before.after(state, before.version + max(1, len(entries)), now, status=status,
+                         end_reason=end_reason, **changed)
+    change = MatchChanged(before.status, before.version, after, tuple(entries))
+    parts: list[writes.Rows] = []
+    if change.ended and after.status == MatchStatus.FINISHED and finish.keeps_record(after):
+        assert alone is None, "a finish that keeps records is saved under the row lock"
+        recorded = finish.record(change.match, change.entries, before.version)
+        after = dataclasses.replace(after, rating_changes=recorded.rating_changes)
+        change = dataclasses.replace(change, match=after)
+        parts.extend(recorded.parts)
+    parts.extend(_heard(change))
+    if not store.save(after, state, before.version, entries, parts,
+                      seats_changed=seats is not None, key=key, channel=CHANNEL,
+                      notices=[payload(after.id, after.version, *after.facts)], alone=alone):
+        return None
+    _announce(after, alone=alone is not None)
+    metrics.MOVES.inc(sum(1 for e in entries if e.play is not None))
+    return after
+
+
+def log(kind: MoveKind, seat: int, state: State) -> LogEntry:
+    """A log entry of ``seat`` that is not a play (a join, leave, resignation...)."""
+    return LogEntry(kind, seat, state.round)

@@ -1,0 +1,123 @@
+"""Reading a match: a seat's (or a spectator's) view, ``304 Not Modified`` while the
+client's copy is current (usually without a query), long polls and event streams that
+sleep until a change's NOTIFY."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..engine import State
+from ..live import waiters
+from ..live.listener import NOBODY
+from ..live.single_flight import SingleFlight
+from ..live.yielding import after_requests_under_way
+from ..ops import metrics
+from ..players.service import Credential
+from ..storage.db import read_fresh, statement_connection, transaction
+from . import cache, clocks, polls, store
+from .results import MatchView, Seen, Unchanged, match_view
+from .rows import MatchRow
+from .seats import seat_of
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event of a match's stream: its view after a change, or a heartbeat (None)."""
+
+    view: MatchView | None
+
+
+def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen: int | None,
+                 heartbeat: float, client: str) -> Iterator[Event]:
+    """The events of a match for the token's seat (or a spectator): its view now (unless
+    ``last_seen`` is the current version), then one per change, a heartbeat (``Event(None)``)
+    when ``heartbeat`` seconds pass without one; it ends once the match is over. The stream
+    holds one of ``client``'s parking places (:mod:`service.live.waiters`)."""
+    peeked = clocks.peek(match_id, tenant)
+    version, seat = peeked.version, seat_of(peeked.seats, token)
+    fresh = last_seen != version
+    with waiters.parked(client), metrics.WAITERS.labels("stream").track_inprogress():
+        if not fresh:
+            yield Event(None)  # resumed and current: answer at once, then wait
+        while True:
+            if not fresh:
+                current = polls.wait_for_change(match_id, version, heartbeat)
+                if current == version:
+                    yield Event(None)
+                    continue
+                version = current
+            view = _view_at(match_id, tenant, seat, version, shared=not fresh)
+            fresh = False
+            version = view.version
+            yield Event(view)
+            if view.status.over:
+                return
+
+
+def read_match(match_id: str, tenant: int, token: Credential | None, seen: Seen, wait: float,
+               client: str = "") -> MatchView | Unchanged:
+    """The token's seat view (a spectator's without a token), or :class:`Unchanged`
+    while the client's copy is current; with ``wait`` seconds, first wait that long
+    for a change, unless nothing can change without the viewer (the match is over, or
+    it is the viewer's turn). Answering "unchanged" usually needs no query at all. A wait
+    holds one of ``client``'s parking places (:mod:`service.live.waiters`)."""
+    # a read applies what time decided first; never older than what the client holds
+    peeked = clocks.peek(match_id, tenant, seen.newest())
+    seat = seat_of(peeked.seats, token)
+    version, turn = peeked.version, peeked.turn
+    idle = turn == NOBODY or (seat is not None and turn == seat)
+    woken = False
+    if seen.holds(version, seat) and wait > 0 and not idle:
+        with waiters.parked(client), metrics.WAITERS.labels("poll").track_inprogress():
+            version = polls.wait_for_change(match_id, version, wait)
+        woken = not seen.holds(version, seat)
+    if seen.holds(version, seat):
+        version = polls.settled(match_id, version)  # never hide a committed move
+        if seen.holds(version, seat):
+            return Unchanged(version, seat)
+    return _view_at(match_id, tenant, seat, version, shared=woken)
+
+
+_view_reads = SingleFlight()
+"""Views a woken request of this process is reading right now."""
+
+
+def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
+             shared: bool) -> MatchView:
+    """The seat's view of the match at ``version`` or later, read from the database.
+
+    ``shared`` (requests woken by the notification of ``version``): the waiters of one
+    match that a move wakes together read the database once, each after the requests
+    under way in its worker (:func:`after_requests_under_way`), and the views read lately
+    are kept (:mod:`.cache`). Other reads always read the database: a version heard here
+    may lag one that the client saw acknowledged elsewhere."""
+    if not shared:
+        return _read_view(match_id, tenant, seat, version)
+    after_requests_under_way()
+    key = (tenant, match_id, version, seat)
+    return _view_reads.do(
+        key, lambda: cache.views.get(key) or _read_view(match_id, tenant, seat, version))
+
+
+def _read_view(match_id: str, tenant: int, seat: int | None, at_least: int) -> MatchView:
+    """The seat's view from the database at ``at_least`` or later (from a standby that
+    has it, else the primary), kept for the waiters woken by its version."""
+    match, state = read_fresh(lambda: _stored(match_id, tenant),
+                              lambda read: read[0].version >= at_least)
+    view = match_view(match, state, seat)
+    cache.views.put((tenant, match_id, view.version, seat), view)
+    return view
+
+
+def _stored(match_id: str, tenant: int) -> tuple[MatchRow, State]:
+    """The match as the database has it now. One this process saved last, still at that
+    version in the database, is not read again: one small query says so (every change
+    moves the version)."""
+    written = cache.written.get((tenant, match_id))
+    if written is not None:
+        with statement_connection(write=False) as alone:
+            if store.version_of(match_id, tenant, alone) == written[0].version:
+                return written
+    with transaction(one_statement=True):  # one SELECT
+        return store.read(match_id, tenant)

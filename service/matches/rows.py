@@ -1,0 +1,159 @@
+"""A stored match as immutable values: the row and its seats as read or as just saved,
+and the entries a change appends to its move log. A change makes a new row
+(:meth:`MatchRow.after`); nothing is changed in place, so a row may be kept and shared
+(:mod:`.cache`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..engine import Play, State, team_of
+from ..live.listener import NOBODY, UNKNOWN
+from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
+
+SeatKey = tuple[int, str, str | None]
+"""(seat, token hash, vouched player id or None) of a taken seat: what a bearer is
+checked against."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    """A seat: who sits there (all None while it is open) and the hash of its token."""
+
+    seat: int
+    name: str | None
+    player_id: str | None
+    bot: str | None
+    token_hash: str | None
+    vouched: bool
+    """Its ``player_id`` was proven (a player token, or a server key naming it): that
+    player's tokens then act for the seat."""
+
+    @property
+    def open(self) -> bool:
+        """Whether the seat waits for a player."""
+        return self.name is None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRow:
+    """A match's row and seats (its snapshot apart: the engine :class:`State`)."""
+
+    pk: int
+    id: str
+    tenant: int
+    variant: str
+    rules_hash: str
+    status: MatchStatus
+    version: int
+    seed: bytes
+    commitment: str
+    explicit_decks: bool
+    created_at: datetime
+    updated_at: datetime
+    finished_at: datetime | None
+    scores: tuple[int, ...]
+    winner: int | None
+    draw: bool
+    end_reason: EndReason | None
+    rounds: int
+    turn: int | None
+    """The seat to play (None once over, or while waiting for players)."""
+    rated: bool
+    rating_changes: tuple[dict[str, Any], ...] | None
+    quick: bool
+    rematch_id: str | None
+    clock_seconds: int | None
+    clock_timeout: ClockTimeout | None
+    deadline: datetime | None
+    """When the seat to play runs out of time (None without a clock, or not playing)."""
+    timeouts: tuple[int, ...]
+    """Each seat's timeouts in a row."""
+    seats: tuple[SeatRow, ...]
+
+    @property
+    def seat_keys(self) -> tuple[SeatKey, ...]:
+        """What the bearers of the taken seats are checked against."""
+        return tuple((s.seat, s.token_hash, s.player_id if s.vouched else None)
+                     for s in self.seats if s.token_hash is not None)
+
+    @property
+    def bots(self) -> dict[int, str]:
+        """seat -> bot level of the bot seats."""
+        return {s.seat: s.bot for s in self.seats if s.bot}
+
+    @property
+    def vouched(self) -> tuple[tuple[int, str], ...]:
+        """(seat, player id) of the seats of players the front end vouched for."""
+        return tuple((s.seat, s.player_id) for s in self.seats
+                     if s.vouched and s.player_id is not None)
+
+    @property
+    def facts(self) -> tuple[int, int]:
+        """(turn, deadline in epoch ms) as a version's NOTIFY carries them: turn UNKNOWN
+        while waiting for players (anything may change), NOBODY once over; deadline 0
+        with no clock running."""
+        return facts(self.status, self.turn, self.deadline)
+
+    def due(self, now: datetime) -> bool:
+        """Whether the seat to play has run out of time."""
+        return self.status == MatchStatus.ACTIVE and self.deadline is not None \
+            and self.deadline <= now
+
+    def after(self, state: State, version: int, now: datetime, *,
+              status: MatchStatus | None = None, end_reason: EndReason | None = None,
+              **changed: Any) -> MatchRow:
+        """The row once ``state`` is saved at ``version`` (the status follows the state,
+        unless given; a finished match ended by the target score unless said), with the
+        ``changed`` columns (seats, timeouts, rating changes, a rematch)."""
+        if status is None:
+            status = MatchStatus.FINISHED if state.finished else MatchStatus.ACTIVE
+        if status == MatchStatus.FINISHED and end_reason is None:
+            end_reason = EndReason.TARGET_SCORE
+        playing = status == MatchStatus.ACTIVE
+        return dataclasses.replace(
+            self, version=version, status=status, end_reason=end_reason,
+            rounds=state.round, turn=state.turn if playing else None,
+            scores=tuple(state.scores), winner=state.winner, draw=state.draw,
+            updated_at=now, finished_at=(self.finished_at if self.status.over else now)
+            if status.over else None,
+            # the seat to play has the clock's time from now on
+            deadline=now + timedelta(seconds=self.clock_seconds)
+            if self.clock_seconds and playing else None, **changed)
+
+
+def facts(status: MatchStatus, turn: int | None, deadline: datetime | None) -> tuple[int, int]:
+    """:attr:`MatchRow.facts` of a status, turn and deadline."""
+    if status == MatchStatus.WAITING:
+        return UNKNOWN, 0
+    ms = 0
+    if deadline is not None and status == MatchStatus.ACTIVE:
+        ms = int(deadline.timestamp() * 1000)
+    return (NOBODY if turn is None else turn), ms
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """An entry a change appends to the move log: a play (with what it took), or a
+    seat's join, leave, resignation, forfeit, abort or rematch."""
+
+    kind: MoveKind
+    seat: int
+    round: int
+    play: Play | None = None
+    timeout: bool = False
+    """Played on the seat's behalf when its time ran out."""
+
+    @classmethod
+    def of(cls, play: Play, timeout: bool = False) -> LogEntry:
+        return cls(MoveKind.PLAY, play.seat, play.round, play, timeout)
+
+
+def team_won(row: MatchRow, seat: int) -> tuple[bool, bool]:
+    """(won, lost) of a seat's team in a finished match."""
+    team = team_of(seat)
+    won = not row.draw and row.winner == team
+    return won, not row.draw and row.winner is not None and not won

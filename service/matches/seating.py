@@ -1,0 +1,83 @@
+"""Seats taken and left, and matches a seat ends or follows up: the changes the lobby
+asks for, each in the caller's write transaction with the match's row locked."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+
+from ..bots.helpers import play_bots
+from ..engine import State
+from ..players import service as players
+from ..storage.enums import EndReason, MatchStatus, MoveKind
+from . import changes, store
+from .rows import LogEntry, MatchRow, SeatRow
+from .seats import PlayerSpec, mint_token
+
+
+def locked(match_id: str, tenant: int) -> tuple[MatchRow, State]:
+    """A tenant's match and its state, its row locked until the transaction ends."""
+    return store.read(match_id, tenant, lock=True)
+
+
+def _saved(saved: MatchRow | None) -> MatchRow:
+    assert saved is not None, "a match changed under its row lock"
+    return saved
+
+
+def _seat(match: MatchRow, seat: int, **who: object) -> tuple[SeatRow, ...]:
+    return tuple(dataclasses.replace(s, **who) if s.seat == seat else s for s in match.seats)
+
+
+def sit(match: MatchRow, state: State, seat: int, who: PlayerSpec) -> tuple[str, MatchRow, State]:
+    """Seat a player in an open seat of a locked match (logged as a join); the match
+    starts when no seat is left open, and the bots that lead play. The seat's new
+    token, the match and its state."""
+    token, token_hash = mint_token()
+    seats = _seat(match, seat, name=who.name or f"seat {seat}", player_id=who.player_id,
+                  token_hash=token_hash, vouched=who.vouched and who.player_id is not None)
+    if who.vouched and who.player_id is not None:
+        players.remember(match.tenant, who.player_id, who.name)
+    full = not any(s.open for s in seats)
+    match = _saved(changes.save(match, state, [changes.log(MoveKind.JOIN, seat, state)],
+                                status=None if full else MatchStatus.WAITING, seats=seats))
+    if match.status == MatchStatus.ACTIVE:
+        state, plays = play_bots(state, match.bots)
+        if plays:
+            match = _saved(changes.save(match, state, [LogEntry.of(p) for p in plays]))
+    return token, match, state
+
+
+def unseat(match: MatchRow, state: State, seat: int) -> MatchRow:
+    """A player leaves the seat of a locked waiting match: it is open again (a leave)."""
+    seats = _seat(match, seat, name=None, player_id=None, token_hash=None, vouched=False)
+    return _saved(changes.save(match, state, [changes.log(MoveKind.LEAVE, seat, state)],
+                               status=MatchStatus.WAITING, seats=seats))
+
+
+def played(match: MatchRow, seat: int) -> bool:
+    """Whether the seat has played a card in the match."""
+    return any(r.kind == MoveKind.PLAY and r.seat == seat for r in store.move_log(match.pk))
+
+
+def abort(match: MatchRow, state: State, seat: int) -> MatchRow:
+    """A seat ends a locked active match that nobody won (``aborted``)."""
+    return _saved(changes.save(match, state, [changes.log(MoveKind.ABORT, seat, state)],
+                               status=MatchStatus.ABORTED, end_reason=EndReason.ABORTED))
+
+
+def point_to_rematch(match: MatchRow, state: State, seat: int, rematch_id: str) -> MatchRow:
+    """Point a locked finished match at its follow-up (a log entry, so its watchers see
+    it)."""
+    return _saved(changes.save(match, state, [changes.log(MoveKind.REMATCH, seat, state)],
+                               status=match.status, end_reason=match.end_reason,
+                               rematch_id=rematch_id))
+
+
+def quick_tables(tenant: int, rules_hash: str, since: datetime, rated: bool,
+                 limit: int) -> list[tuple[MatchRow, State]]:
+    """The oldest ``limit`` waiting quick-play tables of a tenant with these rules (rated
+    or not) made after ``since``, locked; quick-play callers of the same tenant and rules
+    queue behind this one until its transaction ends."""
+    store.lock_quick_play(tenant, rules_hash)
+    return store.quick_tables(tenant, rules_hash, since, rated=rated, limit=limit)

@@ -1,0 +1,91 @@
+"""The values of the tables' enumerated columns, as ``StrEnum``s: each compares equal to
+the text stored, so rows read back as plain strings still compare."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class MatchStatus(StrEnum):
+    """Where a match stands."""
+
+    WAITING = "waiting"
+    """A seat waits for a player; nobody sees a card."""
+    ACTIVE = "active"
+    FINISHED = "finished"
+    """Won (or drawn): by the target score, a resignation or a clock."""
+    ABORTED = "aborted"
+    """Ended with no result: aborted by a seat that had not played, or a table nobody
+    filled in time."""
+
+    @property
+    def over(self) -> bool:
+        """Nothing can change it any more (but a rematch's pointer)."""
+        return self in (MatchStatus.FINISHED, MatchStatus.ABORTED)
+
+
+class EndReason(StrEnum):
+    """Why a match ended."""
+
+    TARGET_SCORE = "target_score"
+    RESIGNED = "resigned"
+    TIMEOUT = "timeout"
+    """A seat's clock ran out for good (a forfeit)."""
+    ABORTED = "aborted"
+
+
+class MoveKind(StrEnum):
+    """An entry of a match's move log."""
+
+    PLAY = "play"
+    RESIGN = "resign"
+    FORFEIT = "forfeit"
+    """A seat's clock ran out for good."""
+    JOIN = "join"
+    LEAVE = "leave"
+    ABORT = "abort"
+    REMATCH = "rematch"
+
+
+class ClockTimeout(StrEnum):
+    """What a passed turn deadline does."""
+
+    AUTOPLAY = "autoplay"
+    """The greedy bot plays for the seat (the third time in a row forfeits)."""
+    FORFEIT = "forfeit"
+
+
+class TournamentStatus(StrEnum):
+    SCHEDULED = "scheduled"
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+    """Fewer entrants than its minimum at the start."""
+
+    @property
+    def over(self) -> bool:
+        return self in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED)
+
+
+class TournamentSystem(StrEnum):
+    SWISS = "swiss"
+    ARENA = "arena"
+
+
+class PairingStatus(StrEnum):
+    """A tournament game."""
+
+    PLAYING = "playing"
+    FINISHED = "finished"
+    """Its result counts (a bye too)."""
+    VOID = "void"
+    """Not counted: its match was aborted, or still unfinished when an arena ended."""
+
+
+class MessageStatus(StrEnum):
+    """A webhook message in the outbox."""
+
+    PENDING = "pending"
+    DELIVERED = "delivered"
+    FAILED = "failed"
+    """Out of retries."""
