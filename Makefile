@@ -7,8 +7,9 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKER_METRICS_PORT ?= 9101
 COMPILED := build/compiled
-COMPILED_MODULES := board captures sums state game shuffle simulate bots
-ENGINE_SOURCES := $(wildcard service/engine/*.py)
+COMPILED_MODULES := board captures sums state game shuffle simulate bots/heuristics bots/worlds \
+	bots/playouts bots/search bots/registry
+ENGINE_SOURCES := $(wildcard service/engine/*.py service/engine/*/*.py)
 ENGINE_BUILD := $(COMPILED)/SOURCES
 
 PATRONI_VENV ?= /opt/basra-patroni
@@ -84,8 +85,9 @@ $(ENGINE_BUILD): $(STAMP) $(ENGINE_SOURCES)
 	mkdir -p build/compiling && cp -r service build/compiling/ && \
 	cd build/compiling && $(abspath $(BIN))/mypyc $(COMPILED_MODULES:%=service/engine/%.py) > mypyc.log 2>&1 \
 	|| { tail -20 mypyc.log; exit 1; }; \
-	mkdir -p ../compiled/service/engine && mv *__mypyc.*.so ../compiled/ && \
-	mv service/engine/*.so ../compiled/service/engine/ && cd ../.. && rm -rf build/compiling && \
+	mkdir -p ../compiled/service/engine/bots && mv *__mypyc.*.so ../compiled/ && \
+	mv service/engine/*.so ../compiled/service/engine/ && \
+	mv service/engine/bots/*.so ../compiled/service/engine/bots/ && cd ../.. && rm -rf build/compiling && \
 	$(BIN)/python service/engine/build.py > $@ && \
 	echo "engine: compiled with mypyc ($(COMPILED))"
 

@@ -19,7 +19,8 @@ from collections.abc import Iterator
 from multiprocessing import Pool
 
 from service.engine import load_variant
-from service.engine.bots import POLICIES, Pause, _dealt, make_expert
+from service.engine.bots import POLICIES, Pause, make_expert
+from service.engine.bots.worlds import dealt
 from service.engine.game import Move, State, apply_move, new_match
 from service.engine.rules import team_of
 from service.engine.simulate import match_seed, wilson
@@ -39,7 +40,7 @@ def seeing_move(state: State, seat: int, rng: random.Random) -> Move:
         stock = sorted(view.unseen() - {c for hand in fixed.values() for c in hand})
         for _ in range(count):
             rng.shuffle(stock)
-            yield _dealt(view, stock, fixed)
+            yield dealt(view, stock, fixed)
 
     return make_expert(WORLDS, sample=seen)(observe(state, seat), rng)
 

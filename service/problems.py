@@ -8,6 +8,7 @@ from .errors import InvalidToken, MatchNotFound, MissingToken
 from .live.errors import TooManyWaiters
 from .lobby.errors import NoOpenSeat, WrongMatchStatus
 from .matches.errors import (
+    ClockRanOut,
     IdempotencyKeyReused,
     InvalidCursor,
     MatchNotStarted,
@@ -41,6 +42,7 @@ STATUSES: Statuses = [
     (NoOpenSeat, 409),
     (WrongMatchStatus, 409),
     (MatchNotStarted, 409),
+    (ClockRanOut, 409),
     (MatchNotFound, 404),
     (WebhookNotFound, 404),
     (PlayerNotFound, 404),

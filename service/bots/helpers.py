@@ -20,14 +20,12 @@ import queue
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
 from typing import IO, Any
 
 from flask import current_app
 
-from ..engine import Move, Play, State
-from ..engine.bots import SEARCHING, bot_move, run_bots
-from ..engine.codec import move_from_parts, state_to_dict
+from ..engine import Move, State, move_from_parts, state_to_dict
+from ..engine.bots import SEARCHING, bot_move
 from ..live.yielding import bot_pause
 
 log = logging.getLogger(__name__)
@@ -146,9 +144,3 @@ def decide(state: State, seat: int, level: str) -> Move:
         except (HelperLost, OSError):
             log.warning("a bot helper failed; searching here", exc_info=True)
     return bot_move(state, seat, level, bot_pause())
-
-
-def play_bots(state: State, bots: Mapping[int, str]) -> tuple[State, list[Play]]:
-    """Let the bot seats play while it is their turn (:func:`run_bots` with
-    :func:`decide`)."""
-    return run_bots(state, bots, decide=decide)

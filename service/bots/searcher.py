@@ -15,9 +15,8 @@ import sys
 import time
 from typing import Any
 
+from ..engine import format_cards, rules_from_json, state_from_dict
 from ..engine.bots import Pause, bot_move
-from ..engine.cards import format_cards
-from ..engine.codec import rules_from_json, state_from_dict
 
 
 def cpu_budget(cpu_ms: float) -> Pause:

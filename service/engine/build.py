@@ -28,39 +28,56 @@ description = "pure Python"
 
 
 def sources_digest(folder: Path = HERE) -> str:
-    """SHA-256 over the engine's Python sources, by name and content."""
+    """SHA-256 over the engine's Python sources (its subpackages' too), by path and
+    content."""
     digest = hashlib.sha256()
-    for source in sorted(folder.glob("*.py")):
-        digest.update(source.name.encode() + b"\0" + source.read_bytes() + b"\0")
+    for source in sorted(folder.rglob("*.py")):
+        name = source.relative_to(folder).as_posix()
+        digest.update(name.encode() + b"\0" + source.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
-def prefer_compiled(path: list[str]) -> list[str]:
-    """The engine package's ``__path__``, the compiled build's folder first when it is
-    there and current (and :data:`description` saying which runs, and why). Called once,
-    by the package before it imports its modules."""
+_chosen: list[Path | None] = []
+"""The build's folder of engine modules once chosen (None: pure Python)."""
+
+
+def _choose() -> Path | None:
+    """The compiled build's engine folder when it is there and current, else None (and
+    :data:`description` saying which runs, and why)."""
     global description
     asked = os.environ.get("BASRA_ENGINE_BUILD", "")
     if asked == "pure":
         description = "pure Python (BASRA_ENGINE_BUILD=pure)"
-        return path
+        return None
     build = Path(asked) if asked else DEFAULT
     engine = build / "service" / "engine"
     try:
         built_from = (build / DIGEST).read_text().strip()
     except OSError:
         description = "pure Python (no compiled build: `make install` makes one with a C compiler)"
-        return path
+        return None
     if built_from != sources_digest():
         description = "pure Python (the compiled build is older than the sources: `make compiled`)"
-        return path
+        return None
     if not any((engine / f"board{suffix}").is_file() for suffix in EXTENSION_SUFFIXES):
         description = "pure Python (the compiled build is for another Python: `make compiled`)"
-        return path
+        return None
     if str(build) not in sys.path:
         sys.path.append(str(build))  # mypyc's shared library is a top-level module
     description = f"compiled with mypyc ({build})"
-    return [str(engine), *path]
+    return engine
+
+
+def prefer_compiled(path: list[str], package: str = "") -> list[str]:
+    """The ``__path__`` of the engine package (or of its subpackage ``package``), the
+    compiled build's folder first when it is there and current. Called by each package
+    before it imports its modules."""
+    if not _chosen:
+        _chosen.append(_choose())
+    engine = _chosen[0]
+    if engine is None:
+        return path
+    return [str(engine / package if package else engine), *path]
 
 
 if __name__ == "__main__":  # the digest a new build records (the Makefile's `compiled`)

@@ -1,14 +1,14 @@
 """A change to a match, saved in one place, and heard by the other domains.
 
 Every change (a match made, a move, a seat taken or left, a clock run out, a
-resignation, an abort, a rematch) is saved by :func:`save` (or :func:`created`): the new
-row is worked out from the engine state, a finish's consequences are recorded
-(:mod:`.finish`), and the :class:`MatchChanged` event goes to the subscribers the
-composition root wired (:func:`wire`: the webhooks' outbox, the players' streams, the
-tournaments' results). Each subscriber answers with the rows it needs written; the
-store writes them with the change, in its transaction, without knowing what they are.
-Then this process's listener hears of the new version (every other process hears its
-NOTIFY).
+resignation, an abort, a rematch) is worked out by :func:`prepare` and saved by
+:func:`commit` (both: :func:`save`; a new match: :func:`created`): the new row is worked
+out from the engine state, a finish's consequences are recorded (:mod:`.finish`), and
+the :class:`MatchChanged` event goes to the subscribers the composition root wired
+(:func:`wire`: the webhooks' outbox, the players' streams, the tournaments' results).
+Each subscriber answers with the rows it needs written; the store writes them with the
+change, in its transaction, without knowing what they are. Then this process's listener
+hears of the new version (every other process hears its NOTIFY).
 """
 
 from __future__ import annotations
@@ -127,18 +127,30 @@ def created(match: MatchRow) -> None:
     _announce(match, alone=False)
 
 
-def save(before: MatchRow, state: State, entries: Sequence[LogEntry] = (), *,
-         status: MatchStatus | None = None, end_reason: EndReason | None = None,
-         seats: tuple[SeatRow, ...] | None = None, timeouts: tuple[int, ...] | None = None,
-         rematch_id: str | None = None, key: KeyRecord | None = None,
-         alone: psycopg.Connection[Any] | None = None) -> MatchRow | None:
-    """Save the match (read as ``before``) in ``state``, with the log ``entries`` (the
-    version moves on by as many, at least one), and whatever else changed; None, with
-    nothing written, if the stored match is no longer at ``before``'s version (or the
-    seat used ``key`` already). A finish records its consequences in the same
-    transaction (the caller holds the row lock: :func:`finish.needs_lock`). ``alone``:
-    a pooled connection in autocommit, for a change saved as one statement."""
-    now = utcnow()
+@dataclass(frozen=True)
+class Pending:
+    """A change worked out and not yet saved: its event, the state it saves, and the
+    rows that go with it (its finish's, its subscribers')."""
+
+    change: MatchChanged
+    state: State
+    parts: tuple[writes.Rows, ...]
+    seats_changed: bool
+
+    @property
+    def match(self) -> MatchRow:
+        """The match as the change saves it."""
+        return self.change.match
+
+
+def prepare(before: MatchRow, state: State, entries: Sequence[LogEntry] = (), *,
+            status: MatchStatus | None = None, end_reason: EndReason | None = None,
+            seats: tuple[SeatRow, ...] | None = None, timeouts: tuple[int, ...] | None = None,
+            rematch_id: str | None = None) -> Pending:
+    """The change that saves the match (read as ``before``) in ``state``, with the log
+    ``entries`` (the version moves on by as many, at least one) and whatever else
+    changed: the new row, its finish's consequences (worked out now, under the row lock
+    the caller holds: :func:`finish.keeps_record`), and its subscribers' rows."""
     changed: dict[str, Any] = {}
     if seats is not None:
         changed["seats"] = seats
@@ -146,24 +158,47 @@ def save(before: MatchRow, state: State, entries: Sequence[LogEntry] = (), *,
         changed["timeouts"] = timeouts
     if rematch_id is not None:
         changed["rematch_id"] = rematch_id
-    after = before.after(state, before.version + max(1, len(entries)), now, status=status,
-                         end_reason=end_reason, **changed)
+    after = before.after(state, before.version + max(1, len(entries)), utcnow(),
+                         status=status, end_reason=end_reason, **changed)
     change = MatchChanged(before.status, before.version, after, tuple(entries))
     parts: list[writes.Rows] = []
     if change.ended and after.status == MatchStatus.FINISHED and finish.keeps_record(after):
-        assert alone is None, "a finish that keeps records is saved under the row lock"
-        recorded = finish.record(change.match, change.entries, before.version)
-        after = dataclasses.replace(after, rating_changes=recorded.rating_changes)
-        change = dataclasses.replace(change, match=after)
+        recorded = finish.record(after, change.entries, before.version)
+        change = dataclasses.replace(change, match=dataclasses.replace(
+            after, rating_changes=recorded.rating_changes))
         parts.extend(recorded.parts)
     parts.extend(_heard(change))
-    if not store.save(after, state, before.version, entries, parts,
-                      seats_changed=seats is not None, key=key, channel=CHANNEL,
-                      notices=[payload(after.id, after.version, *after.facts)], alone=alone):
+    return Pending(change, state, tuple(parts), seats is not None)
+
+
+def commit(pending: Pending, *, key: KeyRecord | None = None,
+           alone: psycopg.Connection[Any] | None = None) -> MatchRow | None:
+    """Save a prepared change, only if the stored match is still at the version it was
+    worked out on (and the seat has not used ``key``): the match as saved, or None with
+    nothing written. ``alone``: a pooled connection in autocommit, for a change saved as
+    one statement (never a finish that keeps records)."""
+    change, after = pending.change, pending.match
+    if not store.write(after, pending.state, change.before_version, change.entries,
+                       pending.parts, seats_changed=pending.seats_changed, key=key,
+                       channel=CHANNEL, notices=[payload(after.id, after.version, *after.facts)],
+                       alone=alone):
         return None
     _announce(after, alone=alone is not None)
-    metrics.MOVES.inc(sum(1 for e in entries if e.play is not None))
+    metrics.MOVES.inc(sum(1 for e in change.entries if e.play is not None))
     return after
+
+
+def save(before: MatchRow, state: State, entries: Sequence[LogEntry] = (), *,
+         status: MatchStatus | None = None, end_reason: EndReason | None = None,
+         seats: tuple[SeatRow, ...] | None = None,
+         timeouts: tuple[int, ...] | None = None, rematch_id: str | None = None) -> MatchRow:
+    """:func:`prepare` and :func:`commit` a change under the match's row lock (the caller's
+    write transaction): it cannot find the match moved on."""
+    saved = commit(prepare(before, state, entries, status=status, end_reason=end_reason,
+                           seats=seats, timeouts=timeouts, rematch_id=rematch_id))
+    if saved is None:
+        raise RuntimeError(f"match {before.id} changed under its row lock")
+    return saved
 
 
 def log(kind: MoveKind, seat: int, state: State) -> LogEntry:

@@ -1,23 +1,22 @@
 """What time decides: a seat's passed turn deadline (autoplay or forfeit) and a table
-nobody filled in time (aborted), applied once, wherever it is noticed first: a read,
-a write, or ``basra worker``."""
+nobody filled in time (aborted), applied once, wherever it is noticed first: by a change
+to the match (a move, a join) or by ``basra worker``, within a pass. A read never
+applies it: it shows the deadline passed, and wakes when the worker's change lands."""
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timedelta
 
 from flask import current_app
 
-from ..bots.helpers import play_bots
+from ..bots.helpers import decide
 from ..engine import State, apply_move, resign
-from ..engine.bots import bot_move
-from ..live.listener import UNKNOWN
+from ..engine.bots import bot_move, run_bots
 from ..ops import metrics
 from ..storage.db import transaction
 from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 from ..storage.models import utcnow
-from . import changes, polls, store
+from . import changes, store
 from .rows import LogEntry, MatchRow
 
 TIMEOUTS_TO_FORFEIT = 3
@@ -37,17 +36,15 @@ def _time_out(match: MatchRow, state: State) -> MatchRow:
         if match.clock_timeout == ClockTimeout.FORFEIT or timeouts[seat] >= TIMEOUTS_TO_FORFEIT:
             entries = [changes.log(MoveKind.FORFEIT, seat, state)]
             state = resign(state, seat)
-            saved = changes.save(match, state, entries, end_reason=EndReason.TIMEOUT,
+            match = changes.save(match, state, entries, end_reason=EndReason.TIMEOUT,
                                  timeouts=tuple(timeouts))
         else:
             state = apply_move(state, bot_move(state, seat, "greedy"))
             assert state.last_play is not None
             mine = state.last_play
-            state, replies = play_bots(state, match.bots)
+            state, replies = run_bots(state, match.bots, decide=decide)
             entries = [LogEntry.of(mine, timeout=True), *map(LogEntry.of, replies)]
-            saved = changes.save(match, state, entries, timeouts=tuple(timeouts))
-        assert saved is not None, "a match changed under its row lock"
-        match = saved
+            match = changes.save(match, state, entries, timeouts=tuple(timeouts))
     return match
 
 
@@ -74,10 +71,7 @@ def expired(match: MatchRow) -> bool:
 
 def expire(match: MatchRow, state: State) -> MatchRow:
     """Abort a locked waiting match nobody filled in time (no seat asked: no log entry)."""
-    saved = changes.save(match, state, status=MatchStatus.ABORTED,
-                         end_reason=EndReason.ABORTED)
-    assert saved is not None, "a match changed under its row lock"
-    return saved
+    return changes.save(match, state, status=MatchStatus.ABORTED, end_reason=EndReason.ABORTED)
 
 
 def expire_if_due(match_id: str, tenant: int) -> bool:
@@ -93,16 +87,3 @@ def expire_if_due(match_id: str, tenant: int) -> bool:
             return False
         expire(match, state)
     return True
-
-
-def peek(match_id: str, tenant: int, at_least: int = -1) -> polls.Peek:
-    """The match as a poll sees it (:func:`polls.peek`, at ``at_least`` or later), once
-    whatever time has decided is applied: a passed turn deadline, a table nobody filled.
-    Costs nothing more while nothing is due."""
-    peeked = polls.peek(match_id, tenant, at_least)
-    if peeked.deadline and peeked.deadline <= time.time() * 1000:
-        apply_due_timeouts(match_id)
-        peeked = polls.peek(match_id, tenant)
-    elif peeked.turn == UNKNOWN and expire_if_due(match_id, tenant):
-        peeked = polls.peek(match_id, tenant)
-    return peeked

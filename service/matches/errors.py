@@ -11,6 +11,13 @@ class VersionMismatch(ServiceError):
     reason = "version_mismatch"
 
 
+class ClockRanOut(ServiceError):
+    """A move came after its seat's turn deadline: it is not played (the clock plays for
+    the seat, or ends the match, within a pass of ``basra worker``)."""
+
+    reason = "clock_ran_out"
+
+
 class WrongPlayerCount(ServiceError):
     """The players listed do not fit the rules' number of seats."""
 

@@ -1,7 +1,8 @@
 """What a poll needs of a match, usually without a query: its version, the seat to play,
 the clock's deadline and the seat keys, from this process's listener (the versions every
 instance announces) and cache (the seat keys of a started match), else from the
-database; a wait for its next version; and the check that makes a 304 safe."""
+database; a wait for its next version; and the check that makes a 304 safe. A poll
+never writes: what time decides is applied by ``basra worker`` and by the next move."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from flask import current_app
 from ..errors import MatchNotFound
 from ..live.listener import VersionListener, listener
 from ..live.single_flight import SingleFlight
-from ..storage.db import has_replica, read_fresh, transaction
+from ..storage.db import has_replica, on_replica, transaction
 from ..storage.enums import MatchStatus
 from ..storage.errors import DatabaseUnavailable
 from . import cache, store
@@ -66,7 +67,7 @@ def _read(heard: VersionListener | None, match_id: str, at_least: int) -> store.
     """The match's facts from the database (a standby that has them at ``at_least`` or
     later, else the primary); the listener and the cache learn them."""
     epoch = heard.epoch if heard else 0
-    found = read_fresh(lambda: _facts_now(match_id), lambda f: f.version >= at_least)
+    found = _facts(match_id, at_least=at_least)
     if heard is not None:
         if found.status != MatchStatus.WAITING:  # seats change only while it waits
             cache.seats.put(match_id, (found.tenant, found.seats))
@@ -75,8 +76,14 @@ def _read(heard: VersionListener | None, match_id: str, at_least: int) -> store.
 
 
 def _facts_now(match_id: str) -> store.Facts:
+    """The match's facts as the primary has them now."""
     with transaction():
         return store.facts(match_id)
+
+
+_facts = on_replica(_facts_now, version=lambda found: found.version)
+"""The match's facts from a standby that has them at ``at_least`` or later, else the
+primary."""
 
 
 def _learn(heard: VersionListener, match_id: str, found: store.Facts, epoch: int) -> None:
@@ -97,7 +104,7 @@ def _current(heard: VersionListener | None, match_id: str,
         if known is not None:
             return known, heard.facts(match_id)
     epoch = heard.epoch if heard else 0
-    found = read_fresh(lambda: _facts_now(match_id), lambda f: f.version >= at_least)
+    found = _facts(match_id, at_least=at_least)
     if heard is not None:
         _learn(heard, match_id, found, epoch)
     return found.version, facts(found.status, found.turn, found.deadline)

@@ -14,8 +14,8 @@ from ..live.single_flight import SingleFlight
 from ..live.yielding import after_requests_under_way
 from ..ops import metrics
 from ..players.service import Credential
-from ..storage.db import read_fresh, statement_connection, transaction
-from . import cache, clocks, polls, store
+from ..storage.db import on_replica, statement_connection, transaction
+from . import cache, polls, store
 from .results import MatchView, Seen, Unchanged, match_view
 from .rows import MatchRow
 from .seats import seat_of
@@ -34,7 +34,7 @@ def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen
     ``last_seen`` is the current version), then one per change, a heartbeat (``Event(None)``)
     when ``heartbeat`` seconds pass without one; it ends once the match is over. The stream
     holds one of ``client``'s parking places (:mod:`service.live.waiters`)."""
-    peeked = clocks.peek(match_id, tenant)
+    peeked = polls.peek(match_id, tenant)
     version, seat = peeked.version, seat_of(peeked.seats, token)
     fresh = last_seen != version
     with waiters.parked(client), metrics.WAITERS.labels("stream").track_inprogress():
@@ -63,7 +63,7 @@ def read_match(match_id: str, tenant: int, token: Credential | None, seen: Seen,
     it is the viewer's turn). Answering "unchanged" usually needs no query at all. A wait
     holds one of ``client``'s parking places (:mod:`service.live.waiters`)."""
     # a read applies what time decided first; never older than what the client holds
-    peeked = clocks.peek(match_id, tenant, seen.newest())
+    peeked = polls.peek(match_id, tenant, seen.newest())
     seat = seat_of(peeked.seats, token)
     version, turn = peeked.version, peeked.turn
     idle = turn == NOBODY or (seat is not None and turn == seat)
@@ -103,17 +103,17 @@ def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
 def _read_view(match_id: str, tenant: int, seat: int | None, at_least: int) -> MatchView:
     """The seat's view from the database at ``at_least`` or later (from a standby that
     has it, else the primary), kept for the waiters woken by its version."""
-    match, state = read_fresh(lambda: _stored(match_id, tenant),
-                              lambda read: read[0].version >= at_least)
+    match, state = _stored(match_id, tenant, at_least=at_least)
     view = match_view(match, state, seat)
     cache.views.put((tenant, match_id, view.version, seat), view)
     return view
 
 
+@on_replica(version=lambda stored: stored[0].version)
 def _stored(match_id: str, tenant: int) -> tuple[MatchRow, State]:
-    """The match as the database has it now. One this process saved last, still at that
-    version in the database, is not read again: one small query says so (every change
-    moves the version)."""
+    """The match as the database has it now (a standby's when it has the version asked
+    for). One this process saved last, still at that version in the database, is not
+    read again: one small query says so (every change moves the version)."""
     written = cache.written.get((tenant, match_id))
     if written is not None:
         with statement_connection(write=False) as alone:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
-from ..bots.helpers import play_bots
+from ..bots.helpers import decide
 from ..engine import State
+from ..engine.bots import run_bots
 from ..players import service as players
 from ..storage.enums import EndReason, MatchStatus, MoveKind
 from . import changes, store
@@ -18,11 +19,6 @@ from .seats import PlayerSpec, mint_token
 def locked(match_id: str, tenant: int) -> tuple[MatchRow, State]:
     """A tenant's match and its state, its row locked until the transaction ends."""
     return store.read(match_id, tenant, lock=True)
-
-
-def _saved(saved: MatchRow | None) -> MatchRow:
-    assert saved is not None, "a match changed under its row lock"
-    return saved
 
 
 def _seat(match: MatchRow, seat: int, **who: object) -> tuple[SeatRow, ...]:
@@ -39,20 +35,20 @@ def sit(match: MatchRow, state: State, seat: int, who: PlayerSpec) -> tuple[str,
     if who.vouched and who.player_id is not None:
         players.remember(match.tenant, who.player_id, who.name)
     full = not any(s.open for s in seats)
-    match = _saved(changes.save(match, state, [changes.log(MoveKind.JOIN, seat, state)],
-                                status=None if full else MatchStatus.WAITING, seats=seats))
+    match = changes.save(match, state, [changes.log(MoveKind.JOIN, seat, state)],
+                                status=None if full else MatchStatus.WAITING, seats=seats)
     if match.status == MatchStatus.ACTIVE:
-        state, plays = play_bots(state, match.bots)
+        state, plays = run_bots(state, match.bots, decide=decide)
         if plays:
-            match = _saved(changes.save(match, state, [LogEntry.of(p) for p in plays]))
+            match = changes.save(match, state, [LogEntry.of(p) for p in plays])
     return token, match, state
 
 
 def unseat(match: MatchRow, state: State, seat: int) -> MatchRow:
     """A player leaves the seat of a locked waiting match: it is open again (a leave)."""
     seats = _seat(match, seat, name=None, player_id=None, token_hash=None, vouched=False)
-    return _saved(changes.save(match, state, [changes.log(MoveKind.LEAVE, seat, state)],
-                               status=MatchStatus.WAITING, seats=seats))
+    return changes.save(match, state, [changes.log(MoveKind.LEAVE, seat, state)],
+                               status=MatchStatus.WAITING, seats=seats)
 
 
 def played(match: MatchRow, seat: int) -> bool:
@@ -62,16 +58,16 @@ def played(match: MatchRow, seat: int) -> bool:
 
 def abort(match: MatchRow, state: State, seat: int) -> MatchRow:
     """A seat ends a locked active match that nobody won (``aborted``)."""
-    return _saved(changes.save(match, state, [changes.log(MoveKind.ABORT, seat, state)],
-                               status=MatchStatus.ABORTED, end_reason=EndReason.ABORTED))
+    return changes.save(match, state, [changes.log(MoveKind.ABORT, seat, state)],
+                               status=MatchStatus.ABORTED, end_reason=EndReason.ABORTED)
 
 
 def point_to_rematch(match: MatchRow, state: State, seat: int, rematch_id: str) -> MatchRow:
     """Point a locked finished match at its follow-up (a log entry, so its watchers see
     it)."""
-    return _saved(changes.save(match, state, [changes.log(MoveKind.REMATCH, seat, state)],
+    return changes.save(match, state, [changes.log(MoveKind.REMATCH, seat, state)],
                                status=match.status, end_reason=match.end_reason,
-                               rematch_id=rematch_id))
+                               rematch_id=rematch_id)
 
 
 def quick_tables(tenant: int, rules_hash: str, since: datetime, rated: bool,

@@ -20,7 +20,7 @@ from typing import Any
 
 from flask import current_app
 
-from ..bots.helpers import decide, play_bots
+from ..bots.helpers import decide
 from ..engine import (
     Card,
     IllegalMove,
@@ -33,13 +33,14 @@ from ..engine import (
     apply_move,
     commitment,
     load_variant,
+    move_from_parts,
     new_match,
     new_seed,
+    play_from_parts,
     resign,
     with_house_rules,
 )
-from ..engine.bots import POLICIES, SEARCHING
-from ..engine.codec import move_from_parts, play_from_parts
+from ..engine.bots import POLICIES, SEARCHING, run_bots
 from ..players import service as players
 from ..players.service import Credential
 from ..storage.db import on_replica, statement_connection, transaction
@@ -49,6 +50,7 @@ from ..tenants import limits
 from ..tenants.errors import BudgetSpent
 from . import cache, changes, clocks, finish, history, store
 from .errors import (
+    ClockRanOut,
     IdempotencyKeyReused,
     MatchNotStarted,
     NoHumanSeat,
@@ -122,7 +124,8 @@ def deal_match(variant: str, rules: Rules, players: Sequence[PlayerSpec],
     waiting = any(p.open for p in players)
     state, plays = initial, []
     if not waiting:
-        state, plays = play_bots(initial, {i: p.bot for i, p in enumerate(players) if p.bot})
+        bots = {i: p.bot for i, p in enumerate(players) if p.bot}
+        state, plays = run_bots(initial, bots, decide=decide)
     return NewMatch(variant, initial, state, plays, seats, tokens, waiting, bool(decks))
 
 
@@ -139,9 +142,7 @@ def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
             players.remember(tenant, seat.player_id, seat.name)
     changes.created(match)
     if new.plays:
-        saved = changes.save(match, new.state, [LogEntry.of(p) for p in new.plays])
-        assert saved is not None, "a match changed in the transaction that made it"
-        match = saved
+        match = changes.save(match, new.state, [LogEntry.of(p) for p in new.plays])
     return match
 
 
@@ -252,8 +253,7 @@ def play_move(match_id: str, tenant: int, asked: MoveRequest) -> MoveResult:
 
 
 def _attempt(match_id: str, tenant: int, asked: MoveRequest, recall: bool) -> MoveResult | None:
-    """One try at a move; None when it must be worked out again (the match moved, or its
-    clock ran out and has just been applied)."""
+    """One try at a move; None when it must be worked out again (the match moved)."""
     written = cache.written.get((tenant, match_id)) if recall else None
     if written is not None and not written[0].due(utcnow()) and asked.if_match in (
             None, written[0].version):
@@ -267,9 +267,6 @@ def _attempt(match_id: str, tenant: int, asked: MoveRequest, recall: bool) -> Mo
         read = _read_for_move(match_id, tenant, asked)
         if isinstance(read, MoveResult):
             return read
-        if read is None:  # the clock ran out first: apply that, then look again
-            clocks.apply_due_timeouts(match_id)
-            return None
         match, state, seat = read
         moved = apply_move(state, Move(seat, asked.card, asked.capture))
     return _save_move(match, seat, moved, asked)
@@ -281,7 +278,7 @@ def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> 
     mine = moved.last_play
     levels = match.bots
     _afford_searches(levels)
-    moved, replies = play_bots(moved, levels)
+    moved, replies = run_bots(moved, levels, decide=decide)
     timeouts = tuple(0 if i == seat else n for i, n in enumerate(match.timeouts)) \
         if match.timeouts and match.timeouts[seat] else None
     # the save refuses a key the seat already used: then the move goes round again
@@ -290,48 +287,55 @@ def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> 
         if asked.key else None
     entries = [LogEntry.of(mine), *map(LogEntry.of, replies)]
     if moved.finished and finish.keeps_record(match):
-        saved = _finish(match, moved, entries, timeouts, key)
+        saved = _finish(match, seat, moved, entries, timeouts, key)
     else:
+        pending = changes.prepare(match, moved, entries, timeouts=timeouts)
+        saved = pending.match, match_view(pending.match, moved, seat)
         with statement_connection() as alone:  # the save is one statement
-            saved = changes.save(match, moved, entries, timeouts=timeouts, key=key,
-                                 alone=alone)
+            if changes.commit(pending, key=key, alone=alone) is None:
+                saved = None
     if saved is None:
         return None
-    if saved.status == MatchStatus.ACTIVE:
-        cache.written.put((saved.tenant, saved.id), (saved, moved))
+    after, view = saved
+    if after.status == MatchStatus.ACTIVE:
+        cache.written.put((after.tenant, after.id), (after, moved))
     else:
-        cache.written.drop((saved.tenant, saved.id))
+        cache.written.drop((after.tenant, after.id))
     limits.charge("expensive", sum(1 for p in replies if levels.get(p.seat) in SEARCHING))
     if asked.key and time.monotonic() - _purged[0] > 3600:
         purge_expired()
-    return MoveResult(mine, tuple(replies), match_view(saved, moved, seat))
+    return MoveResult(mine, tuple(replies), view)
 
 
 class _Moved(Exception):
     """The match moved on (or the key was used) under a finish: roll back what it did."""
 
 
-def _finish(match: MatchRow, state: State, entries: list[LogEntry],
-            timeouts: tuple[int, ...] | None, key: store.KeyRecord | None) -> MatchRow | None:
+def _finish(match: MatchRow, seat: int, state: State, entries: list[LogEntry],
+            timeouts: tuple[int, ...] | None,
+            key: store.KeyRecord | None) -> tuple[MatchRow, MatchView] | None:
     """The finishing move of a match that keeps records, saved with what its finish
-    records in one write transaction under the match's row lock; None (nothing written)
-    if the match moved on."""
+    records in one write transaction under the match's row lock (and the mover's view);
+    None (nothing written) if the match moved on."""
     try:
         with transaction(write=True):
             locked, _ = store.read(match.id, match.tenant, lock=True)
-            saved = changes.save(locked, state, entries, timeouts=timeouts, key=key) \
-                if locked.version == match.version else None
-            if saved is None:
+            if locked.version != match.version:
+                raise _Moved()
+            pending = changes.prepare(locked, state, entries, timeouts=timeouts)
+            view = match_view(pending.match, state, seat)
+            if changes.commit(pending, key=key) is None:
                 raise _Moved()
     except _Moved:
         return None
-    return saved
+    return pending.match, view
 
 
 def _read_for_move(match_id: str, tenant: int, asked: MoveRequest
-                   ) -> tuple[MatchRow, State, int] | MoveResult | None:
-    """The match about to take the token's move, its state and the seat; None when its
-    clock ran out first; a retried Idempotency-Key's first result."""
+                   ) -> tuple[MatchRow, State, int] | MoveResult:
+    """The match about to take the token's move, its state and the seat; or a retried
+    Idempotency-Key's first result. A seat whose time ran out plays no more
+    (:class:`ClockRanOut`)."""
     with transaction():
         match, state = store.read(match_id, tenant)
         seat = require_seat(match.seat_keys, asked.token)
@@ -341,9 +345,11 @@ def _read_for_move(match_id: str, tenant: int, asked: MoveRequest
             if not hmac.compare_digest(earlier.fingerprint, asked.fingerprint):
                 raise IdempotencyKeyReused("this Idempotency-Key was used for a different request")
             return _replayed(match, state, seat, earlier.first_seq, earlier.version)
-        if match.due(utcnow()):
-            return None
         check_playing(match, asked.if_match)
+        if match.due(utcnow()):
+            assert match.deadline is not None
+            raise ClockRanOut(f"seat {match.turn}'s time ran out at {match.deadline.isoformat()}; "
+                              "the move was not played")
         return match, state, seat
 
 
@@ -380,7 +386,6 @@ def resign_match(match_id: str, tenant: int, token: Credential | None,
         entries = [changes.log(MoveKind.RESIGN, seat, state)]
         state = resign(state, seat)
         saved = changes.save(match, state, entries, end_reason=EndReason.RESIGNED)
-        assert saved is not None, "a match changed under its row lock"
     cache.written.drop((tenant, match_id))
     return MoveResult(None, (), match_view(saved, state, seat))
 

@@ -19,8 +19,7 @@ import psycopg
 from sqlalchemy import bindparam, delete, exists, func, insert, select, tuple_
 from sqlalchemy.dialects import postgresql
 
-from ..engine import State
-from ..engine.codec import rules_from_json, state_from_dict, state_to_dict
+from ..engine import State, rules_from_json, state_from_dict, state_to_dict
 from ..errors import MatchNotFound
 from ..storage import writes
 from ..storage.db import backend, db, read_rows
@@ -57,10 +56,8 @@ def _row(r: Sequence[Any], seats: tuple[SeatRow, ...]) -> MatchRow:
         ClockTimeout(r[24]) if r[24] else None, _moment(r[25]), tuple(r[26] or ()), seats)
 
 
-def _found(rows: Sequence[Sequence[Any]], match_id: str) -> tuple[MatchRow, State]:
+def _found(rows: Sequence[Sequence[Any]]) -> tuple[MatchRow, State]:
     """The match (and its state) of rows of :data:`_READ`, one per seat."""
-    if not rows:
-        raise MatchNotFound(f"no match with id {match_id!r}")
     first = rows[0]
     seats = tuple(SeatRow(*r[len(_ROW) + 2:]) for r in rows)
     row = _row(first, seats)
@@ -81,13 +78,16 @@ def read(match_id: str, tenant: int, *, lock: bool = False) -> tuple[MatchRow, S
     """A tenant's match and its state by public id (another tenant's is not found);
     ``lock``: its row locked until the transaction ends (FOR UPDATE on PostgreSQL;
     SQLite's writer already holds the database)."""
-    return _found(read_rows(_by_id(lock), {"match_id": match_id, "tenant": tenant}), match_id)
+    rows = db.session.execute(_by_id(lock), {"match_id": match_id, "tenant": tenant}).all()
+    if not rows:
+        raise MatchNotFound(f"no match with id {match_id!r}")
+    return _found(rows)
 
 
 @lru_cache(maxsize=1)
 def _due() -> Any:
     return select(*_READ).join(_S, _S.c.match_pk == _M.c.pk).where(
-        _M.c.id == bindparam("match_id"), _M.c.status == bindparam("active"),
+        _M.c.id == bindparam("match_id"), _M.c.status == MatchStatus.ACTIVE,
         _M.c.deadline <= bindparam("now"),
     ).order_by(_S.c.seat).with_for_update(of=_M, skip_locked=True)
 
@@ -95,8 +95,8 @@ def _due() -> Any:
 def read_due(match_id: str, now: datetime) -> tuple[MatchRow, State] | None:
     """The match, locked, if its deadline has passed; None if it has not, or if another
     worker holds it (SKIP LOCKED on PostgreSQL: it is applying that timeout)."""
-    rows = read_rows(_due(), {"match_id": match_id, "now": now, "active": MatchStatus.ACTIVE})
-    return _found(rows, match_id) if rows else None
+    rows = db.session.execute(_due(), {"match_id": match_id, "now": now}).all()
+    return _found(rows) if rows else None
 
 
 @lru_cache(maxsize=1)
@@ -120,8 +120,7 @@ def version_of(match_id: str, tenant: int,
     if alone is not None:
         row = alone.execute(_version_by_id_text(), params).fetchone()
     else:
-        found = read_rows(_version_by_id(), params)
-        row = found[0] if found else None
+        row = db.session.execute(_version_by_id(), params).first()
     return None if row is None else int(row[0])
 
 
@@ -193,7 +192,7 @@ def _listed(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def save(new: MatchRow, state: State, read: int, entries: Sequence[LogEntry],
+def write(new: MatchRow, state: State, read: int, entries: Sequence[LogEntry],
          parts: Sequence[writes.Rows], *, seats_changed: bool = False,
          key: KeyRecord | None = None, notices: Sequence[str] = (), channel: str = "",
          alone: psycopg.Connection[Any] | None = None) -> bool:
@@ -289,7 +288,7 @@ def quick_tables(tenant: int, rules_hash: str, since: datetime, rated: bool = Fa
     for r in db.session.execute(select(*_READ).join(_S, _S.c.match_pk == _M.c.pk)
                                 .where(_M.c.pk.in_(locked)).order_by(_M.c.pk, _S.c.seat)):
         by_match.setdefault(r[0], []).append(r)
-    return [_found(rows, rows[0][1]) for rows in by_match.values()]
+    return [_found(rows) for rows in by_match.values()]
 
 
 def lock_quick_play(tenant: int, rules_hash: str) -> None:

@@ -221,15 +221,21 @@ def read_fresh(read: Callable[[], T], fresh: Callable[[T], bool] = lambda _: Tru
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def on_replica(read: F) -> F:
+def on_replica(read: F | None = None, *, version: Callable[[Any], int] | None = None) -> Any:
     """A read-only use case that may answer from the standbys (:func:`read_fresh`): a
-    listing, a log, a record, whose reader holds nothing newer to compare with."""
+    listing, a log, a record, whose reader holds nothing newer to compare with. With
+    ``version`` (the version of what it answers), it takes ``at_least=N``: a standby's
+    answer older than that is passed over for the primary's."""
 
-    @wraps(read)
-    def reading(*args: Any, **kwargs: Any) -> Any:
-        return read_fresh(lambda: read(*args, **kwargs))
+    def decorate(read: F) -> F:
+        @wraps(read)
+        def reading(*args: Any, at_least: int = -1, **kwargs: Any) -> Any:
+            fresh = (lambda found: version(found) >= at_least) if version else (lambda _: True)
+            return read_fresh(lambda: read(*args, **kwargs), fresh)
 
-    return reading  # type: ignore[return-value]
+        return reading  # type: ignore[return-value]
+
+    return decorate if read is None else decorate(read)
 
 
 @contextmanager

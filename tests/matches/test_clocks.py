@@ -1,9 +1,11 @@
-"""Turn clocks: deadlines in the database, applied by reads, writes and `basra worker`."""
+"""Turn clocks: deadlines in the database, applied by `basra worker`; a late move is
+refused, and a read never writes."""
 
 from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -17,7 +19,7 @@ from sqlalchemy import update
 from service import worker
 from service.storage.db import db
 from service.storage.models import Match, utcnow
-from tests.client import play, tokens, view
+from tests.client import auth, play, tokens, view
 from tests.conftest import require_postgres
 from tests.servers import call, gunicorn, start_worker
 
@@ -70,10 +72,26 @@ def test_the_worker_autoplays_for_a_seat_out_of_time_exactly_once(app: Flask,
     assert log[-1]["timeout"] is True and log[-1]["seat"] == 0
 
 
-def test_a_read_applies_a_passed_deadline(app: Flask, client: FlaskClient) -> None:
-    match, _ = _clocked(client)
+def test_a_read_never_writes_and_a_long_poll_wakes_when_the_worker_applies_a_deadline(
+        app: Flask, client: FlaskClient) -> None:
+    """A read of a match whose deadline passed shows it passed and changes nothing (a read
+    may come from a standby); a long poll on it wakes as soon as the worker's pass plays
+    for the seat."""
+    match, toks = _clocked(client)
     _expire(app, match)
-    assert view(client, match)["turn"] == 1  # no worker ran
+    before = view(client, match)
+    assert before["turn"] == 0 and before["version"] == 0
+    assert datetime.fromisoformat(before["deadline"]) < utcnow()
+    assert client.get(f"/v1/matches/{match}/moves").get_json()["moves"] == []
+    etag = client.get(f"/v1/matches/{match}", headers=auth(toks[1])).headers["ETag"]
+    woken: list[Any] = []
+    poll = threading.Thread(target=lambda: woken.append(app.test_client().get(
+        f"/v1/matches/{match}?wait=10", headers={**auth(toks[1]), "If-None-Match": etag})))
+    poll.start()
+    assert _worker_pass(app) == 1
+    poll.join(10)
+    assert woken and woken[0].status_code == 200, woken
+    assert woken[0].get_json()["turn"] == 1 and woken[0].get_json()["version"] == 1
 
 
 def test_forfeit_clock_ends_the_match_for_the_seats_team(app: Flask, client: FlaskClient) -> None:
@@ -145,12 +163,26 @@ def test_a_5_second_clock_times_out_with_no_request_even_across_kill_9(tmp_path:
             proc.wait(10)
 
 
-def test_a_conditional_get_applies_a_passed_deadline(app: Flask, client: FlaskClient) -> None:
-    """A 304 poll is a read too: with the deadline passed it applies the timeout and
-    answers with the new view, no worker needed."""
-    match, _ = _clocked(client)
-    etag = client.get(f"/v1/matches/{match}").headers["ETag"]
-    assert client.get(f"/v1/matches/{match}", headers={"If-None-Match": etag}).status_code == 304
-    time.sleep(5.1)  # the 5-second clock runs out (this process's board knows the deadline)
-    r = client.get(f"/v1/matches/{match}", headers={"If-None-Match": etag})
-    assert r.status_code == 200 and r.get_json()["turn"] == 1
+def test_a_move_after_the_deadline_is_refused_and_plays_nothing(
+        app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move that comes after its seat's deadline is not played (409 clock_ran_out,
+    naming the seat), even in the process that saved the match last (and keeps it); the
+    worker's pass then plays for the seat, and its opponent plays on."""
+    import service.matches.service
+
+    match, toks = _clocked(client)
+    first = view(client, match, toks[0])["legal_moves"][0]
+    assert play(client, match, toks[0], first["card"], first["capture"]).status_code == 201
+    late = view(client, match, toks[1])["legal_moves"][0]
+    with monkeypatch.context() as later:  # seat 1's 5 seconds have passed
+        later.setattr(service.matches.service, "utcnow", lambda: utcnow() + timedelta(seconds=6))
+        r = play(client, match, toks[1], late["card"], late["capture"])
+    assert r.status_code == 409 and r.get_json()["reason"] == "clock_ran_out", r.get_json()
+    assert "seat 1" in r.get_json()["detail"]
+    assert len(client.get(f"/v1/matches/{match}/moves").get_json()["moves"]) == 1
+    _expire(app, match)
+    assert _worker_pass(app) == 1
+    log = client.get(f"/v1/matches/{match}/moves").get_json()["moves"]
+    assert [(m["seat"], m["timeout"]) for m in log] == [(0, False), (1, True)]
+    again = view(client, match, toks[0])["legal_moves"][0]  # seat 0's clock runs now
+    assert play(client, match, toks[0], again["card"], again["capture"]).status_code == 201

@@ -43,3 +43,31 @@ def test_0011_fills_in_the_totals_the_finished_matches_already_add_up_to(
         flask_migrate.downgrade(directory=MIGRATIONS, revision="0010")
         flask_migrate.upgrade(directory=MIGRATIONS)
     assert _all_totals(app) == live
+
+
+def test_0013_gives_tournament_games_the_result_of_their_ended_match(
+        app: Flask, client: FlaskClient) -> None:
+    """Games whose match ended while results were the worker's to record (before 0013) get
+    the result their match has, as the worker would have given it."""
+    from sqlalchemy import update
+
+    from service.storage.models import Pairing
+    from tests.tournaments.helpers import create as create_tournament
+    from tests.tournaments.helpers import join, mint, read, resign, work
+
+    tokens = {p: mint(client, p) for p in ("a", "b")}
+    tid = create_tournament(client, rounds=1, min_players=2)["id"]
+    for token in tokens.values():
+        join(client, tid, token)
+    work(app)
+    game = read(client, tid)["rounds"][0]["pairings"][0]
+    first, second = game["players"]
+    resign(client, game["match_id"], tokens[first])
+    with app.app_context():  # as kept before 0013: the match over, the game still playing
+        db.session.execute(update(Pairing).values(status="playing", winner=None,
+                                                  finished_at=None))
+        db.session.commit()
+        flask_migrate.downgrade(directory=MIGRATIONS, revision="0012")
+        flask_migrate.upgrade(directory=MIGRATIONS)
+    game = read(client, tid)["rounds"][0]["pairings"][0]
+    assert game["status"] == "finished" and game["winner"] == second

@@ -222,3 +222,27 @@ def test_a_rated_tournament_rates_its_matches(app: Flask, client: FlaskClient) -
     resign(client, after["id"], tokens[winner])
     assert client.get(f"/v1/players/{winner}").get_json()["ratings"][0]["games"] == 2
     assert read(client, tid)["standings"] == final["standings"]
+
+
+def test_a_games_result_counts_as_its_match_ends(app: Flask, client: FlaskClient) -> None:
+    """A pairing's result is written with its match's finish (no worker pass needed): the
+    standings show it at once; an aborted match's game is void and counts for nobody."""
+    tokens = {p: mint(client, p) for p in PLAYERS[:4]}
+    tid = create(client, rounds=1, min_players=4)["id"]
+    for p in PLAYERS[:4]:
+        join(client, tid, tokens[p])
+    work(app)
+    won, aborted = read(client, tid)["rounds"][0]["pairings"]
+    first, second = won["players"]
+    resign(client, won["match_id"], tokens[second])
+    r = client.post(f"/v1/matches/{aborted['match_id']}/abort",
+                    headers=auth(tokens[aborted["players"][0]]))
+    assert r.status_code == 200, r.get_json()
+    t = read(client, tid)  # before any worker pass
+    games = {p["match_id"]: p for p in t["rounds"][0]["pairings"]}
+    assert games[won["match_id"]]["status"] == "finished"
+    assert games[won["match_id"]]["winner"] == first
+    assert games[aborted["match_id"]]["status"] == "void"
+    points = {s["player_id"]: s["points"] for s in t["standings"]}
+    assert points[first] == 1 and points[second] == 0
+    assert all(points[p] == 0 for p in aborted["players"])

@@ -1,0 +1,19 @@
+"""Computer opponents, apart from the rules (as OpenSpiel keeps its algorithms apart from
+its games): the policies' contract and shared heuristics, sampled worlds and what the
+others' plays say, the expert's playouts, deal search, and the levels by name."""
+
+from .. import build
+
+__path__ = build.prefer_compiled(__path__, "bots")  # before the modules below are imported
+
+from .heuristics import Pause, Policy, greedy_policy, no_pause, random_policy  # noqa: E402
+from .playouts import make_expert  # noqa: E402
+from .registry import POLICIES, SEARCHING, Decide, bot_move, bot_rng, policy_named, run_bots  # noqa: E402
+from .search import make_searcher  # noqa: E402
+from .worlds import chance_worlds, determinize, inferred_worlds  # noqa: E402
+
+__all__ = [
+    "POLICIES", "SEARCHING", "Decide", "Pause", "Policy", "bot_move", "bot_rng",
+    "chance_worlds", "determinize", "greedy_policy", "inferred_worlds", "make_expert",
+    "make_searcher", "no_pause", "policy_named", "random_policy", "run_bots",
+]
