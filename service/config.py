@@ -89,10 +89,10 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         # instance the cluster's hosts with target_session_attrs=prefer-standby)
         "SQLALCHEMY_BINDS": {"replica": _driver(read_url)} if read_url else {},
         "SECRET_KEY": secret_key(instance_path),
-        # PostgreSQL connections are pinged at checkout when idle a while (service/db.py)
+        # PostgreSQL connections are pinged at checkout when idle a while (service/storage/db.py)
         "SQLALCHEMY_ENGINE_OPTIONS": {},
         # PostgreSQL connections each process pools, and how many more it may open for a
-        # burst (each of those closed after its transaction; service/db.py)
+        # burst (each of those closed after its transaction; service/storage/db.py)
         "BASRA_DB_POOL_SIZE": _int("BASRA_DB_POOL_SIZE", 10, low=1),
         "BASRA_DB_MAX_OVERFLOW": _int("BASRA_DB_MAX_OVERFLOW", 5, low=0),
         # the longest ?wait= a poll may ask for, and how often a poll looks
@@ -111,7 +111,7 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         # "optional": a request without one belongs to the built-in "local" tenant
         "BASRA_API_KEYS": _choice("BASRA_API_KEYS", ("optional", "required")),
         "BASRA_KEY_CACHE_SECONDS": _float("BASRA_KEY_CACHE_SECONDS", 5.0),
-        # rate limits (see service/limits.py); "off" for benchmarks and trusted setups
+        # rate limits (see service/tenants/limits.py); "off" for benchmarks and trusted setups
         "BASRA_RATE_LIMITS": _choice("BASRA_RATE_LIMITS", ("on", "off")),
         "REDIS_URL": os.environ.get("REDIS_URL", "").strip(),
         # a Redis call gives up after this; the budgets are then counted per process

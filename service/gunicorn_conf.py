@@ -23,12 +23,11 @@ if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="basra-metrics-")
 
 worker_class = os.environ.get("BASRA_WORKER_CLASS", "gevent")
-# One gevent worker per core: each serves thousands of connections, a bot's or a hint's
-# search gives way to the others every few milliseconds (service/yielding.py), and more
-# processes than cores only add context switches and PostgreSQL connections (moves
-# measured 15-17% of /healthz with two workers on two cores, 12-15% with five).
+# One gevent worker per core: each serves thousands of connections, a bot's search gives
+# way to the others (service/live/yielding.py), and more processes than cores only add
+# context switches and PostgreSQL connections.
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count()))
-# at most BASRA_MAX_WAITERS (5,000) of them parked (service/waiters.py): the rest stay
+# at most BASRA_MAX_WAITERS (5,000) of them parked (service/live/waiters.py): the rest stay
 # free for moves and reads however many long polls wait
 worker_connections = int(os.environ.get("BASRA_WORKER_CONNECTIONS", "6000"))
 # a request may wait up to BASRA_MAX_WAIT seconds in a long poll
@@ -75,19 +74,12 @@ def child_exit(server: Any, worker: Any) -> None:
     multiprocess.mark_process_dead(worker.pid)
 
 
-# The cyclic collector's thresholds in a worker. Python's default (700, 10, 10) runs
-# a young collection every 700 allocations, which promotes the objects of whatever
-# requests are in flight; parked long polls then fill the oldest generation and
-# trigger full collections that stopped a worker for 25-250 ms each (measured with
-# 5,000 parked). With these, request objects die young, and no full collection ran
-# in the waiters benchmark.
+# The cyclic collector's thresholds in a worker: Python's default promotes the objects of
+# requests in flight, and parked long polls then make full collections that stop a
+# worker (docs/performance.md); with these, request objects die young.
 GC_THRESHOLDS = (50_000, 20, 10)
-# ...but the young generation's count is allocations less frees of any age: when
-# parked polls end (old objects freed) as fast as new ones park, the count stays low
-# while the young generation grows, and its collection, when it comes, stopped a
-# worker for 50-180 ms (313,000 young objects at a 50,000 threshold). So a worker
-# also collects its two young generations every YOUNG_EVERY seconds: pauses of 5 ms
-# at most (measured with 5,000 parked), and the oldest is left to the thresholds.
+# The young generations are also collected this often: parked polls ending as fast as
+# new ones park keep the young count low while the generation itself grows.
 YOUNG_EVERY = 0.1
 
 

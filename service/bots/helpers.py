@@ -2,9 +2,8 @@
 the others here.
 
 A searching bot's move costs up to ``BASRA_BOT_CPU_MS`` of CPU; worked out in the web
-worker, even in 2 ms slices that give way under gevent, it slowed every other request
-of the machine (another front end's moves: p50 4.6 ms alone, 48 ms beside six
-clients playing experts). So each web process keeps up to ``BASRA_BOT_PROCESSES``
+worker, even in slices that give way under gevent, it slows every other request of the
+machine (docs/computer.md). So each web process keeps up to ``BASRA_BOT_PROCESSES``
 helpers (:mod:`service.bots.searcher`, started on first use, ``nice``d by
 ``BASRA_BOT_NICE``): the request sends the position and waits (under gevent, its
 worker serves others meanwhile), and the operating system gives the CPU to the web

@@ -37,11 +37,6 @@ class Card(int):
         """The value in sums: 1 to 10 for number cards, 0 for J, Q and K."""
         return _VALUES[self]
 
-    @property
-    def is_number(self) -> bool:
-        """True for ``A`` to ``10``; face cards never take part in a sum."""
-        return _VALUES[self] > 0
-
     def __str__(self) -> str:
         return _NAMES[self]
 

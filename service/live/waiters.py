@@ -53,7 +53,3 @@ def parked(client: str) -> Iterator[None]:
             else:
                 del _parked[client]
 
-
-def parked_now() -> int:
-    """Requests parked in this process now."""
-    return _total[0]

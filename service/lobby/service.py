@@ -18,7 +18,7 @@ from ..matches.seats import PlayerSpec, require_seat
 from ..players import ratings as players_ratings
 from ..players.service import Credential
 from ..storage.db import transaction
-from ..storage.enums import MatchStatus
+from ..storage.enums import ClockTimeout, MatchStatus
 from ..storage.models import utcnow
 from .errors import NoOpenSeat, WrongMatchStatus
 
@@ -159,7 +159,7 @@ def rematch(match_id: str, tenant: int, token: Credential | None,
         ]
         specs[moved] = PlayerSpec(mine.name, mine.player_id, vouched=mine.vouched)
         new = matches.deal_match(match.variant, state.rules, specs)
-        clock = (match.clock_seconds, match.clock_timeout or "autoplay") \
+        clock = (match.clock_seconds, match.clock_timeout or ClockTimeout.AUTOPLAY) \
             if match.clock_seconds else None
         follow = matches.insert_match(new, tenant, clock=clock, rated=match.rated)
         seating.point_to_rematch(match, state, seat, follow.id)

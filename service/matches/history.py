@@ -121,7 +121,7 @@ def history(query: HistoryQuery, cursor_key: bytes,
     params: dict[str, Any] = {
         "player": q.player, "rated": q.rated, "variant": q.variant or None,
         "status": q.status or None,
-        "waiting_since": waiting_since if q.status == "waiting" else None,
+        "waiting_since": waiting_since if q.status == MatchStatus.WAITING else None,
         "since": q.since.astimezone(UTC) if q.since else None,
         "until": q.until.astimezone(UTC) if q.until else None,
         "below": decode_cursor(q.cursor, cursor_key) if q.cursor else None,

@@ -147,7 +147,8 @@ class Moves(MethodView):
     @blp.arguments(MoveRequestSchema)
     @blp.response(201, MoveResponseSchema)
     @blp.alt_response(409, **problem_doc("not your turn, card not in hand, illegal "
-                                         "capture or match finished"))
+                                         "capture, the seat's time ran out, or match "
+                                         "finished"))
     @blp.alt_response(412, **problem_doc("If-Match names an older version"))
     @blp.doc(security=BEARER, parameters=[
         {"in": "header", "name": "Idempotency-Key", "schema": {"type": "string", "maxLength": 255},

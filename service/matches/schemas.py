@@ -8,15 +8,16 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ..players.schemas import PLAYER_ID_FIELD, RATING_CHANGES, RatingChangeSchema
+from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 from ..web.fields import CardField, UTCDateTime, card_list
 from . import render
 from .results import MatchView
 from .service import BOT_LEVELS
 
-STATUSES = ["waiting", "active", "finished", "aborted"]
+STATUSES = [s.value for s in MatchStatus]
 END_REASON = ma.fields.String(
     required=True, allow_none=True,
-    validate=validate.OneOf(["target_score", "resigned", "timeout", "aborted"]),
+    validate=validate.OneOf([r.value for r in EndReason]),
     metadata={"description": "why the match ended; null while it goes on"},
 )
 
@@ -52,7 +53,8 @@ class ClockSchema(ma.Schema):
 
     move_seconds = ma.fields.Integer(required=True, validate=validate.Range(min=5, max=86_400))
     timeout = ma.fields.String(
-        load_default="autoplay", validate=validate.OneOf(["autoplay", "forfeit"]),
+        load_default=ClockTimeout.AUTOPLAY.value,
+        validate=validate.OneOf([t.value for t in ClockTimeout]),
         metadata={"description": "autoplay: the greedy bot plays for the seat (the third "
                   "timeout in a row forfeits); forfeit: the seat's team loses"},
     )
@@ -248,9 +250,7 @@ class LoggedMoveSchema(ma.Schema):
 
     seq = ma.fields.Integer(required=True)
     kind = ma.fields.String(required=True,
-                            validate=validate.OneOf(
-                                ["play", "resign", "join", "leave", "abort", "forfeit",
-                                 "rematch"]))
+                            validate=validate.OneOf([k.value for k in MoveKind]))
     round = ma.fields.Integer(required=True)
     seat = ma.fields.Integer(required=True)
     card = ma.fields.String(allow_none=True)

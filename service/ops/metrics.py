@@ -29,6 +29,7 @@ from prometheus_client.registry import Collector
 from sqlalchemy import func, select
 
 from ..storage.db import db, transaction
+from ..storage.enums import MatchStatus, MessageStatus
 from ..storage.errors import DatabaseUnavailable
 from ..storage.models import Match, Webhook, WebhookMessage
 
@@ -72,7 +73,7 @@ class _Database(Collector):
         matches = GaugeMetricFamily("basra_matches", "Matches by status", labels=["status"])
         counts = dict(db.session.execute(
             select(Match.status, func.count()).group_by(Match.status)).all())
-        for status in ("waiting", "active", "finished", "aborted"):
+        for status in MatchStatus:
             matches.add_metric([status], counts.get(status, 0))
         yield matches
         messages = GaugeMetricFamily("basra_webhook_messages",
@@ -80,7 +81,7 @@ class _Database(Collector):
                                      labels=["status"])
         counts = dict(db.session.execute(
             select(WebhookMessage.status, func.count()).group_by(WebhookMessage.status)).all())
-        for status in ("pending", "delivered", "failed"):
+        for status in MessageStatus:
             messages.add_metric([status], counts.get(status, 0))
         yield messages
         disabled = db.session.scalar(

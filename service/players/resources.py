@@ -15,11 +15,10 @@ from ..tenants.requests import key_still_valid, tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
 from ..web.streams import heartbeat_seconds, last_event_id, sse_response
-from . import boards
 from . import events as player_events
 from . import service as players
-from .boards import Board, Listing, Record
 from .errors import NotThisPlayer, ServerKeyRequired
+from .leaderboards import LeaderboardPage, Listing, Record, leaderboard, rating_history, record
 from .requests import credential
 from .schemas import (
     BoardQuerySchema,
@@ -75,7 +74,7 @@ class PlayerById(MethodView):
     @blp.alt_response(404, **problem_doc("no such player at this front end"))
     def get(self, player_id: str) -> Record:
         """The player's ratings per pool (with their leaderboard rank) and totals."""
-        return boards.record(tenant(), player_id, Listing.of(current_app.config))
+        return record(tenant(), player_id, Listing.of(current_app.config))
 
 
 @blp.route("/<string:player_id>/ratings/<string:pool>")
@@ -88,7 +87,7 @@ class RatingHistory(MethodView):
     def get(self, player_id: str, pool: str) -> dict[str, Any]:
         """The player's rating after each rated match of the pool, oldest first."""
         return {"player_id": player_id, "pool": pool,
-                "points": boards.rating_history(tenant(), player_id, pool)}
+                "points": rating_history(tenant(), player_id, pool)}
 
 
 @blp.route("/<string:player_id>/events")
@@ -143,11 +142,11 @@ class Leaderboard(MethodView):
     @budget("reads")
     @leaderboards.arguments(BoardQuerySchema, location="query")
     @leaderboards.response(200, BoardSchema)
-    def get(self, query: dict[str, Any], pool: str) -> Board:
+    def get(self, query: dict[str, Any], pool: str) -> LeaderboardPage:
         """The pool's listed players (enough rated games, one lately), highest ordinal
         first, by cursor; `around` gives the page around a player, with their rank and
         percentile. Places are those of the last ranking (every minute, by `basra
         worker`); the figures beside them are live."""
-        return boards.leaderboard(tenant(), pool, current_app.config["SECRET_KEY"],
-                                  cursor=query.get("cursor"), around=query.get("around"),
-                                  limit=query["limit"])
+        return leaderboard(tenant(), pool, current_app.config["SECRET_KEY"],
+                           cursor=query.get("cursor"), around=query.get("around"),
+                           limit=query["limit"])

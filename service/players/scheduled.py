@@ -10,7 +10,7 @@ from flask import current_app
 
 from ..storage.models import utcnow
 from . import events
-from .boards import Listing, refresh_ranks
+from .leaderboards import Listing, refresh_ranks
 
 _ranked = [float("-inf")]
 _purged = [float("-inf")]

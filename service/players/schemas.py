@@ -8,7 +8,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ..web.fields import UTCDateTime
-from .boards import Board
+from .leaderboards import LeaderboardPage
 from .service import MAX_TTL_SECONDS, MIN_TTL_SECONDS, PLAYER_ID
 
 PLAYER_ID_FIELD = {"validate": validate.Regexp(PLAYER_ID.pattern + r"\Z",
@@ -155,7 +155,7 @@ class BoardSchema(ma.Schema):
         return _board(obj)
 
 
-def _board(b: Board) -> dict[str, Any]:
+def _board(b: LeaderboardPage) -> dict[str, Any]:
     return {"pool": b.pool, "entries": [
         {"mu": float(e.mu), "sigma": float(e.sigma), "ordinal": float(e.ordinal),
          "rank": e.rank, "player_id": e.player_id, "name": e.name, "games": e.games}

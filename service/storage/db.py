@@ -66,11 +66,8 @@ def init_db(app: Flask) -> None:
     # parameters use it
     options: dict[str, Any] = {"json_serializer": json_text}
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql"):
-        # A gevent worker runs as many transactions at once as it has requests in one,
-        # and the pool opens a connection beyond its size for one transaction and closes
-        # it after (a new PostgreSQL backend each time): at SQLAlchemy's default of 5,
-        # 16 clients moving on two workers opened about 20 connections a second, and
-        # moves ran 15-25% slower with twice the p99, measured.
+        # a gevent worker runs a transaction per request at once: a pool smaller than
+        # that opens and closes a connection (a PostgreSQL backend) per transaction
         options.update(pool_size=app.config["BASRA_DB_POOL_SIZE"],
                        max_overflow=app.config["BASRA_DB_MAX_OVERFLOW"])
     app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {
@@ -92,11 +89,9 @@ def init_db(app: Flask) -> None:
                 event.listen(engine, "checkout", _ping_if_idle(engine.dialect))
 
 
-# A pooled connection is pinged (one round trip) at checkout only when it has sat idle
-# a while: pool_pre_ping pings on every checkout, a round trip per transaction and
-# about 6% of a move's time in the server, measured. A database that restarts under a
-# busy connection fails that one transaction with a 503, and SQLAlchemy then drops
-# every connection the pool held.
+# A pooled connection is pinged at checkout only when it has sat idle a while
+# (pool_pre_ping costs a round trip per transaction); a database that restarts under a
+# busy connection fails that one transaction with a 503, and the pool is then dropped.
 IDLE_PING_SECONDS = 2.0
 
 
@@ -288,9 +283,8 @@ def after_commit(callback: Callable[[], None]) -> None:
 
 def session_execute(statement: str, params: dict[str, Any]) -> psycopg.Cursor[Any]:
     """PostgreSQL: run ``statement`` (psycopg's own SQL) straight on the session's
-    connection, in its transaction: SQLAlchemy's execution path costs about as much as a
-    short statement (measured). A lost connection is dropped, with
-    :class:`DatabaseUnavailable`."""
+    connection, in its transaction (SQLAlchemy's execution path costs about as much as a
+    short statement). A lost connection is dropped, with :class:`DatabaseUnavailable`."""
     conn = db.session.connection()
     try:
         return conn.connection.driver_connection.execute(statement, params)  # type: ignore[no-any-return,union-attr]
@@ -309,8 +303,8 @@ def postgresql_text(stmt: Any) -> str:
 def read_rows(stmt: Any, params: dict[str, Any]) -> Sequence[Sequence[Any]]:
     """The rows of a read-only Core ``stmt`` (built once, its parameters bound by name),
     in the session's transaction, as tuples in its columns' order. On PostgreSQL straight
-    on psycopg, the statement compiled for it once: SQLAlchemy's result processing cost
-    as much again as the query for a page of history (measured)."""
+    on psycopg, the statement compiled for it once (SQLAlchemy's result processing costs
+    as much again as a short query)."""
     if backend() != "postgresql":
         return db.session.execute(stmt, params).all()  # type: ignore[no-any-return]
     return session_execute(postgresql_text(stmt), params).fetchall()
@@ -319,10 +313,9 @@ def read_rows(stmt: Any, params: dict[str, Any]) -> Sequence[Sequence[Any]]:
 @contextmanager
 def statement_connection(*, write: bool = True) -> Iterator[psycopg.Connection[Any] | None]:
     """For work that is one statement on PostgreSQL (a move's save, a version check): the
-    psycopg connection of a pooled connection in autocommit, outside the ORM session,
-    whose bookkeeping around one statement cost more CPU than the pool and the statement
-    together (a ``SELECT 1``: 258 us through the session, 120 us through the pool,
-    measured). It goes back to the pool out of autocommit; one the database dropped is
+    psycopg connection of a pooled connection in autocommit, outside the ORM session
+    (whose bookkeeping around one statement costs more than the pool and the statement
+    together). It goes back to the pool out of autocommit; one the database dropped is
     invalidated, with :class:`DatabaseUnavailable`. On SQLite: None, inside a transaction
     of the session (a write transaction if ``write``), through which the work is done in
     a few statements."""

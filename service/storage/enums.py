@@ -39,11 +39,11 @@ class MoveKind(StrEnum):
 
     PLAY = "play"
     RESIGN = "resign"
-    FORFEIT = "forfeit"
-    """A seat's clock ran out for good."""
     JOIN = "join"
     LEAVE = "leave"
     ABORT = "abort"
+    FORFEIT = "forfeit"
+    """A seat's clock ran out for good."""
     REMATCH = "rematch"
 
 

@@ -24,6 +24,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .db import db
+from .enums import MatchStatus, MessageStatus, PairingStatus, TournamentStatus
 
 # JSON documents: JSONB on PostgreSQL, JSON text on SQLite
 JSONDoc = JSON().with_variant(JSONB(), "postgresql")
@@ -174,7 +175,8 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     variant: Mapped[str] = mapped_column(String(64), nullable=False)
     rules: Mapped[dict[str, Any]] = mapped_column(JSONDoc, nullable=False)
     rules_hash: Mapped[str] = mapped_column(String(64), nullable=False)
-    status: Mapped[str] = mapped_column(String(16), nullable=False, default="active")
+    status: Mapped[str] = mapped_column(String(16), nullable=False,
+                                        default=MatchStatus.ACTIVE)
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     seed: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
     commitment: Mapped[str] = mapped_column(String(64), nullable=False)
@@ -331,7 +333,8 @@ class WebhookMessage(db.Model):  # type: ignore[name-defined,misc]
     type: Mapped[str] = mapped_column(String(32), nullable=False)
     body: Mapped[str] = mapped_column(Text, nullable=False)
     """The payload as sent: serialised once, so every retry sends the same bytes."""
-    status: Mapped[str] = mapped_column(String(10), nullable=False, default="pending")
+    status: Mapped[str] = mapped_column(String(10), nullable=False,
+                                        default=MessageStatus.PENDING)
     """pending, delivered or failed (out of retries)."""
     attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
@@ -417,7 +420,8 @@ class Tournament(db.Model):  # type: ignore[name-defined,misc]
     rated: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     clock_seconds: Mapped[int] = mapped_column(Integer, nullable=False)
     clock_timeout: Mapped[str] = mapped_column(String(8), nullable=False)
-    status: Mapped[str] = mapped_column(String(10), nullable=False, default="scheduled")
+    status: Mapped[str] = mapped_column(String(10), nullable=False,
+                                        default=TournamentStatus.SCHEDULED)
     """scheduled, running, finished or cancelled."""
     round: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     """The Swiss round being played, or the arena's batches of pairings so far (0 before
@@ -464,7 +468,8 @@ class Pairing(db.Model):  # type: ignore[name-defined,misc]
     second: Mapped[str | None] = mapped_column(String(128))
     """The player in seat 1; null for a bye."""
     match_pk: Mapped[int | None] = mapped_column(ForeignKey("matches.pk", ondelete="SET NULL"))
-    status: Mapped[str] = mapped_column(String(10), nullable=False, default="playing")
+    status: Mapped[str] = mapped_column(String(10), nullable=False,
+                                        default=PairingStatus.PLAYING)
     """playing, finished (a result counted) or void (an arena's match unfinished at the
     end, or an aborted one)."""
     winner: Mapped[str | None] = mapped_column(String(128))

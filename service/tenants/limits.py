@@ -60,7 +60,7 @@ def init_limits(app: Flask) -> None:
     limiter.init_app(app)
     # Every limit here is a route's budget, spent by its decorator. Flask-Limiter also
     # checks each request before dispatch, for application-wide and default limits (none
-    # here): it found none every time, 7% of a move's instructions with limits on.
+    # here): it would find none, every time.
     hooks = app.before_request_funcs.get(None, [])
     hooks[:] = [hook for hook in hooks if getattr(hook, "__self__", None) is not limiter]
 
@@ -140,7 +140,7 @@ def budget(name: str, *, when: Callable[[], bool] | None = None) -> Callable[[F]
     """Spend from budget ``name`` (creates, moves, reads, expensive); with ``when``,
     only for the requests it accepts. With limits off, the view is called straight:
     Flask-Limiter's own wrapper would still work out, every request, that no limit
-    applies (4.6% of a move's instructions)."""
+    applies."""
     exempt = (lambda: not when()) if when else None
     limit = limiter.shared_limit(_budget(name), scope=name, exempt_when=exempt,
                                  override_defaults=False)

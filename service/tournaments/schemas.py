@@ -10,6 +10,7 @@ from marshmallow import validate
 
 from ..matches.schemas import ClockSchema
 from ..players.schemas import PLAYER_ID_FIELD
+from ..storage.enums import PairingStatus, TournamentStatus, TournamentSystem
 from ..storage.models import utcnow
 from ..web.fields import UTCDateTime
 from ..webhooks.schemas import StandingSchema
@@ -28,7 +29,8 @@ class CreateTournamentSchema(ma.Schema):
         metadata={"description": "a shipped variant (GET /v1/variants), two players"})
     rules = ma.fields.Dict(load_default=dict, metadata={
         "description": "house-rule overrides for every match, deep-merged"})
-    system = ma.fields.String(required=True, validate=validate.OneOf(["swiss", "arena"]))
+    system = ma.fields.String(required=True,
+                              validate=validate.OneOf([s.value for s in TournamentSystem]))
     rounds = ma.fields.Integer(validate=validate.Range(min=1, max=20), metadata={
         "description": "swiss: how many rounds (1-20)"})
     duration_minutes = ma.fields.Integer(validate=validate.Range(min=5, max=720), metadata={
@@ -45,14 +47,14 @@ class CreateTournamentSchema(ma.Schema):
     @ma.validates_schema
     def _fits(self, data: dict[str, Any], **_: Any) -> None:
         system = data.get("system")
-        if system == "swiss" and "rounds" not in data:
+        if system == TournamentSystem.SWISS and "rounds" not in data:
             raise ma.ValidationError("a Swiss tournament needs rounds (1-20)", "rounds")
-        if system == "swiss" and "duration_minutes" in data:
+        if system == TournamentSystem.SWISS and "duration_minutes" in data:
             raise ma.ValidationError("a Swiss tournament runs by rounds", "duration_minutes")
-        if system == "arena" and "duration_minutes" not in data:
+        if system == TournamentSystem.ARENA and "duration_minutes" not in data:
             raise ma.ValidationError("an arena needs duration_minutes (5-720)",
                                      "duration_minutes")
-        if system == "arena" and "rounds" in data:
+        if system == TournamentSystem.ARENA and "rounds" in data:
             raise ma.ValidationError("an arena runs for duration_minutes", "rounds")
         if data.get("min_players", 2) > data.get("max_players", 256):
             raise ma.ValidationError("must be at most max_players", "min_players")
@@ -73,7 +75,7 @@ class TournamentQuerySchema(ma.Schema):
     """Filters of the tournaments' list."""
 
     status = ma.fields.String(validate=validate.OneOf(
-        ["scheduled", "running", "finished", "cancelled"]))
+        [s.value for s in TournamentStatus]))
     limit = ma.fields.Integer(load_default=50, validate=validate.Range(min=1, max=100))
 
 
@@ -86,7 +88,7 @@ class PairingSchema(ma.Schema):
     winner = ma.fields.String(required=True, allow_none=True)
     draw = ma.fields.Boolean(required=True)
     status = ma.fields.String(required=True, validate=validate.OneOf(
-        ["playing", "finished", "void"]), metadata={
+        [s.value for s in PairingStatus]), metadata={
         "description": "void: not counted (an arena's match unfinished at the end)"})
 
 
@@ -107,7 +109,7 @@ class TournamentSchema(ma.Schema):
     rules = ma.fields.Dict(required=True)
     system = ma.fields.String(required=True)
     status = ma.fields.String(required=True, validate=validate.OneOf(
-        ["scheduled", "running", "finished", "cancelled"]))
+        [s.value for s in TournamentStatus]))
     planned_rounds = ma.fields.Integer(required=True, allow_none=True, metadata={
         "description": "swiss: the rounds it was created with"})
     duration_minutes = ma.fields.Integer(required=True, allow_none=True)

@@ -44,6 +44,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 
 from ..ops import metrics
 from ..storage.db import backend, db, transaction
+from ..storage.enums import MessageStatus
 from ..storage.models import Webhook, WebhookAttempt, WebhookMessage, utcnow
 from . import cache
 from . import service as webhooks
@@ -106,7 +107,8 @@ def claim(limit: int, lease: timedelta, room: Callable[[int], int]) -> list[Clai
                        WebhookMessage.msg_id, WebhookMessage.body, WebhookMessage.attempts,
                        Webhook.url, Webhook.secret)
                 .join(Webhook, Webhook.pk == WebhookMessage.webhook_pk)
-                .where(WebhookMessage.status == "pending", WebhookMessage.next_attempt_at <= now,
+                .where(WebhookMessage.status == MessageStatus.PENDING,
+                       WebhookMessage.next_attempt_at <= now,
                        Webhook.disabled_at.is_(None), Webhook.tenant_pk.not_in(full),
                        WebhookMessage.pk.not_in([r.pk for r in taken]))
                 .order_by(WebhookMessage.next_attempt_at).limit(asked)
@@ -194,7 +196,7 @@ def _cut(conn: Any, cut: threading.Event) -> None:
 
 
 def settle(message: Claimed, result: Outcome, max_attempts: int, retry_base: float,
-           disable_after: int) -> str:
+           disable_after: int) -> MessageStatus:
     """Store the try and what follows from it; the message's status afterwards."""
     now = utcnow()
     with transaction(write=True):
@@ -205,21 +207,21 @@ def settle(message: Claimed, result: Outcome, max_attempts: int, retry_base: flo
         hook = update(Webhook).where(Webhook.pk == message.webhook_pk)
         mine = update(WebhookMessage).where(WebhookMessage.pk == message.pk)
         if result.delivered:
-            db.session.execute(mine.values(status="delivered"))
+            db.session.execute(mine.values(status=MessageStatus.DELIVERED))
             db.session.execute(hook.values(failed_in_a_row=0))
-            return "delivered"
+            return MessageStatus.DELIVERED
         if message.attempts < max_attempts:
             db.session.execute(mine.values(
                 next_attempt_at=now + retry_delay(message.attempts, retry_base)))
-            return "pending"
-        db.session.execute(mine.values(status="failed"))
+            return MessageStatus.PENDING
+        db.session.execute(mine.values(status=MessageStatus.FAILED))
         failed = db.session.scalar(hook.values(failed_in_a_row=Webhook.failed_in_a_row + 1)
                                    .returning(Webhook.failed_in_a_row))
         if failed is not None and failed >= disable_after:
             db.session.execute(hook.values(disabled_at=now))
             cache.forget()
             log.warning("webhook disabled after %d failed messages in a row", failed)
-        return "failed"
+        return MessageStatus.FAILED
 
 
 def purge(before: datetime) -> None:
@@ -227,7 +229,7 @@ def purge(before: datetime) -> None:
     with transaction(write=True):
         db.session.execute(delete(WebhookAttempt).where(WebhookAttempt.at < before))
         db.session.execute(delete(WebhookMessage).where(
-            WebhookMessage.status != "pending", WebhookMessage.created_at < before))
+            WebhookMessage.status != MessageStatus.PENDING, WebhookMessage.created_at < before))
 
 
 class Dispatcher:
@@ -270,7 +272,8 @@ class Dispatcher:
             except Exception:  # the lease ends and another try follows
                 log.exception("could not record a webhook try")
                 return
-        metrics.WEBHOOK_TRIES.labels(outcome=status if status != "pending" else "retry").inc()
+        outcome = "retry" if status == MessageStatus.PENDING else status
+        metrics.WEBHOOK_TRIES.labels(outcome=outcome).inc()
 
     def wait(self) -> None:
         """Let the tries under way finish (tests, shutdown)."""

@@ -6,6 +6,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ..players.schemas import RATING_CHANGES, RatingChangeSchema
+from ..storage.enums import MatchStatus, MessageStatus, TournamentStatus, TournamentSystem
 from ..web.fields import UTCDateTime
 from .service import EVENTS
 
@@ -54,7 +55,7 @@ class AttemptSchema(ma.Schema):
         "description": "the message's `webhook-id`, the same on every try"})
     type = ma.fields.String(required=True)
     message_status = ma.fields.String(
-        required=True, validate=validate.OneOf(["pending", "delivered", "failed"]))
+        required=True, validate=validate.OneOf([s.value for s in MessageStatus]))
     at = UTCDateTime(required=True)
     status_code = ma.fields.Integer(required=True, allow_none=True)
     error = ma.fields.String(required=True, allow_none=True)
@@ -129,7 +130,8 @@ class MatchTurnSchema(_Change):
 class MatchFinishedSchema(_Change):
     """The match is over (won, resigned, timed out or aborted)."""
 
-    status = ma.fields.String(required=True, validate=validate.OneOf(["finished", "aborted"]))
+    status = ma.fields.String(required=True, validate=validate.OneOf(
+        [MatchStatus.FINISHED.value, MatchStatus.ABORTED.value]))
     end_reason = ma.fields.String(required=True, allow_none=True)
     scores = ma.fields.List(ma.fields.Integer(), required=True)
     winner = ma.fields.Integer(required=True, allow_none=True)
@@ -148,7 +150,8 @@ class TournamentStartedSchema(_OfTournament):
     """A tournament started: its entrants, and its first pairings follow."""
 
     name = ma.fields.String(required=True)
-    system = ma.fields.String(required=True, validate=validate.OneOf(["swiss", "arena"]))
+    system = ma.fields.String(required=True,
+                              validate=validate.OneOf([s.value for s in TournamentSystem]))
     entrants = ma.fields.List(ma.fields.String(), required=True)
 
 
@@ -192,8 +195,8 @@ class StandingSchema(_Open):
 class TournamentFinishedSchema(_OfTournament):
     """A tournament is over (finished, or cancelled below its minimum of players)."""
 
-    status = ma.fields.String(required=True,
-                              validate=validate.OneOf(["finished", "cancelled"]))
+    status = ma.fields.String(required=True, validate=validate.OneOf(
+        [TournamentStatus.FINISHED.value, TournamentStatus.CANCELLED.value]))
     standings = ma.fields.List(ma.fields.Nested(StandingSchema), required=True)
 
 

@@ -220,7 +220,7 @@ def test_a_long_bot_search_does_not_stall_its_worker(
 ) -> None:
     """An expert hint on the largest choose-mode floor searches for a while; on the one
     gevent worker, health checks sent meanwhile keep being answered (the search pauses
-    for them, service/yielding.py) instead of queueing until it is done.
+    for them, service/live/yielding.py) instead of queueing until it is done.
 
     Each search is on its own fixed deal: random deals cost 0.04-0.42 s of CPU on a slow
     machine, and a search again on the same floor finds the capture cache warm and costs

@@ -1,4 +1,4 @@
-"""Parked requests have a ceiling per process and per client (service/waiters.py): one
+"""Parked requests have a ceiling per process and per client (service/live/waiters.py): one
 client cannot take every slot, and moves never wait behind parked polls."""
 
 from __future__ import annotations

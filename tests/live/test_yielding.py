@@ -1,4 +1,4 @@
-"""Sharing a gevent worker (service/yielding.py): woken waiters let the requests under
+"""Sharing a gevent worker (service/live/yielding.py): woken waiters let the requests under
 way go first. gevent's patching is for a whole process, so each case runs in its own."""
 
 from __future__ import annotations

@@ -169,7 +169,7 @@ def test_every_bot_move_stays_within_its_cpu_budget(
     its best so far: a move against three experts on a 16-card floor with 9-card hands in
     choose mode costs about three budgets, whatever the search would have wanted. (Here
     searched in the web process, BASRA_BOT_PROCESSES=0; the helpers' budget:
-    tests/live/test_searches.py.)"""
+    tests/bots/test_helpers.py.)"""
     app = make_app("sqlite", tmp_path, BASRA_BOT_CPU_MS=20, BASRA_BOT_PROCESSES=0)
     client = app.test_client()
     stops: list[bool] = []

@@ -74,8 +74,8 @@ bounded by ``worlds x EXPERT_CANDIDATES`` playouts."""
 
 
 EXPERT_WORLDS = 100
-"""Worlds the expert samples: 40 until play moved onto the board made playouts about
-1.5x cheaper; 100 keeps p95 well under 100 ms (``make bench``)."""
+"""Worlds the expert samples: as many as keep its moves within their time (what a move
+costs: docs/computer.md)."""
 
 
 def make_expert(worlds: int = EXPERT_WORLDS, sample: Sampler = inferred_worlds) -> Policy:

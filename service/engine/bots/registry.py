@@ -21,8 +21,8 @@ POLICIES: dict[str, Policy] = {
     "random": random_policy,
     "greedy": greedy_policy,
     "expert": make_expert(),
-    # the expert of December 2026 (no inference) under a name that stays, to measure a
-    # new one against
+    # worlds dealt at random, no reading of the others' plays: a fixed level that a new
+    # expert is measured against
     "expert-2026": make_expert(sample=chance_worlds),
     # deal-by-deal search and the exact last deal: as strong as the expert against it,
     # weaker against greedy (docs/computer.md), so not the default

@@ -146,7 +146,7 @@ class Entry:
 
 
 @dataclass(frozen=True)
-class Board:
+class LeaderboardPage:
     """A page of a leaderboard, the cursor of the next, and (around a player) their place."""
 
     pool: str
@@ -199,13 +199,13 @@ def _page(tenant: int, pool: str, key: bytes, after: int,
 
 @on_replica
 def leaderboard(tenant: int, pool: str, key: bytes, *, cursor: str | None = None,
-                around: str | None = None, limit: int = 20) -> Board:
+                around: str | None = None, limit: int = 20) -> LeaderboardPage:
     """A page of ``pool``'s leaderboard: the first, the one after ``cursor``, or the one
     around player ``around`` (with their rank and percentile)."""
     with transaction():
         if around is None:
             after = _uncursor(key, cursor) if cursor else 0
-            return Board(pool, *_page(tenant, pool, key, after, limit))
+            return LeaderboardPage(pool, *_page(tenant, pool, key, after, limit))
         found = read_rows(_PLACE, {"tenant": tenant, "pool": pool, "player": around})
         if not found:
             raise PlayerNotFound(f"no player {around!r}")
@@ -213,7 +213,8 @@ def leaderboard(tenant: int, pool: str, key: bytes, *, cursor: str | None = None
         if rank is None:
             raise PlayerNotFound(f"player {around!r} is not on the {pool} leaderboard")
         entries, nxt = _page(tenant, pool, key, max(0, rank - 1 - limit // 2), limit)
-        return Board(pool, entries, nxt, rank, round(100.0 * (listed - rank + 1) / listed, 1))
+        percentile = round(100.0 * (listed - rank + 1) / listed, 1)
+        return LeaderboardPage(pool, entries, nxt, rank, percentile)
 
 
 def refresh_ranks(listing: Listing) -> int:
