@@ -120,6 +120,27 @@ def start_worker(database_url: str, *args: str) -> subprocess.Popen[bytes]:
                             start_new_session=True)
 
 
+_migrated: set[str] = set()
+
+
+def migrate(database_url: str) -> None:
+    """Every migration on the database, as ``basra db upgrade`` runs them, in this process
+    (once a session for a database that stays)."""
+    if database_url in _migrated:
+        return
+    import flask_migrate
+
+    from service import create_app
+    from service.storage import MIGRATIONS
+    from service.storage.db import db
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "BASRA_LISTEN": False})
+    with app.app_context():
+        flask_migrate.upgrade(directory=MIGRATIONS)
+        db.engine.dispose()
+    _migrated.add(database_url)
+
+
 @contextlib.contextmanager
 def gunicorn(database_url: str, workers: int = 3, *, kill: bool = False,
              **settings: str) -> Iterator[str]:
@@ -129,16 +150,15 @@ def gunicorn(database_url: str, workers: int = 3, *, kill: bool = False,
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "WEB_CONCURRENCY": str(workers),
            "BASRA_ACCESS_LOG": "", "BASRA_RATE_LIMITS": "off", **settings}
-    subprocess.run([sys.executable, "-m", "service.cli", "db", "upgrade"], cwd=ROOT, env=env,
-                   check=True, capture_output=True)
+    migrate(database_url)
     binary = str(Path(sys.executable).with_name("gunicorn"))
     # the log goes to a file: a pipe nobody reads would stop the workers once it filled
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(
-            # a test's streams and long polls are not waited for at its end (gunicorn's
-            # graceful 30 s would hold every test that leaves one open)
+            # a test's streams, long polls and keep-alive connections are not waited for
+            # at its end (gunicorn's graceful 30 s would hold every test that leaves one)
             [binary, "--config", "service/gunicorn_conf.py", "--bind", f"127.0.0.1:{port}",
-             "--graceful-timeout", "1", "service:create_app()"],
+             "--graceful-timeout", "0", "service:create_app()"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         base = f"http://127.0.0.1:{port}"

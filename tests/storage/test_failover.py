@@ -89,14 +89,20 @@ def test_killing_the_primary_loses_nothing_and_reads_go_on() -> None:
         threads.append(threading.Thread(target=reader))
         for t in threads:
             t.start()
-        time.sleep(3)
+        deadline = time.monotonic() + 30
+        while sum(len(v) for v in acknowledged.values()) < 60 and time.monotonic() < deadline:
+            time.sleep(0.05)
         before_kill = sum(len(v) for v in acknowledged.values())
         pg.kill(pg.leader())
         killed_at.append(time.monotonic())
         deadline = killed_at[0] + 90
         while not back_at and time.monotonic() < deadline:
             time.sleep(0.2)
-        time.sleep(2)  # moves go on for a while on the new primary
+        after = sum(len(v) for v in acknowledged.values())
+        deadline = time.monotonic() + 30
+        while sum(len(v) for v in acknowledged.values()) < after + 30 \
+                and time.monotonic() < deadline:  # moves go on for a while on the new primary
+            time.sleep(0.05)
         stop.set()
         for t in threads:
             t.join(60)
