@@ -1,7 +1,8 @@
 """What time decides: a seat's passed turn deadline (autoplay or forfeit) and a table
-nobody filled in time (aborted), applied once, wherever it is noticed first: by a change
-to the match (a move, a join) or by ``basra worker``, within a pass. A read never
-applies it: it shows the deadline passed, and wakes when the worker's change lands."""
+nobody filled in time (aborted), applied once, by ``basra worker`` within a pass (a join
+that comes too late aborts the table itself). A move after its seat's deadline is
+refused, and a read never applies either: it shows the deadline passed, and a long poll
+wakes when the worker's change lands. So clocks need the worker running."""
 
 from __future__ import annotations
 
@@ -75,8 +76,8 @@ def expire(match: MatchRow, state: State) -> MatchRow:
 
 
 def expire_if_due(match_id: str, tenant: int) -> bool:
-    """Abort a waiting match that nobody filled in time (reads, joins and the worker all
-    apply this deadline); whether it did."""
+    """Abort a waiting match that nobody filled in time (the worker's step); whether it
+    did."""
     with transaction():
         due = expired(store.read(match_id, tenant)[0])
     if not due:

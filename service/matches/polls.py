@@ -2,7 +2,7 @@
 the clock's deadline and the seat keys, from this process's listener (the versions every
 instance announces) and cache (the seat keys of a started match), else from the
 database; a wait for its next version; and the check that makes a 304 safe. A poll
-never writes: what time decides is applied by ``basra worker`` and by the next move."""
+never writes: what time decides is applied by ``basra worker``."""
 
 from __future__ import annotations
 
@@ -58,6 +58,8 @@ def peek(match_id: str, tenant: int, at_least: int = -1) -> Peek:
         return Peek(version, turn, deadline, kept[1])
     found = _first_reads.do(match_id, lambda: _read(heard, match_id, at_least)) \
         if heard is not None else _read(None, match_id, at_least)
+    if found.version < at_least:  # the crowd's read came from a standby behind this caller
+        found = _read(heard, match_id, at_least)
     if found.tenant != tenant:
         raise MatchNotFound(f"no match with id {match_id!r}")
     return Peek(found.version, *facts(found.status, found.turn, found.deadline), found.seats)

@@ -244,16 +244,20 @@ def play_move(match_id: str, tenant: int, asked: MoveRequest) -> MoveResult:
     outside any lock; the save happens only if nobody moved meanwhile (one conditional
     UPDATE). If somebody did, the move is worked out again on the new position (where it
     may be refused: not your turn, or 412 with If-Match). A retried Idempotency-Key with
-    the same body gets the first result again, rebuilt from the move log."""
+    the same body gets the first result again, rebuilt from the move log. A seat whose
+    clock ran out (before, or while the move was worked out) plays nothing."""
+    first: list[MatchRow] = []
     for attempt in range(MOVE_ATTEMPTS):
-        result = _attempt(match_id, tenant, asked, recall=attempt == 0)
+        result = _attempt(match_id, tenant, asked, first, recall=attempt == 0)
         if result is not None:
             return result
     raise VersionMismatch("the match kept changing while this move was worked out; retry")
 
 
-def _attempt(match_id: str, tenant: int, asked: MoveRequest, recall: bool) -> MoveResult | None:
-    """One try at a move; None when it must be worked out again (the match moved)."""
+def _attempt(match_id: str, tenant: int, asked: MoveRequest, first: list[MatchRow],
+             recall: bool) -> MoveResult | None:
+    """One try at a move; None when it must be worked out again (the match moved).
+    ``first`` keeps the match as the move first found it."""
     written = cache.written.get((tenant, match_id)) if recall else None
     if written is not None and not written[0].due(utcnow()) and asked.if_match in (
             None, written[0].version):
@@ -268,8 +272,19 @@ def _attempt(match_id: str, tenant: int, asked: MoveRequest, recall: bool) -> Mo
         if isinstance(read, MoveResult):
             return read
         match, state, seat = read
+        if first and _timed_out_since(first[0], match, seat):
+            raise ClockRanOut(f"seat {seat}'s time ran out while the move was worked out; "
+                              "the move was not played")
         moved = apply_move(state, Move(seat, asked.card, asked.capture))
+    first.append(match)
     return _save_move(match, seat, moved, asked)
+
+
+def _timed_out_since(before: MatchRow, now: MatchRow, seat: int) -> bool:
+    """Whether the seat's clock ran out between two reads of its match (the worker played
+    for it: its timeouts in a row went up)."""
+    return len(now.timeouts) > seat and len(before.timeouts) > seat \
+        and now.timeouts[seat] > before.timeouts[seat]
 
 
 def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> MoveResult | None:

@@ -4,6 +4,7 @@ its finishing transaction), so a record reads one row however many matches they 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,15 +35,23 @@ class SeatResult:
 
 def count(tenant: int, results: Sequence[SeatResult]) -> Rows:
     """A finished match's vouched seats added to their players' totals, written with its
-    save. Their rows are locked now, in player order, so two matches finishing at once
-    never deadlock (the caller's write transaction)."""
-    ordered = sorted(results, key=lambda r: r.player_id)
+    save (a player holding two seats counts both, as a seat each). Their rows are locked
+    now, in player order, so two matches finishing at once never deadlock (the caller's
+    write transaction); the lock leaves their keys free, as an UPDATE's does."""
+    added: dict[str, Counter[str]] = {}
+    for r in sorted(results, key=lambda r: r.player_id):
+        added.setdefault(r.player_id, Counter()).update({
+            "matches": 1, "wins": int(r.won), "losses": int(r.lost), "draws": int(r.drew),
+            "resigned": int(r.resigned), "timed_out": int(r.timed_out), "basras": r.basras,
+            "jack_basras": r.jack_basras, "points": r.points})
     if backend() == "postgresql":
         db.session.execute(select(Player.pk).where(
-            Player.tenant_pk == tenant, Player.player_id.in_([r.player_id for r in ordered])
-        ).order_by(Player.player_id).with_for_update())
+            Player.tenant_pk == tenant, Player.player_id.in_(list(added))
+        ).order_by(Player.player_id).with_for_update(key_share=True))
     return Rows(Player.__table__, tuple(
-        {"tenant_pk": tenant, "player_id": r.player_id, "matches": 1, "wins": int(r.won),
-         "losses": int(r.lost), "draws": int(r.drew), "resigned": int(r.resigned),
-         "timed_out": int(r.timed_out), "basras": r.basras, "jack_basras": r.jack_basras,
-         "points": r.points} for r in ordered), key=("tenant_pk", "player_id"), add=True)
+        {"tenant_pk": tenant, "player_id": player, **{name: n.get(name, 0) for name in _TOTALS}}
+        for player, n in added.items()), key=("tenant_pk", "player_id"), add=True)
+
+
+_TOTALS = ("matches", "wins", "losses", "draws", "resigned", "timed_out", "basras",
+           "jack_basras", "points")

@@ -62,10 +62,6 @@ class TournamentStatus(StrEnum):
     CANCELLED = "cancelled"
     """Fewer entrants than its minimum at the start."""
 
-    @property
-    def over(self) -> bool:
-        return self in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED)
-
 
 class TournamentSystem(StrEnum):
     SWISS = "swiss"

@@ -480,4 +480,5 @@ class Pairing(db.Model):  # type: ignore[name-defined,misc]
     __table_args__ = (
         Index("ix_tournament_pairings_tournament", "tournament_pk", "round", "pk"),
         Index("ix_tournament_pairings_playing", "tournament_pk", "status"),
+        Index("ix_tournament_pairings_match", "match_pk"),
     )

@@ -49,6 +49,7 @@ from .errors import EntryClosed, NotEntered, TournamentNotFound, TwoPlayersOnly
 from .pairing import Game, Standing
 
 log = logging.getLogger(__name__)
+OVER = (TournamentStatus.FINISHED, TournamentStatus.CANCELLED)
 STEPS_SECONDS = 5.0
 """A worker pass takes tournament steps for at most this long, then turns to its other
 chores (the rest wait for the next pass)."""
@@ -171,7 +172,7 @@ def join(tenant: int, tournament_id: str, player_id: str, name: str | None) -> T
     changes nothing."""
     with transaction(write=True):
         t = _find(tenant, tournament_id, lock=True)
-        if TournamentStatus(t.status).over or (t.status == TournamentStatus.RUNNING
+        if t.status in OVER or (t.status == TournamentStatus.RUNNING
                                                 and t.system == TournamentSystem.SWISS):
             raise EntryClosed(f"the tournament is {t.status}: entry is closed")
         entrants = {e.player_id: e for e in _entrants(t)}
@@ -199,7 +200,7 @@ def withdraw(tenant: int, tournament_id: str, player_id: str) -> TournamentView:
         mine = next((e for e in _entrants(t) if e.player_id == player_id), None)
         if mine is None or mine.withdrawn_at is not None:
             raise NotEntered(f"player {player_id!r} is not in this tournament")
-        if TournamentStatus(t.status).over:
+        if t.status in OVER:
             raise EntryClosed(f"the tournament is {t.status}")
         if t.status == TournamentStatus.SCHEDULED:
             db.session.delete(mine)
@@ -342,7 +343,7 @@ def step(pk: int) -> bool:
         t = db.session.execute(
             select(Tournament).where(Tournament.pk == pk)
             .with_for_update(skip_locked=True)).scalar_one_or_none()
-        if t is None or TournamentStatus(t.status).over:
+        if t is None or t.status in OVER:
             return False
         now = utcnow()
         if t.status == TournamentStatus.SCHEDULED:
@@ -385,7 +386,7 @@ def _advance(t: Tournament, now: datetime) -> bool:
     """Pair what can be paired, or finish (results are recorded as matches end:
     :func:`results`). A pass with nothing to pair reads only who is playing (not every
     game so far)."""
-    busy = _playing(t)
+    busy = _playing(t, now)
     if t.system == TournamentSystem.SWISS:
         if busy:
             return False
@@ -411,30 +412,44 @@ def _advance(t: Tournament, now: datetime) -> bool:
     return _pair(t, _load(t), now)
 
 
-def _playing(t: Tournament) -> list[str]:
-    """The players of the tournament's games under way."""
-    return [who for pair in db.session.execute(
-        select(Pairing.first, Pairing.second).where(
-            Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING))
-        for who in pair if who is not None]
+def _playing(t: Tournament, now: datetime) -> list[str]:
+    """The players of the tournament's games under way. A game whose match ended without
+    its result (saved by a process of a version before results went with the match) is
+    given it now."""
+    busy = []
+    for p, status, winner, draw in db.session.execute(
+            select(Pairing, Match.status, Match.winner, Match.draw)
+            .join(Match, Match.pk == Pairing.match_pk)
+            .where(Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING)):
+        if status in (MatchStatus.FINISHED, MatchStatus.ABORTED):
+            for name, value in _result(status, winner, draw, (p.first, p.second)).items():
+                setattr(p, name, value)
+            p.finished_at = now
+        else:
+            busy.extend(who for who in (p.first, p.second) if who is not None)
+    return busy
+
+
+def _result(status: str, winner: int | None, draw: bool,
+            players: Sequence[str | None]) -> dict[str, Any]:
+    """A game's result from its ended match's: the winning seat's player, or a draw; void
+    if the match was aborted."""
+    finished = status == MatchStatus.FINISHED
+    return {"status": PairingStatus.FINISHED if finished else PairingStatus.VOID,
+            "draw": finished and draw,
+            "winner": players[winner] if finished and not draw and winner is not None else None}
 
 
 def results(change: MatchChanged) -> list[Rows]:
     """A tournament game's result, written as its match ends (a subscriber to every match
-    change): the winner, or a draw; void if the match was aborted. A game the arena's end
-    voided already stays void."""
+    change). A game the arena's end voided already stays void."""
     if not change.ended:
         return []
     match = change.match
-    seats = {s.seat: s.player_id for s in match.seats}
-    finished = match.status == MatchStatus.FINISHED
-    winner = seats.get(match.winner) if finished and not match.draw \
-        and match.winner is not None else None
-    return [Rows(Pairing.__table__, ({
-        "match_pk": match.pk, "winner": winner, "draw": finished and match.draw,
-        "status": PairingStatus.FINISHED if finished else PairingStatus.VOID,
-        "finished_at": match.updated_at},), key=("match_pk",),
-        where=(("status", PairingStatus.PLAYING),))]
+    ended = _result(match.status, match.winner, match.draw, [s.player_id for s in match.seats])
+    return [Rows(Pairing.__table__, ({"match_pk": match.pk, **ended,
+                                      "finished_at": match.updated_at},),
+                 key=("match_pk",), where=(("status", PairingStatus.PLAYING),))]
 
 
 def _names(loaded: _Loaded) -> dict[str, str]:

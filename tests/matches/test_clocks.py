@@ -188,3 +188,40 @@ def test_a_move_after_the_deadline_is_refused_and_plays_nothing(
     assert [(m["seat"], m["timeout"]) for m in log] == [(0, False), (1, True)]
     again = view(client, match, toks[0])["legal_moves"][0]  # seat 0's clock runs now
     assert play(client, match, toks[0], again["card"], again["capture"]).status_code == 201
+
+
+def test_a_move_overtaken_by_its_seats_timeout_is_not_played_on_the_new_position(
+        app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move read in time whose seat's clock runs out while it is worked out (the worker
+    plays for the seat and the bot replies, so it is the seat's turn again) is refused
+    (409 clock_ran_out), not played on the position the timeout left."""
+    import service.matches.service
+
+    created = client.post("/v1/matches", json={
+        "players": [{"name": "ann"}, {"bot": "greedy"}],
+        "clock": {"move_seconds": 5, "timeout": "autoplay"}}).get_json()
+    match, token = created["id"], tokens(created)[0]
+    move = view(client, match, token)["legal_moves"][0]
+    real = service.matches.service.run_bots
+    worked_out, go_on = threading.Event(), threading.Event()
+
+    def held(state, bots, **kwargs):  # noqa: ANN001, ANN003, ANN202
+        worked_out.set()
+        go_on.wait(10)
+        return real(state, bots, **kwargs)
+
+    monkeypatch.setattr(service.matches.service, "run_bots", held)
+    answer: list[Any] = []
+    late = threading.Thread(target=lambda: answer.append(
+        play(app.test_client(), match, token, move["card"], move["capture"])))
+    late.start()
+    assert worked_out.wait(10)
+    _expire(app, match)
+    assert _worker_pass(app) == 1  # the greedy bot plays for ann, the bot replies
+    go_on.set()
+    late.join(10)
+    assert answer and answer[0].status_code == 409, answer[0].get_json()
+    assert answer[0].get_json()["reason"] == "clock_ran_out"
+    log = client.get(f"/v1/matches/{match}/moves").get_json()["moves"]
+    assert [(m["seat"], m["timeout"]) for m in log] == [(0, True), (1, False)]
+    assert view(client, match, token)["turn"] == 0

@@ -246,3 +246,31 @@ def test_a_games_result_counts_as_its_match_ends(app: Flask, client: FlaskClient
     points = {s["player_id"]: s["points"] for s in t["standings"]}
     assert points[first] == 1 and points[second] == 0
     assert all(points[p] == 0 for p in aborted["players"])
+
+
+def test_a_result_an_older_process_did_not_write_is_given_by_the_next_pass(
+        app: Flask, client: FlaskClient) -> None:
+    """A game whose match ended without its result (saved by a process of a version
+    before results went with the match, as during a rolling upgrade) gets it from the
+    worker's next pass, and the round goes on."""
+    from sqlalchemy import update
+
+    from service.storage.db import db
+    from service.storage.models import Pairing
+
+    tokens = {p: mint(client, p) for p in PLAYERS[:2]}
+    tid = create(client, rounds=2, min_players=2)["id"]
+    for p in PLAYERS[:2]:
+        join(client, tid, tokens[p])
+    work(app)
+    game = read(client, tid)["rounds"][0]["pairings"][0]
+    first, second = game["players"]
+    resign(client, game["match_id"], tokens[first])
+    with app.app_context():  # as an older process left it: the match over, the game not
+        db.session.execute(update(Pairing).values(status="playing", winner=None))
+        db.session.commit()
+    work(app)
+    t = read(client, tid)
+    assert t["rounds"][0]["pairings"][0]["status"] == "finished"
+    assert t["rounds"][0]["pairings"][0]["winner"] == second
+    assert t["round"] == 2  # the next round was paired in the same pass
