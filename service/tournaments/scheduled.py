@@ -1,10 +1,252 @@
-"""The tournaments' chores for ``basra worker``: start, pair, record and finish."""
+"""The tournaments' steps for ``basra worker``: start or cancel, pair (a Swiss round, or
+an arena's free players), finish.
+
+Each step runs in one write transaction holding the tournament's row lock (``FOR UPDATE
+SKIP LOCKED`` on PostgreSQL, SQLite's single writer) and looks at the stored state again
+under it, so with any number of workers each step happens once; a worker killed
+mid-step rolls back and the next pass takes the step again. Matches are created in the
+same transaction as the pairing that names them; a game's result is written as its
+match ends (:func:`.service.results`).
+"""
 
 from __future__ import annotations
 
-from .service import run_due
+import logging
+import time
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select, update
+
+from ..engine import load_variant, with_house_rules
+from ..live.listener import CHANNEL
+from ..matches.rows import MatchRow
+from ..matches.seats import PlayerSpec
+from ..matches.service import deal_match, insert_match
+from ..players import events as player_events
+from ..storage import writes
+from ..storage.db import DISCONNECTED, db, transaction
+from ..storage.enums import MatchStatus, PairingStatus, TournamentStatus, TournamentSystem
+from ..storage.errors import DatabaseUnavailable
+from ..storage.models import Entrant, Match, Pairing, Tournament, as_utc, utcnow
+from ..webhooks import service as webhooks
+from . import pairing
+from .service import OVER, Loaded, counted_games, load, result_of, standing_row, standings_of
+
+log = logging.getLogger(__name__)
+STEPS_SECONDS = 5.0
+"""A worker pass takes tournament steps for at most this long, then turns to its other
+chores (the rest wait for the next pass)."""
+REMATCH_AFTER_SECONDS = 3.0
+"""An arena pairs last opponents again only once one of them has waited this long."""
+
+
+def due(now: datetime, limit: int = 100) -> list[int]:
+    """Tournaments with a step to look at: scheduled ones whose start has come, running
+    ones."""
+    with transaction():
+        return list(db.session.execute(
+            select(Tournament.pk).where(
+                ((Tournament.status == TournamentStatus.SCHEDULED) & (Tournament.starts_at <= now))
+                | (Tournament.status == TournamentStatus.RUNNING))
+            .order_by(Tournament.pk).limit(limit)).scalars())
+
+
+def step(pk: int) -> bool:
+    """Take the tournament's next step, unless another worker is taking one now; whether
+    it changed anything."""
+    with transaction(write=True):
+        t = db.session.execute(
+            select(Tournament).where(Tournament.pk == pk)
+            .with_for_update(skip_locked=True)).scalar_one_or_none()
+        if t is None or t.status in OVER:
+            return False
+        now = utcnow()
+        if t.status == TournamentStatus.SCHEDULED:
+            if as_utc(t.starts_at) > now:
+                return False
+            _start(t, now)
+            return True
+        return _advance(t, now)
+
+
+def _announce(t: Tournament, kind: str, data: dict[str, Any],
+              personal: dict[str, dict[str, Any]]) -> None:
+    """A tournament event: the front end's webhooks, and each named player's stream."""
+    writes.write([
+        *webhooks.outbox(t.tenant_pk, [(kind, {"tournament_id": t.id, **data})]),
+        player_events.events(t.tenant_pk, [(player, kind, {"tournament_id": t.id, **mine})
+                                           for player, mine in personal.items()]),
+    ], CHANNEL)
+
+
+def _start(t: Tournament, now: datetime) -> None:
+    """Start the tournament (pairing its first round or its first games), or cancel it
+    below ``min_players``."""
+    loaded = load(t)
+    entrants = [e.player_id for e in loaded.entrants]
+    if len(entrants) < t.min_players:
+        _end(t, now, TournamentStatus.CANCELLED, loaded)
+        return
+    t.status = TournamentStatus.RUNNING
+    if t.system == TournamentSystem.ARENA:
+        assert t.duration_minutes is not None
+        t.ends_at = now + timedelta(minutes=t.duration_minutes)
+    _announce(t, "tournament.started", {"name": t.name, "system": t.system,
+                                        "entrants": entrants},
+              {p: {"name": t.name, "system": t.system} for p in entrants})
+    _pair(t, loaded, now)
+
+
+def _advance(t: Tournament, now: datetime) -> bool:
+    """Pair what can be paired, or finish (results are recorded as matches end:
+    :func:`results`). A pass with nothing to pair reads only who is playing (not every
+    game so far)."""
+    busy = _playing(t, now)
+    if t.system == TournamentSystem.SWISS:
+        if busy:
+            return False
+        loaded = load(t)
+        assert t.rounds is not None
+        if t.round >= t.rounds or sum(e.withdrawn_at is None for e in loaded.entrants) < 2:
+            _end(t, now, TournamentStatus.FINISHED, loaded)
+        else:
+            _pair(t, loaded, now)
+        return True
+    assert t.ends_at is not None
+    if as_utc(t.ends_at) <= now:
+        db.session.execute(update(Pairing).where(
+            Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING
+        ).values(status=PairingStatus.VOID))
+        _end(t, now, TournamentStatus.FINISHED, load(t))
+        return True
+    free = db.session.execute(select(func.count()).where(
+        Entrant.tournament_pk == t.pk, Entrant.withdrawn_at.is_(None),
+        Entrant.player_id.not_in(busy))).scalar_one()
+    if free < 2:
+        return False
+    return _pair(t, load(t), now)
+
+
+def _playing(t: Tournament, now: datetime) -> list[str]:
+    """The players of the tournament's games under way. A game whose match ended without
+    its result (saved by a process of a version before results went with the match) is
+    given it now."""
+    busy = []
+    for p, status, winner, draw in db.session.execute(
+            select(Pairing, Match.status, Match.winner, Match.draw)
+            .join(Match, Match.pk == Pairing.match_pk)
+            .where(Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING)):
+        if status in (MatchStatus.FINISHED, MatchStatus.ABORTED):
+            for name, value in result_of(status, winner, draw, (p.first, p.second)).items():
+                setattr(p, name, value)
+            p.finished_at = now
+        else:
+            busy.extend(who for who in (p.first, p.second) if who is not None)
+    return busy
+
+
+def _names(loaded: Loaded) -> dict[str, str]:
+    return {e.player_id: e.name or e.player_id for e in loaded.entrants}
+
+
+def _open_match(t: Tournament, first: str, second: str, names: dict[str, str]) -> MatchRow:
+    """The match of a pairing, its seats bound to the two players (their player tokens
+    act for them), with the tournament's clock and rules."""
+    rules = with_house_rules(load_variant(t.variant).rules, t.rules)
+    new = deal_match(t.variant, rules, [
+        PlayerSpec(name=names[p], player_id=p, vouched=True) for p in (first, second)])
+    return insert_match(new, t.tenant_pk, clock=(t.clock_seconds, t.clock_timeout),
+                        rated=t.rated)
+
+
+def _pair(t: Tournament, loaded: Loaded, now: datetime) -> bool:
+    """The next Swiss round, or games for the arena's free players; whether any."""
+    games = counted_games(t, loaded)
+    order = [s for s in standings_of(t, loaded, games) if not s.withdrawn]
+    names = _names(loaded)
+    made: list[tuple[Pairing, MatchRow | None]] = []
+    bye: str | None = None
+    if t.system == TournamentSystem.SWISS:
+        t.round += 1
+        planned = pairing.swiss_round(order, t.round)
+        pairs, bye = planned.pairs, planned.bye
+        if bye is not None:
+            made.append((Pairing(tournament_pk=t.pk, round=t.round, first=bye, second=None,
+                                 status=PairingStatus.FINISHED, created_at=now,
+                                 finished_at=now), None))
+    else:
+        playing = {name for p, _ in loaded.pairings if p.status == PairingStatus.PLAYING
+                   for name in (p.first, p.second)}
+        free = [s for s in order if s.player_id not in playing]
+        pairs = pairing.arena_pairs(free, pairing.last_opponents(games),
+                                    _waited(loaded, now), REMATCH_AFTER_SECONDS)
+        if not pairs:
+            return False
+        t.round += 1
+    for first, second in pairs:
+        match = _open_match(t, first, second, names)
+        made.append((Pairing(tournament_pk=t.pk, round=t.round, first=first, second=second,
+                             match_pk=match.pk, status=PairingStatus.PLAYING, created_at=now),
+                     match))
+    db.session.add_all([p for p, _ in made])
+    db.session.flush()
+    games = [{"match_id": m.id, "players": [p.first, p.second]} for p, m in made
+             if m is not None]
+    personal: dict[str, dict[str, Any]] = {}
+    for p, m in made:
+        if m is None:
+            personal[p.first] = {"round": t.round, "bye": True, "match_id": None}
+            continue
+        for seat, (me, other) in enumerate(((p.first, p.second), (p.second, p.first))):
+            assert me is not None
+            personal[me] = {"round": t.round, "bye": False, "match_id": m.id, "seat": seat,
+                            "opponent": other}
+    _announce(t, "tournament.round", {
+        "round": t.round if t.system == TournamentSystem.SWISS else None,
+        "pairings": games, "bye": bye,
+    }, personal)
+    return True
+
+
+def _waited(loaded: Loaded, now: datetime) -> dict[str, float]:
+    """Seconds each arena player has been free: since their last game ended (an arena
+    player plays one game at a time, so the pairings in order end in order), or, before
+    their first, since they joined."""
+    since = {e.player_id: as_utc(e.joined_at) for e in loaded.entrants}
+    for p, _ in loaded.pairings:
+        if p.finished_at is not None:
+            since.update((who, as_utc(p.finished_at)) for who in (p.first, p.second)
+                         if who is not None)
+    return {who: (now - at).total_seconds() for who, at in since.items()}
+
+
+def _end(t: Tournament, now: datetime, status: TournamentStatus, loaded: Loaded) -> None:
+    """Finish (or cancel) the tournament, its final standings kept and announced."""
+    t.status, t.finished_at = status, now
+    final = standings_of(t, loaded) if status == TournamentStatus.FINISHED else []
+    t.standings = [standing_row(s) for s in final]
+    places = {s.player_id: s for s in final}
+    _announce(t, "tournament.finished", {"status": status, "standings": t.standings}, {
+        e.player_id: {"status": status,
+                      "rank": places[e.player_id].rank if e.player_id in places else None,
+                      "points": places[e.player_id].points if e.player_id in places else None}
+        for e in loaded.entrants})
 
 
 def run_tournaments() -> int:
-    """Every due tournament's next step; how many changed."""
-    return run_due()
+    """Every due tournament's step (the worker's pass); how many changed. A step that
+    fails is rolled back and logged, and the others go on (a lost database is the
+    worker's to retry)."""
+    started = time.monotonic()
+    changed = 0
+    for pk in due(utcnow()):
+        try:
+            changed += step(pk)
+        except (DatabaseUnavailable, *DISCONNECTED):
+            raise
+        except Exception:
+            log.exception("tournament step failed", extra={"tournament_pk": pk})
+        if time.monotonic() - started > STEPS_SECONDS:  # the clocks' turn comes round too
+            break
+    return changed

@@ -1,37 +1,21 @@
-"""Tournament use cases: create, join, withdraw, read and list; and the steps ``basra
-worker`` takes (start or cancel, record finished matches, pair, finish).
-
-Each step runs in one write transaction holding the tournament's row lock (``FOR
-UPDATE SKIP LOCKED`` on PostgreSQL, SQLite's single writer) and looks at the stored
-state again under it, so with any number of workers each step happens once; a worker
-killed mid-step rolls back and the next pass takes the step again. Matches are
-created in the same transaction as the pairing that names them.
-"""
+"""Tournament use cases: create, join, withdraw, read and list, and a game's result as
+its match ends (the worker's steps are :mod:`.scheduled`'s)."""
 
 from __future__ import annotations
 
-import logging
-import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 
 from ..engine import load_variant, with_house_rules
-from ..live.listener import CHANNEL
 from ..matches.changes import MatchChanged
-from ..matches.rows import MatchRow
-from ..matches.seats import PlayerSpec
-from ..matches.service import deal_match, insert_match
-from ..players import events as player_events
 from ..players import service as players
-from ..storage import writes
-from ..storage.db import DISCONNECTED, db, transaction
+from ..storage.db import db, transaction
 from ..storage.enums import MatchStatus, PairingStatus, TournamentStatus, TournamentSystem
-from ..storage.errors import DatabaseUnavailable
 from ..storage.models import (
     Entrant,
     Match,
@@ -43,18 +27,11 @@ from ..storage.models import (
     utcnow,
 )
 from ..storage.writes import Rows
-from ..webhooks import service as webhooks
 from . import pairing
 from .errors import EntryClosed, NotEntered, TournamentNotFound, TwoPlayersOnly
 from .pairing import Game, Standing
 
-log = logging.getLogger(__name__)
 OVER = (TournamentStatus.FINISHED, TournamentStatus.CANCELLED)
-STEPS_SECONDS = 5.0
-"""A worker pass takes tournament steps for at most this long, then turns to its other
-chores (the rest wait for the next pass)."""
-REMATCH_AFTER_SECONDS = 3.0
-"""An arena pairs last opponents again only once one of them has waited this long."""
 
 
 @dataclass(frozen=True)
@@ -160,7 +137,7 @@ def _find(tenant: int, tournament_id: str, *, lock: bool = False) -> Tournament:
     return found
 
 
-def _entrants(t: Tournament) -> list[Entrant]:
+def entrants_of(t: Tournament) -> list[Entrant]:
     return list(db.session.execute(
         select(Entrant).where(Entrant.tournament_pk == t.pk)
         .order_by(Entrant.joined_at, Entrant.player_id)).scalars())
@@ -175,7 +152,7 @@ def join(tenant: int, tournament_id: str, player_id: str, name: str | None) -> T
         if t.status in OVER or (t.status == TournamentStatus.RUNNING
                                                 and t.system == TournamentSystem.SWISS):
             raise EntryClosed(f"the tournament is {t.status}: entry is closed")
-        entrants = {e.player_id: e for e in _entrants(t)}
+        entrants = {e.player_id: e for e in entrants_of(t)}
         mine = entrants.get(player_id)
         if mine is not None and mine.withdrawn_at is None:
             return _view(t)
@@ -197,7 +174,7 @@ def withdraw(tenant: int, tournament_id: str, player_id: str) -> TournamentView:
     pairings (their results so far stay in the standings; a match under way goes on)."""
     with transaction(write=True):
         t = _find(tenant, tournament_id, lock=True)
-        mine = next((e for e in _entrants(t) if e.player_id == player_id), None)
+        mine = next((e for e in entrants_of(t) if e.player_id == player_id), None)
         if mine is None or mine.withdrawn_at is not None:
             raise NotEntered(f"player {player_id!r} is not in this tournament")
         if t.status in OVER:
@@ -251,15 +228,15 @@ def listing(tenant: int, status: str | None, limit: int) -> list[TournamentSumma
 
 
 @dataclass(frozen=True)
-class _Loaded:
+class Loaded:
     entrants: list[Entrant]
     pairings: Sequence[tuple[Pairing, str | None]]
     """Every pairing with its match's id, in the order made."""
     ratings: dict[str, float]
 
 
-def _load(t: Tournament) -> _Loaded:
-    entrants = _entrants(t)
+def load(t: Tournament) -> Loaded:
+    entrants = entrants_of(t)
     pairings = [(p, match_id) for p, match_id in db.session.execute(
         select(Pairing, Match.id).outerjoin(Match, Match.pk == Pairing.match_pk)
         .where(Pairing.tournament_pk == t.pk).order_by(Pairing.pk))]
@@ -267,10 +244,10 @@ def _load(t: Tournament) -> _Loaded:
         select(Player.player_id, Rating.ordinal).join(Rating, Rating.player_pk == Player.pk)
         .where(Player.tenant_pk == t.tenant_pk, Rating.pool == t.variant,
                Player.player_id.in_([e.player_id for e in entrants])))}
-    return _Loaded(entrants, pairings, ratings)
+    return Loaded(entrants, pairings, ratings)
 
 
-def _games(t: Tournament, loaded: _Loaded) -> list[Game]:
+def counted_games(t: Tournament, loaded: Loaded) -> list[Game]:
     """The counted games, in the order they finished, with their points."""
     done = sorted((p for p, _ in loaded.pairings if p.status == PairingStatus.FINISHED),
                   key=lambda p: (as_utc(p.finished_at or p.created_at), p.pk))
@@ -279,12 +256,12 @@ def _games(t: Tournament, loaded: _Loaded) -> list[Game]:
         else pairing.arena_results(games)
 
 
-def _standings(t: Tournament, loaded: _Loaded,
+def standings_of(t: Tournament, loaded: Loaded,
                games: Sequence[Game] | None = None) -> list[Standing]:
     """Everybody's standing after ``games`` (default: the counted games so far)."""
     return pairing.standings(
         [e.player_id for e in loaded.entrants],
-        _games(t, loaded) if games is None else games, loaded.ratings,
+        counted_games(t, loaded) if games is None else games, loaded.ratings,
         withdrawn=[e.player_id for e in loaded.entrants if e.withdrawn_at is not None])
 
 
@@ -293,8 +270,8 @@ def _pairing_view(p: Pairing, match_id: str | None) -> PairingView:
                        p.draw, p.status)
 
 
-def _view(t: Tournament, loaded: _Loaded | None = None) -> TournamentView:
-    loaded = loaded or _load(t)
+def _view(t: Tournament, loaded: Loaded | None = None) -> TournamentView:
+    loaded = loaded or load(t)
     rounds: list[RoundView] | None = None
     arena: list[PairingView] | None = None
     if t.system == TournamentSystem.SWISS:
@@ -310,7 +287,7 @@ def _view(t: Tournament, loaded: _Loaded | None = None) -> TournamentView:
         arena = [_pairing_view(p, match_id) for p, match_id in loaded.pairings]
     final = t.status == TournamentStatus.FINISHED and t.standings is not None
     standings = list(t.standings or []) if final \
-        else [standing_row(s) for s in _standings(t, loaded)]
+        else [standing_row(s) for s in standings_of(t, loaded)]
     return TournamentView(
         t.id, t.name, t.variant, dict(t.rules or {}), t.system, t.status, t.rounds,
         t.duration_minutes, as_utc(t.starts_at), as_utc(t.ends_at) if t.ends_at else None,
@@ -322,115 +299,10 @@ def _view(t: Tournament, loaded: _Loaded | None = None) -> TournamentView:
         as_utc(t.finished_at) if t.finished_at else None)
 
 
-# --- the worker's steps ------------------------------------------------------------------
+# --- a game's result, as its match ends ---------------------------------------------
 
 
-def due(now: datetime, limit: int = 100) -> list[int]:
-    """Tournaments with a step to look at: scheduled ones whose start has come, running
-    ones."""
-    with transaction():
-        return list(db.session.execute(
-            select(Tournament.pk).where(
-                ((Tournament.status == TournamentStatus.SCHEDULED) & (Tournament.starts_at <= now))
-                | (Tournament.status == TournamentStatus.RUNNING))
-            .order_by(Tournament.pk).limit(limit)).scalars())
-
-
-def step(pk: int) -> bool:
-    """Take the tournament's next step, unless another worker is taking one now; whether
-    it changed anything."""
-    with transaction(write=True):
-        t = db.session.execute(
-            select(Tournament).where(Tournament.pk == pk)
-            .with_for_update(skip_locked=True)).scalar_one_or_none()
-        if t is None or t.status in OVER:
-            return False
-        now = utcnow()
-        if t.status == TournamentStatus.SCHEDULED:
-            if as_utc(t.starts_at) > now:
-                return False
-            _start(t, now)
-            return True
-        return _advance(t, now)
-
-
-def _announce(t: Tournament, kind: str, data: dict[str, Any],
-              personal: dict[str, dict[str, Any]]) -> None:
-    """A tournament event: the front end's webhooks, and each named player's stream."""
-    writes.write([
-        *webhooks.outbox(t.tenant_pk, [(kind, {"tournament_id": t.id, **data})]),
-        player_events.events(t.tenant_pk, [(player, kind, {"tournament_id": t.id, **mine})
-                                           for player, mine in personal.items()]),
-    ], CHANNEL)
-
-
-def _start(t: Tournament, now: datetime) -> None:
-    """Start the tournament (pairing its first round or its first games), or cancel it
-    below ``min_players``."""
-    loaded = _load(t)
-    entrants = [e.player_id for e in loaded.entrants]
-    if len(entrants) < t.min_players:
-        _end(t, now, TournamentStatus.CANCELLED, loaded)
-        return
-    t.status = TournamentStatus.RUNNING
-    if t.system == TournamentSystem.ARENA:
-        assert t.duration_minutes is not None
-        t.ends_at = now + timedelta(minutes=t.duration_minutes)
-    _announce(t, "tournament.started", {"name": t.name, "system": t.system,
-                                        "entrants": entrants},
-              {p: {"name": t.name, "system": t.system} for p in entrants})
-    _pair(t, loaded, now)
-
-
-def _advance(t: Tournament, now: datetime) -> bool:
-    """Pair what can be paired, or finish (results are recorded as matches end:
-    :func:`results`). A pass with nothing to pair reads only who is playing (not every
-    game so far)."""
-    busy = _playing(t, now)
-    if t.system == TournamentSystem.SWISS:
-        if busy:
-            return False
-        loaded = _load(t)
-        assert t.rounds is not None
-        if t.round >= t.rounds or sum(e.withdrawn_at is None for e in loaded.entrants) < 2:
-            _end(t, now, TournamentStatus.FINISHED, loaded)
-        else:
-            _pair(t, loaded, now)
-        return True
-    assert t.ends_at is not None
-    if as_utc(t.ends_at) <= now:
-        db.session.execute(update(Pairing).where(
-            Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING
-        ).values(status=PairingStatus.VOID))
-        _end(t, now, TournamentStatus.FINISHED, _load(t))
-        return True
-    free = db.session.execute(select(func.count()).where(
-        Entrant.tournament_pk == t.pk, Entrant.withdrawn_at.is_(None),
-        Entrant.player_id.not_in(busy))).scalar_one()
-    if free < 2:
-        return False
-    return _pair(t, _load(t), now)
-
-
-def _playing(t: Tournament, now: datetime) -> list[str]:
-    """The players of the tournament's games under way. A game whose match ended without
-    its result (saved by a process of a version before results went with the match) is
-    given it now."""
-    busy = []
-    for p, status, winner, draw in db.session.execute(
-            select(Pairing, Match.status, Match.winner, Match.draw)
-            .join(Match, Match.pk == Pairing.match_pk)
-            .where(Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING)):
-        if status in (MatchStatus.FINISHED, MatchStatus.ABORTED):
-            for name, value in _result(status, winner, draw, (p.first, p.second)).items():
-                setattr(p, name, value)
-            p.finished_at = now
-        else:
-            busy.extend(who for who in (p.first, p.second) if who is not None)
-    return busy
-
-
-def _result(status: str, winner: int | None, draw: bool,
+def result_of(status: str, winner: int | None, draw: bool,
             players: Sequence[str | None]) -> dict[str, Any]:
     """A game's result from its ended match's: the winning seat's player, or a draw; void
     if the match was aborted."""
@@ -446,98 +318,10 @@ def results(change: MatchChanged) -> list[Rows]:
     if not change.ended:
         return []
     match = change.match
-    ended = _result(match.status, match.winner, match.draw, [s.player_id for s in match.seats])
+    ended = result_of(match.status, match.winner, match.draw, [s.player_id for s in match.seats])
     return [Rows(Pairing.__table__, ({"match_pk": match.pk, **ended,
                                       "finished_at": match.updated_at},),
                  key=("match_pk",), where=(("status", PairingStatus.PLAYING),))]
-
-
-def _names(loaded: _Loaded) -> dict[str, str]:
-    return {e.player_id: e.name or e.player_id for e in loaded.entrants}
-
-
-def _open_match(t: Tournament, first: str, second: str, names: dict[str, str]) -> MatchRow:
-    """The match of a pairing, its seats bound to the two players (their player tokens
-    act for them), with the tournament's clock and rules."""
-    rules = with_house_rules(load_variant(t.variant).rules, t.rules)
-    new = deal_match(t.variant, rules, [
-        PlayerSpec(name=names[p], player_id=p, vouched=True) for p in (first, second)])
-    return insert_match(new, t.tenant_pk, clock=(t.clock_seconds, t.clock_timeout),
-                        rated=t.rated)
-
-
-def _pair(t: Tournament, loaded: _Loaded, now: datetime) -> bool:
-    """The next Swiss round, or games for the arena's free players; whether any."""
-    games = _games(t, loaded)
-    order = [s for s in _standings(t, loaded, games) if not s.withdrawn]
-    names = _names(loaded)
-    made: list[tuple[Pairing, MatchRow | None]] = []
-    bye: str | None = None
-    if t.system == TournamentSystem.SWISS:
-        t.round += 1
-        planned = pairing.swiss_round(order, t.round)
-        pairs, bye = planned.pairs, planned.bye
-        if bye is not None:
-            made.append((Pairing(tournament_pk=t.pk, round=t.round, first=bye, second=None,
-                                 status=PairingStatus.FINISHED, created_at=now,
-                                 finished_at=now), None))
-    else:
-        playing = {name for p, _ in loaded.pairings if p.status == PairingStatus.PLAYING
-                   for name in (p.first, p.second)}
-        free = [s for s in order if s.player_id not in playing]
-        pairs = pairing.arena_pairs(free, pairing.last_opponents(games),
-                                    _waited(loaded, now), REMATCH_AFTER_SECONDS)
-        if not pairs:
-            return False
-        t.round += 1
-    for first, second in pairs:
-        match = _open_match(t, first, second, names)
-        made.append((Pairing(tournament_pk=t.pk, round=t.round, first=first, second=second,
-                             match_pk=match.pk, status=PairingStatus.PLAYING, created_at=now),
-                     match))
-    db.session.add_all([p for p, _ in made])
-    db.session.flush()
-    games = [{"match_id": m.id, "players": [p.first, p.second]} for p, m in made
-             if m is not None]
-    personal: dict[str, dict[str, Any]] = {}
-    for p, m in made:
-        if m is None:
-            personal[p.first] = {"round": t.round, "bye": True, "match_id": None}
-            continue
-        for seat, (me, other) in enumerate(((p.first, p.second), (p.second, p.first))):
-            assert me is not None
-            personal[me] = {"round": t.round, "bye": False, "match_id": m.id, "seat": seat,
-                            "opponent": other}
-    _announce(t, "tournament.round", {
-        "round": t.round if t.system == TournamentSystem.SWISS else None,
-        "pairings": games, "bye": bye,
-    }, personal)
-    return True
-
-
-def _waited(loaded: _Loaded, now: datetime) -> dict[str, float]:
-    """Seconds each arena player has been free: since their last game ended (an arena
-    player plays one game at a time, so the pairings in order end in order), or, before
-    their first, since they joined."""
-    since = {e.player_id: as_utc(e.joined_at) for e in loaded.entrants}
-    for p, _ in loaded.pairings:
-        if p.finished_at is not None:
-            since.update((who, as_utc(p.finished_at)) for who in (p.first, p.second)
-                         if who is not None)
-    return {who: (now - at).total_seconds() for who, at in since.items()}
-
-
-def _end(t: Tournament, now: datetime, status: TournamentStatus, loaded: _Loaded) -> None:
-    """Finish (or cancel) the tournament, its final standings kept and announced."""
-    t.status, t.finished_at = status, now
-    final = _standings(t, loaded) if status == TournamentStatus.FINISHED else []
-    t.standings = [standing_row(s) for s in final]
-    places = {s.player_id: s for s in final}
-    _announce(t, "tournament.finished", {"status": status, "standings": t.standings}, {
-        e.player_id: {"status": status,
-                      "rank": places[e.player_id].rank if e.player_id in places else None,
-                      "points": places[e.player_id].points if e.player_id in places else None}
-        for e in loaded.entrants})
 
 
 def standing_row(s: Standing) -> dict[str, Any]:
@@ -547,22 +331,3 @@ def standing_row(s: Standing) -> dict[str, Any]:
             "rating": s.rating, "games": s.games, "wins": s.wins, "draws": s.draws,
             "losses": s.losses, "byes": s.byes, "streak": s.streak,
             "withdrawn": s.withdrawn}
-
-
-def run_due() -> int:
-    """Every due tournament's step (the worker's pass); how many changed. A step that
-    fails is rolled back and logged, and the others go on (a lost database is the
-    worker's to retry)."""
-    started = time.monotonic()
-    changed = 0
-    for pk in due(utcnow()):
-        try:
-            changed += step(pk)
-        except (DatabaseUnavailable, *DISCONNECTED):
-            raise
-        except Exception:
-            log.exception("tournament step failed", extra={"tournament_pk": pk})
-        if time.monotonic() - started > STEPS_SECONDS:  # the clocks' turn comes round too
-            break
-    return changed
-

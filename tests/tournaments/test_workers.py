@@ -16,7 +16,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service import worker
-from service.tournaments import service as tournaments
+from service.tournaments import scheduled as tournaments
 from tests.conftest import make_app
 from tests.servers import start_worker
 from tests.tournaments.helpers import entered, read, resign, work
