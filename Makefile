@@ -67,12 +67,15 @@ serve: install
 
 # the whole suite on the engine as installed (compiled where it could be), in two stages:
 # the tests that share one app per backend, on every core (pytest-xdist, a database per
-# worker), then those that start processes (gunicorn, browsers, clusters), one at a time;
-# then the engine's tests on the pure-Python engine
+# worker), then those that start processes (gunicorn, browsers, clusters): a file per
+# core, then those whose timings hold only alone, one at a time; then the engine's
+# tests on the pure-Python engine
 TEST_WORKERS ?= auto
 test: system install patroni
 	$(BIN)/python -m pytest -m "not process" -n $(TEST_WORKERS)
-	BASRA_PATRONI=$(PATRONI_VENV)/bin/patroni $(BIN)/python -m pytest -m process
+	BASRA_PATRONI=$(PATRONI_VENV)/bin/patroni $(BIN)/python -m pytest -m "process and not alone" \
+	  -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -m "process and alone"
 	$(MAKE) test-pure
 
 # the engine compiled with mypyc into build/compiled: only the extension modules are

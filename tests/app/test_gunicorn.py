@@ -15,7 +15,7 @@ from tests.client import LARGEST_CHOOSE_FLOOR
 from tests.conftest import require_postgres
 from tests.servers import KeepAlive, call, gunicorn
 
-pytestmark = pytest.mark.process  # starts processes: the process stage
+pytestmark = [pytest.mark.process, pytest.mark.alone]  # timings: nothing beside it
 
 
 @pytest.fixture(scope="module")

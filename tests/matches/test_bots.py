@@ -229,6 +229,7 @@ def _first_move(client: FlaskClient, created: dict, seat: int):  # noqa: ANN202
 
 
 @pytest.mark.process
+@pytest.mark.alone
 def test_a_front_end_playing_experts_leaves_another_front_ends_moves_quick() -> None:
     """Six clients of one front end move against three experts each (4 players, choose
     mode, a 16-card floor, 9-card hands: a second of CPU a move without a budget);

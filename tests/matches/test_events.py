@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import require_postgres
 from tests.servers import call, gunicorn, sse_events
 
-pytestmark = pytest.mark.process  # starts processes: the process stage
+pytestmark = [pytest.mark.process, pytest.mark.alone]  # timings: nothing beside it
 
 
 @pytest.fixture(scope="module")

@@ -110,6 +110,7 @@ def test_only_the_players_own_token_follows_their_stream(client: FlaskClient) ->
 
 
 @pytest.mark.process
+@pytest.mark.alone
 def test_a_player_stream_wakes_on_a_move_made_at_another_instance() -> None:
     url = require_postgres()
     with gunicorn(url, workers=1, BASRA_HEARTBEAT_SECONDS="1") as a, \
