@@ -27,6 +27,7 @@ from .play import resources as play
 from .players import cache as player_cache
 from .players import events as player_events
 from .players import resources as players
+from .players.requests import resolve_player
 from .storage import MIGRATIONS, models  # noqa: F401  (the tables, for migrations)
 from .storage.db import DISCONNECTED, db, init_db
 from .storage.errors import DatabaseUnavailable
@@ -40,6 +41,7 @@ from .variants import resources as variants
 from .web import docs
 from .web.api import BasraApi
 from .web.json_provider import OrjsonProvider
+from .web.parser import refuse_nul_in_path
 from .web.problems import domain_problem
 from .web.sessions import NoSessions
 from .webhooks import cache as webhook_cache
@@ -123,7 +125,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     })
     # the tenant first: the rate limits that follow spend from its budget
     init_observability(app)  # first: the request id is in every log line after
+    app.url_value_preprocessor(refuse_nul_in_path)  # before any route's own
     app.before_request(resolve_tenant)
+    app.before_request(resolve_player)  # who the bearer is: before the body is read
     init_limits(app)
     app.extensions[ops.READINESS] = {"rate_limits": store_state}
     for resources in (ops, variants, matches, lobby, players, tournament_routes,

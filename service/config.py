@@ -125,8 +125,13 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         # web process (0: in the web process), at this lower priority (nice)
         "BASRA_BOT_PROCESSES": _int("BASRA_BOT_PROCESSES", 2, low=0),
         "BASRA_BOT_NICE": _int("BASRA_BOT_NICE", 10, low=0),
+        # a searching bot's move waits this long for a helper in its front end's turn,
+        # then the greedy level plays it
+        "BASRA_BOT_WAIT_SECONDS": _float("BASRA_BOT_WAIT_SECONDS", 5.0),
         # an event stream sends a comment this often when nothing happens
         "BASRA_HEARTBEAT_SECONDS": _float("BASRA_HEARTBEAT_SECONDS", 15.0),
+        # tournaments a front end may hold scheduled or running at once
+        "BASRA_TOURNAMENTS_PER_FRONT_END": _int("BASRA_TOURNAMENTS_PER_FRONT_END", 20, low=1),
         # a match waiting for players that does not fill within this is aborted
         "BASRA_WAITING_MINUTES": _float("BASRA_WAITING_MINUTES", 10.0),
         # a retried move's Idempotency-Key is honoured this long

@@ -37,6 +37,9 @@ keepalive = 5
 accesslog = os.environ.get("BASRA_ACCESS_LOG", "-") or None
 errorlog = "-"
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# gunicorn's control socket is one path per user (~/.gunicorn/gunicorn.ctl): instances on
+# one host would take each other's; nothing here uses it
+control_socket_disable = True
 
 
 class AccessLog(glogging.Logger):

@@ -23,14 +23,20 @@ from .players.errors import (
     NotThisPlayer,
     PlayerNotFound,
     PlayerUnverified,
-    ServerKeyRequired,
 )
 from .storage.errors import DatabaseUnavailable
-from .tenants.errors import InvalidApiKey, MissingApiKey, OriginNotAllowed, Throttled
+from .tenants.errors import (
+    InvalidApiKey,
+    MissingApiKey,
+    OriginNotAllowed,
+    ServerKeyRequired,
+    Throttled,
+)
 from .tournaments.errors import (
     EntryClosed,
     NotEntered,
     PlayerRequired,
+    TooManyTournaments,
     TournamentNotFound,
     TwoPlayersOnly,
 )
@@ -48,6 +54,7 @@ STATUSES: Statuses = [
     (PlayerNotFound, 404),
     (TournamentNotFound, 404),
     (EntryClosed, 409),
+    (TooManyTournaments, 409),
     (NotEntered, 409),
     (PlayerRequired, 401),
     (TwoPlayersOnly, 422),

@@ -7,18 +7,22 @@ machine (docs/computer.md). So each web process keeps up to ``BASRA_BOT_PROCESSE
 helpers (:mod:`service.bots.searcher`, started on first use, ``nice``d by
 ``BASRA_BOT_NICE``): the request sends the position and waits (under gevent, its
 worker serves others meanwhile), and the operating system gives the CPU to the web
-workers first. With ``BASRA_BOT_PROCESSES=0``, or when a helper fails (it is then
-replaced), the move is worked out here as before, giving way every few milliseconds.
+workers first. The front ends take turns at the helpers (:class:`Helpers`), and a
+move waits for one at most ``BASRA_BOT_WAIT_SECONDS``, then the greedy level plays it.
+With ``BASRA_BOT_PROCESSES=0``, or when a helper fails (it is then replaced), the move
+is worked out here as before, giving way every few milliseconds.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import queue
 import subprocess
 import sys
 import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 from flask import current_app
@@ -69,39 +73,98 @@ class Helper:
         self.proc.wait()
 
 
+@dataclass
+class _Waiter:
+    """A move waiting for a helper: woken with one, or not at all."""
+
+    woken: threading.Event = field(default_factory=threading.Event)
+    helper: Helper | None = None
+
+
 class Helpers:
     """This process's helpers: up to ``size``, made as needed, each lent to one move at a
-    time (a move that finds none free waits for one)."""
+    time. A move that finds none free waits in its front end's queue, at most ``wait``
+    seconds; a helper given back goes to the waiting front end served longest ago (one
+    never served first), so however many searches one front end asks for, another's
+    move waits at most for the searches already running."""
 
     def __init__(self, size: int, nice: int) -> None:
         self.size, self.nice = size, nice
         self.made = 0
-        self.free: queue.Queue[Helper] = queue.Queue()
+        self.free: list[Helper] = []
         self._lock = threading.Lock()
+        self._turns: dict[str, deque[_Waiter]] = {}
+        """Front ends with moves waiting, each its queue."""
+        self._served: dict[str, float] = {}
+        """When each front end was last lent a helper (monotonic seconds)."""
 
-    def _borrow(self) -> Helper:
-        try:
-            return self.free.get_nowait()
-        except queue.Empty:
-            pass
+    def _borrow(self, owner: str, wait: float) -> Helper | None:
+        """A helper for ``owner``'s move, or None if none came within ``wait`` s."""
         with self._lock:
+            if self.free or self.made < self.size:
+                self._served[owner] = time.monotonic()
+            if self.free:
+                return self.free.pop()
             make = self.made < self.size
             if make:
                 self.made += 1
+            else:
+                waiter = _Waiter()
+                self._turns.setdefault(owner, deque()).append(waiter)
         if make:
             try:
                 return Helper(self.nice)
             except OSError:
+                self._lost()
+                raise
+        waiter.woken.wait(wait)
+        with self._lock:
+            if waiter.helper is None:  # not served in time: out of the queue
+                queue = self._turns.get(owner)
+                if queue is not None and waiter in queue:
+                    queue.remove(waiter)
+                    if not queue:
+                        del self._turns[owner]
+            return waiter.helper
+
+    def _give(self, helper: Helper) -> None:
+        """A helper back: to the front end next in turn, or free."""
+        with self._lock:
+            if not self._turns:
+                self.free.append(helper)
+                return
+            owner = min(self._turns, key=lambda o: self._served.get(o, 0.0))
+            queue = self._turns[owner]
+            waiter = queue.popleft()
+            if not queue:
+                del self._turns[owner]
+            self._served[owner] = time.monotonic()
+            waiter.helper = helper
+            waiter.woken.set()
+
+    def _lost(self) -> None:
+        """A helper gone (or never made): a waiting move gets a new one."""
+        with self._lock:
+            self.made -= 1
+            replace = bool(self._turns) and self.made < self.size
+            if replace:
+                self.made += 1
+        if replace:
+            try:
+                self._give(Helper(self.nice))
+            except OSError:
                 with self._lock:
                     self.made -= 1
-                raise
-        return self.free.get()
 
-    def decide(self, state: State, seat: int, level: str, cpu_ms: float) -> Move:
-        """The bot's move, worked out by a helper. A helper whose answer was not read to
-        the end (it failed, or the waiting request was interrupted) is never lent
-        again: its next answer could be this one's."""
-        helper = self._borrow()
+    def decide(self, state: State, seat: int, level: str, cpu_ms: float, owner: str,
+               wait: float) -> Move | None:
+        """The bot's move, worked out by a helper in ``owner``'s turn; None if no helper
+        was free within ``wait`` seconds. A helper whose answer was not read to the end
+        (it failed, or the waiting request was interrupted) is never lent again: its next
+        answer could be this one's."""
+        helper = self._borrow(owner, wait)
+        if helper is None:
+            return None
         try:
             answer = helper.ask({
                 "state": state_to_dict(state), "rules": state.rules.to_dict(),
@@ -109,10 +172,9 @@ class Helpers:
                 "cpu_ms": cpu_ms})
         except BaseException:
             helper.close()
-            with self._lock:
-                self.made -= 1
+            self._lost()
             raise
-        self.free.put(helper)
+        self._give(helper)
         return move_from_parts(seat, answer["card"], answer["capture"])
 
 
@@ -133,13 +195,23 @@ def _pool() -> Helpers | None:
     return pool
 
 
-def decide(state: State, seat: int, level: str) -> Move:
-    """A bot's move for this app: a searching level's in a helper process (here, should
-    the helper fail), the others here; either way within ``BASRA_BOT_CPU_MS``."""
+FALLBACK = "greedy"
+"""The level that plays a searching bot's move when no helper came in time."""
+
+
+def decide(state: State, seat: int, level: str, owner: str = "") -> Move:
+    """A bot's move for this app, for front end ``owner``: a searching level's in a
+    helper process in that front end's turn (here, should the helper fail; the
+    :data:`FALLBACK` level's when none came within ``BASRA_BOT_WAIT_SECONDS``), the
+    others here; either way within ``BASRA_BOT_CPU_MS``."""
     pool = _pool() if level in SEARCHING else None
     if pool is not None:
+        config = current_app.config
         try:
-            return pool.decide(state, seat, level, current_app.config["BASRA_BOT_CPU_MS"])
+            move = pool.decide(state, seat, level, config["BASRA_BOT_CPU_MS"], owner,
+                               config["BASRA_BOT_WAIT_SECONDS"])
         except (HelperLost, OSError):
             log.warning("a bot helper failed; searching here", exc_info=True)
+        else:
+            return move if move is not None else bot_move(state, seat, FALLBACK)
     return bot_move(state, seat, level, bot_pause())

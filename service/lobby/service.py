@@ -93,7 +93,7 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
             match, state = table
             return _sat(match, state, next(s.seat for s in match.seats if s.open), who)
         specs = [who] + [PlayerSpec(open=True)] * (rules.players - 1)
-        new = matches.deal_match(variant, rules, specs)
+        new = matches.deal_match(variant, rules, specs, tenant=tenant)
         match = matches.insert_match(new, tenant, quick=True, rated=rated)
         token = new.tokens[0].token
         assert token is not None
@@ -158,7 +158,7 @@ def rematch(match_id: str, tenant: int, token: Credential | None,
             for i in range(len(players))
         ]
         specs[moved] = PlayerSpec(mine.name, mine.player_id, vouched=mine.vouched)
-        new = matches.deal_match(match.variant, state.rules, specs)
+        new = matches.deal_match(match.variant, state.rules, specs, tenant=tenant)
         clock = (match.clock_seconds, match.clock_timeout or ClockTimeout.AUTOPLAY) \
             if match.clock_seconds else None
         follow = matches.insert_match(new, tenant, clock=clock, rated=match.rated)
@@ -176,6 +176,9 @@ def abort_match(match_id: str, tenant: int, token: Credential | None) -> MoveRes
         seat = require_seat(match.seat_keys, token)
         if match.status != MatchStatus.ACTIVE:
             raise WrongMatchStatus("only an active match can be aborted")
+        if match.tournament_game:
+            raise WrongMatchStatus("a tournament's game cannot be aborted: resign, or let "
+                                   "the clock decide")
         if seating.played(match, seat):
             raise WrongMatchStatus("a seat that has played can resign, not abort")
         match = seating.abort(match, state, seat)

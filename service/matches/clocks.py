@@ -10,14 +10,14 @@ from datetime import datetime, timedelta
 
 from flask import current_app
 
-from ..bots.helpers import decide
 from ..engine import State, apply_move, resign
-from ..engine.bots import bot_move, run_bots
+from ..engine.bots import bot_move
 from ..ops import metrics
 from ..storage.db import transaction
 from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 from ..storage.models import utcnow
 from . import changes, store
+from .replies import bots_play
 from .rows import LogEntry, MatchRow
 
 TIMEOUTS_TO_FORFEIT = 3
@@ -43,7 +43,7 @@ def _time_out(match: MatchRow, state: State) -> MatchRow:
             state = apply_move(state, bot_move(state, seat, "greedy"))
             assert state.last_play is not None
             mine = state.last_play
-            state, replies = run_bots(state, match.bots, decide=decide)
+            state, replies = bots_play(state, match.bots, match.tenant, worker=True)
             entries = [LogEntry.of(mine, timeout=True), *map(LogEntry.of, replies)]
             match = changes.save(match, state, entries, timeouts=tuple(timeouts))
     return match

@@ -65,6 +65,8 @@ class MatchRow:
     rated: bool
     rating_changes: tuple[dict[str, Any], ...] | None
     quick: bool
+    tournament_game: bool
+    """A tournament's game: its seats cannot abort it (their opponents' results stand)."""
     rematch_id: str | None
     clock_seconds: int | None
     clock_timeout: ClockTimeout | None

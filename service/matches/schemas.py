@@ -9,7 +9,7 @@ from marshmallow import validate
 
 from ..players.schemas import PLAYER_ID_FIELD, RATING_CHANGES, RatingChangeSchema
 from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
-from ..web.fields import CardField, UTCDateTime, card_list
+from ..web.fields import CardField, JsonInteger, UTCDateTime, card_list
 from . import render
 from .results import MatchView
 from .service import BOT_LEVELS
@@ -51,7 +51,7 @@ class PlayerSchema(ma.Schema):
 class ClockSchema(ma.Schema):
     """A turn clock."""
 
-    move_seconds = ma.fields.Integer(required=True, validate=validate.Range(min=5, max=86_400))
+    move_seconds = JsonInteger(required=True, validate=validate.Range(min=5, max=86_400))
     timeout = ma.fields.String(
         load_default=ClockTimeout.AUTOPLAY.value,
         validate=validate.OneOf([t.value for t in ClockTimeout]),

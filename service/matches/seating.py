@@ -6,12 +6,11 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
-from ..bots.helpers import decide
 from ..engine import State
-from ..engine.bots import run_bots
 from ..players import service as players
 from ..storage.enums import EndReason, MatchStatus, MoveKind
 from . import changes, store
+from .replies import bots_play
 from .rows import LogEntry, MatchRow, SeatRow
 from .seats import PlayerSpec, mint_token
 
@@ -38,7 +37,7 @@ def sit(match: MatchRow, state: State, seat: int, who: PlayerSpec) -> tuple[str,
     match = changes.save(match, state, [changes.log(MoveKind.JOIN, seat, state)],
                                 status=None if full else MatchStatus.WAITING, seats=seats)
     if match.status == MatchStatus.ACTIVE:
-        state, plays = run_bots(state, match.bots, decide=decide)
+        state, plays = bots_play(state, match.bots, match.tenant)
         if plays:
             match = changes.save(match, state, [LogEntry.of(p) for p in plays])
     return token, match, state

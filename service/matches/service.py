@@ -40,14 +40,12 @@ from ..engine import (
     resign,
     with_house_rules,
 )
-from ..engine.bots import POLICIES, SEARCHING, run_bots
+from ..engine.bots import POLICIES
 from ..players import service as players
 from ..players.service import Credential
 from ..storage.db import on_replica, statement_connection, transaction
 from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 from ..storage.models import MoveRecord, utcnow
-from ..tenants import limits
-from ..tenants.errors import BudgetSpent
 from . import cache, changes, clocks, finish, history, store
 from .errors import (
     ClockRanOut,
@@ -58,6 +56,7 @@ from .errors import (
     VersionMismatch,
     WrongPlayerCount,
 )
+from .replies import bots_play
 from .results import HistoryPage, MatchView, MoveResult, match_view
 from .rows import LogEntry, MatchRow
 from .seats import NewSeat, PlayerSpec, SeatToken, new_seats, require_seat
@@ -116,27 +115,29 @@ class NewMatch:
 
 
 def deal_match(variant: str, rules: Rules, players: Sequence[PlayerSpec],
-               decks: Sequence[Sequence[Card]] | None = None) -> NewMatch:
-    """Work out a new match for these players; pure but for the seed and the tokens, so
-    it runs before any lock is taken."""
+               decks: Sequence[Sequence[Card]] | None = None, *, tenant: int) -> NewMatch:
+    """Work out a new match of ``tenant`` for these players; pure but for the seed, the
+    tokens and the bots' bill, so it runs before any lock is taken."""
     initial = new_match(rules, new_seed(), decks or ())
     seats, tokens = new_seats(players)
     waiting = any(p.open for p in players)
     state, plays = initial, []
     if not waiting:
         bots = {i: p.bot for i, p in enumerate(players) if p.bot}
-        state, plays = run_bots(initial, bots, decide=decide)
+        state, plays = bots_play(initial, bots, tenant)
     return NewMatch(variant, initial, state, plays, seats, tokens, waiting, bool(decks))
 
 
 def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
-                 clock: tuple[int, str] | None = None, rated: bool = False) -> MatchRow:
+                 clock: tuple[int, str] | None = None, rated: bool = False,
+                 tournament_game: bool = False) -> MatchRow:
     """Store a worked-out match in the caller's write transaction (NOTIFYed on commit)."""
     match = store.create(
         str(uuid.uuid4()), tenant, new.variant, new.initial, new.seats,
         commitment(new.initial.seed), new.explicit_decks,
         status=MatchStatus.WAITING if new.waiting else MatchStatus.ACTIVE, quick=quick,
-        clock=(clock[0], ClockTimeout(clock[1])) if clock else None, rated=rated)
+        clock=(clock[0], ClockTimeout(clock[1])) if clock else None, rated=rated,
+        tournament_game=tournament_game)
     for seat in new.seats:
         if seat.vouched and seat.player_id is not None:
             players.remember(tenant, seat.player_id, seat.name)
@@ -165,7 +166,7 @@ def create_match(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
                 check_ratable(p, seated, f"players[{i}]")
                 assert p.player_id is not None
                 seated.append(p.player_id)
-    new = deal_match(variant, rules, players, decks)
+    new = deal_match(variant, rules, players, decks, tenant=tenant)
     with transaction(write=True):
         match = insert_match(new, tenant, clock=clock, rated=rated)
     view = match_view(match, new.state, None)
@@ -208,16 +209,6 @@ def purge_expired() -> None:
     _purged[0] = time.monotonic()
     with transaction(write=True):
         store.purge_idempotency(_idempotency_since())
-
-
-def _afford_searches(levels: Mapping[int, str]) -> None:
-    """Searching bots' replies are billed to the ``expensive`` budget, a reply a unit:
-    a move that would make them reply is refused (429) while that budget is spent."""
-    if any(level in SEARCHING for level in levels.values()):
-        wait = limits.budget_retry_after("expensive")
-        if wait is not None:
-            raise BudgetSpent(f"the computer's replies spent your expensive budget; try "
-                              f"again in {wait} s", retry_after=wait)
 
 
 MOVE_ATTEMPTS = 5
@@ -291,9 +282,7 @@ def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> 
     """The bots' replies to a move, and the save of both; None if the match moved on."""
     assert moved.last_play is not None
     mine = moved.last_play
-    levels = match.bots
-    _afford_searches(levels)
-    moved, replies = run_bots(moved, levels, decide=decide)
+    moved, replies = bots_play(moved, match.bots, match.tenant)
     timeouts = tuple(0 if i == seat else n for i, n in enumerate(match.timeouts)) \
         if match.timeouts and match.timeouts[seat] else None
     # the save refuses a key the seat already used: then the move goes round again
@@ -316,7 +305,6 @@ def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> 
         cache.written.put((after.tenant, after.id), (after, moved))
     else:
         cache.written.drop((after.tenant, after.id))
-    limits.charge("expensive", sum(1 for p in replies if levels.get(p.seat) in SEARCHING))
     if asked.key and time.monotonic() - _purged[0] > 3600:
         purge_expired()
     return MoveResult(mine, tuple(replies), view)
@@ -405,6 +393,15 @@ def resign_match(match_id: str, tenant: int, token: Credential | None,
     return MoveResult(None, (), match_view(saved, state, seat))
 
 
+def call_off(match_id: str, tenant: int) -> None:
+    """End a match that its event called off (a cancelled tournament's game), in the
+    caller's write transaction: ``aborted``, nobody wins; one over already stays so."""
+    match, state = store.read(match_id, tenant, lock=True)
+    if match.status in (MatchStatus.WAITING, MatchStatus.ACTIVE):
+        changes.save(match, state, status=MatchStatus.ABORTED, end_reason=EndReason.ABORTED)
+    cache.written.drop((tenant, match_id))
+
+
 def hint(match_id: str, tenant: int, token: Credential | None, level: str) -> Move:
     """The move bot ``level`` would play for the token's seat now."""
     with transaction():
@@ -415,7 +412,7 @@ def hint(match_id: str, tenant: int, token: Credential | None, level: str) -> Mo
         raise MatchFinished("the match is finished")
     if state.turn != seat:
         raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
-    return decide(state, seat, level)
+    return decide(state, seat, level, owner=str(tenant))
 
 
 # --- history and the log -------------------------------------------------------

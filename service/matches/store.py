@@ -34,8 +34,8 @@ _ROW = (_M.c.pk, _M.c.id, _M.c.tenant_pk, _M.c.variant, _M.c.rules_hash, _M.c.st
         _M.c.version, _M.c.seed, _M.c.commitment, _M.c.explicit_decks, _M.c.created_at,
         _M.c.updated_at, _M.c.finished_at, _M.c.scores, _M.c.winner, _M.c.draw,
         _M.c.end_reason, _M.c.rounds, _M.c.turn, _M.c.rated, _M.c.rating_changes,
-        _M.c.quick, _M.c.rematch_id, _M.c.clock_seconds, _M.c.clock_timeout, _M.c.deadline,
-        _M.c.timeouts)
+        _M.c.quick, _M.c.tournament_game, _M.c.rematch_id, _M.c.clock_seconds,
+        _M.c.clock_timeout, _M.c.deadline, _M.c.timeouts)
 """The columns of a :class:`MatchRow`, in its fields' order (its seats apart)."""
 _SEAT = (_S.c.seat, _S.c.name, _S.c.player_id, _S.c.bot, _S.c.token_hash, _S.c.vouched)
 _READ = (*_ROW, _M.c.rules, _M.c.snapshot, *_SEAT)
@@ -52,8 +52,8 @@ def _row(r: Sequence[Any], seats: tuple[SeatRow, ...]) -> MatchRow:
         r[0], r[1], r[2], r[3], r[4], MatchStatus(r[5]), r[6], bytes(r[7]), r[8], r[9],
         as_utc(r[10]), as_utc(r[11]), _moment(r[12]), tuple(r[13]), r[14], r[15],
         EndReason(r[16]) if r[16] else None, r[17], r[18], r[19],
-        tuple(changes) if changes is not None else None, r[21], r[22], r[23],
-        ClockTimeout(r[24]) if r[24] else None, _moment(r[25]), tuple(r[26] or ()), seats)
+        tuple(changes) if changes is not None else None, r[21], r[22], r[23], r[24],
+        ClockTimeout(r[25]) if r[25] else None, _moment(r[26]), tuple(r[27] or ()), seats)
 
 
 def _found(rows: Sequence[Sequence[Any]]) -> tuple[MatchRow, State]:
@@ -231,19 +231,21 @@ def _log(match_pk: int, read: int, entries: Sequence[LogEntry], now: datetime) -
 
 def create(match_id: str, tenant: int, variant: str, state: State, seats: Sequence[NewSeat],
            commitment: str, explicit_decks: bool, *, status: MatchStatus, quick: bool,
-           clock: tuple[int, ClockTimeout] | None, rated: bool) -> MatchRow:
+           clock: tuple[int, ClockTimeout] | None, rated: bool,
+           tournament_game: bool = False) -> MatchRow:
     """Insert a tenant's match at version 0, its seats and its starting snapshot."""
     now = utcnow()
     seconds, timeout = clock if clock else (None, None)
     fixed = {"id": match_id, "tenant_pk": tenant, "variant": variant,
              "rules": state.rules.to_dict(), "rules_hash": state.rules.content_hash,
              "seed": state.seed, "commitment": commitment, "explicit_decks": explicit_decks,
-             "created_at": now, "quick": quick, "rated": rated, "clock_seconds": seconds,
+             "created_at": now, "quick": quick, "tournament_game": tournament_game,
+             "rated": rated, "clock_seconds": seconds,
              "clock_timeout": timeout}
     row = MatchRow(
         0, match_id, tenant, variant, state.rules.content_hash, status, 0, state.seed,
         commitment, explicit_decks, now, now, None, (), None, False, None, 1, None, rated,
-        None, quick, None, seconds, timeout, None, (0,) * len(seats),
+        None, quick, tournament_game, None, seconds, timeout, None, (0,) * len(seats),
         tuple(SeatRow(i, s.name, s.player_id, s.bot, s.token_hash, s.vouched)
               for i, s in enumerate(seats)),
     ).after(state, 0, now, status=status)

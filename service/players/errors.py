@@ -18,12 +18,6 @@ class InvalidPlayerToken(ServiceError):
     reason = "invalid_player_token"
 
 
-class ServerKeyRequired(ServiceError):
-    """Minting a player token takes a server key: a browser key may never mint."""
-
-    reason = "server_key_required"
-
-
 class PlayerNotFound(ServiceError, LookupError):
     """No player of that id at this front end (another front end's are not found)."""
 

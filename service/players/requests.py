@@ -3,21 +3,47 @@ whether a seat request may name the player it names."""
 
 from __future__ import annotations
 
-from flask import g
+from flask import g, request
 
+from ..tenants import limits
 from ..tenants.requests import bearer_token
 from . import service as players
 from .errors import PlayerUnverified
 from .service import Credential, PlayerProof
 
+_PROOF = "player_proof"
+
+
+def _is_player_token(token: str | None) -> bool:
+    """A JWT (three dot-separated parts); seat tokens are URL-safe base64: never a dot."""
+    return token is not None and token.count(".") == 2
+
+
+def resolve_player() -> None:
+    """Before every /v1 request, once its front end is known: a player token is judged
+    first (401 before the body is read), and its player spends their own budgets."""
+    if request.method == "OPTIONS" or not request.path.startswith("/v1/"):
+        return
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not _is_player_token(token):
+        return
+    proof = players.verify(g.caller.tenant, g.caller.name, token)
+    setattr(g, _PROOF, proof)
+    setattr(g, limits.PLAYER, proof.player_id)
+
 
 def credential() -> Credential | None:
-    """The request's bearer: a seat token as sent, or (a JWT: three dot-separated parts)
-    the player a player token of this front end proves; None without one."""
+    """The request's bearer: a seat token as sent, or the player a player token of this
+    front end proves (:func:`resolve_player`); None without one."""
     token = bearer_token()
-    if token is None or token.count(".") != 2:
-        return token  # seat tokens are URL-safe base64: never a dot
-    return players.verify(g.caller.tenant, g.caller.name, token)
+    if not _is_player_token(token):
+        return token
+    proof: PlayerProof | None = g.get(_PROOF)
+    if proof is None:  # a request this app's hooks did not see (a test's own context)
+        assert token is not None
+        proof = players.verify(g.caller.tenant, g.caller.name, token)
+    return proof
 
 
 def seat_for(player_id: str | None, name: str | None,

@@ -11,13 +11,13 @@ from flask.views import MethodView
 
 from ..errors import MissingToken
 from ..tenants.limits import budget
-from ..tenants.requests import key_still_valid, tenant, waiter
+from ..tenants.requests import key_still_valid, server_key_only, tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
 from ..web.streams import heartbeat_seconds, last_event_id, sse_response
 from . import events as player_events
 from . import service as players
-from .errors import NotThisPlayer, ServerKeyRequired
+from .errors import NotThisPlayer
 from .leaderboards import LeaderboardPage, Listing, Record, leaderboard, rating_history, record
 from .requests import credential
 from .schemas import (
@@ -41,7 +41,7 @@ def _known_id(_endpoint: str | None, values: dict[str, Any] | None) -> None:
     player_id = (values or {}).get("player_id")
     if player_id is not None and not PLAYER_ID.fullmatch(player_id):
         raise Problem(422, "validation_error", "the player id is not one: 1-128 of "
-                      "A-Z a-z 0-9 . _ : @ -", field="player_id",
+                      "A-Z a-z 0-9 . _ : @ -, not . or ..", field="player_id",
                       message=re.sub(r"[^ -~]", "?", player_id[:32]))
 
 
@@ -49,18 +49,14 @@ def _known_id(_endpoint: str | None, values: dict[str, Any] | None) -> None:
 class Tokens(MethodView):
     """Vouch for a player."""
 
+    @server_key_only(blp)
     @budget("creates")
     @blp.arguments(MintSchema)
     @blp.response(201, MintedSchema)
-    @blp.alt_response(403, **problem_doc("a browser key (one limited to origins) may not "
-                                         "mint"))
     def post(self, body: dict[str, Any], player_id: str) -> tuple[MintedToken, int]:
         """Mint a player token (with a server key: one made without `--origin`). The
         player's seats then answer it wherever a seat token is accepted, and it takes a
         seat as that player at create, join and quick play."""
-        if not g.caller.server:
-            raise ServerKeyRequired("a browser key may not mint player tokens: mint them "
-                                    "on your server, with a key made without --origin")
         return players.mint(tenant(), g.caller.name, player_id, body.get("name"),
                             body["ttl_seconds"]), 201
 

@@ -7,14 +7,14 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import validate
 
-from ..web.fields import UTCDateTime
+from ..web.fields import JsonInteger, UTCDateTime
 from .leaderboards import LeaderboardPage
 from .service import MAX_TTL_SECONDS, MIN_TTL_SECONDS, PLAYER_ID
 
 PLAYER_ID_FIELD = {"validate": validate.Regexp(PLAYER_ID.pattern + r"\Z",
-                                               error="1-128 of A-Z a-z 0-9 . _ : @ -"),
+                                               error="1-128 of A-Z a-z 0-9 . _ : @ -, not . or .."),
                    "metadata": {"description": "the front end's own id for its user (1-128 "
-                                "of A-Z a-z 0-9 . _ : @ -)"}}
+                                "of A-Z a-z 0-9 . _ : @ -, not . or ..)"}}
 """A player id field's validation and description."""
 
 
@@ -23,7 +23,7 @@ class MintSchema(ma.Schema):
 
     name = ma.fields.String(validate=validate.Length(min=1, max=64), metadata={
         "description": "the player's display name (seats taken with the token show it)"})
-    ttl_seconds = ma.fields.Integer(
+    ttl_seconds = JsonInteger(
         load_default=3600, validate=validate.Range(min=MIN_TTL_SECONDS, max=MAX_TTL_SECONDS),
         metadata={"description": "how long the token lives"})
 

@@ -30,8 +30,9 @@ MIN_TTL_SECONDS = 60
 MAX_TTL_SECONDS = 86_400
 LEEWAY_SECONDS = 30
 """Clock skew allowed between the front end's server and this one."""
-PLAYER_ID = re.compile(r"[A-Za-z0-9._:@-]{1,128}")
-"""What a player id may be: 1-128 of ``A-Z a-z 0-9 . _ : @ -``."""
+PLAYER_ID = re.compile(r"(?!\.\.?\Z)[A-Za-z0-9._:@-]{1,128}")
+"""What a player id may be: 1-128 of ``A-Z a-z 0-9 . _ : @ -``, but not ``.`` or ``..``
+(a URL path cannot carry them: browsers resolve them away)."""
 
 
 @dataclass(frozen=True)

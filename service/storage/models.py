@@ -18,6 +18,7 @@ from sqlalchemy import (
     LargeBinary,
     String,
     Text,
+    false,
     text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
@@ -201,6 +202,9 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     """Each seat's ``{seat, player_id, before, after}`` once a rated match finished."""
     quick: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     """A quick-play table: the next quick-play caller with the same rules joins it."""
+    tournament_game: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False,
+                                                  server_default=false())
+    """A tournament's game: its seats cannot abort it."""
     rematch_id: Mapped[str | None] = mapped_column(String(36))
     """The follow-up match, once a seat asked for one."""
     clock_seconds: Mapped[int | None] = mapped_column(Integer)

@@ -12,9 +12,14 @@ class MissingApiKey(ServiceError):
 
 
 class InvalidApiKey(ServiceError):
-    """An X-API-Key that is unknown or revoked."""
+    """An X-API-Key that is unknown or revoked, or (``malformed``) that could be no key
+    of this service."""
 
     reason = "invalid_api_key"
+
+    def __init__(self, message: str, *, malformed: bool = False) -> None:
+        super().__init__(message)
+        self.malformed = malformed
 
 
 class Throttled(ServiceError):
@@ -36,6 +41,13 @@ class BudgetSpent(Throttled):
     spend ``expensive``)."""
 
     reason = "rate_limited"
+
+
+class ServerKeyRequired(ServiceError):
+    """A route that administers the front end (minting, webhooks, tournaments' creation
+    and cancel) asked with a browser key: it takes the server key."""
+
+    reason = "server_key_required"
 
 
 class OriginNotAllowed(ServiceError):

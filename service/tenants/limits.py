@@ -1,15 +1,18 @@
-"""Rate limits: Flask-Limiter budgets per tenant (its API key), or per client address for
-requests without a key, kept in Redis when ``REDIS_URL`` is set (shared by every
-instance) and in each process's memory otherwise.
+"""Rate limits: Flask-Limiter budgets per caller, kept in Redis when ``REDIS_URL`` is set
+(shared by every instance) and in each process's memory otherwise.
 
-Four budgets, each a Flask-Limiter limit string set by the environment: creating
-matches (``BASRA_LIMIT_CREATES``), moves and resignations (``BASRA_LIMIT_MOVES``),
-reads (``BASRA_LIMIT_READS``) and expert hints (``BASRA_LIMIT_EXPENSIVE``). A fifth,
-per client address whatever its key, is spent by every unknown or revoked API key it
-presents (``BASRA_LIMIT_AUTH_FAILURES``): spent, the address's unknown keys are refused
-with 429 before any look-up (keys it has used lately still work).
-``BASRA_RATE_LIMITS=off`` turns them all off. A request over budget gets a 429
-problem with ``Retry-After``.
+Whose budget a request spends (:func:`_who`): a player token's player's (each player
+their own, whichever key carries it); else a browser key's visitor's (the key's front
+end and the client address: visitors of one page never spend each other's, nor the
+server's); else the server key's front end's; a request with no key, its client
+address's. Four budgets, each a Flask-Limiter limit string set by the environment:
+creating matches (``BASRA_LIMIT_CREATES``), moves and resignations
+(``BASRA_LIMIT_MOVES``), reads (``BASRA_LIMIT_READS``) and searching bots' moves and
+hints (``BASRA_LIMIT_EXPENSIVE``). A fifth, per client address whatever its key, is
+spent by every unknown or revoked API key it presents (``BASRA_LIMIT_AUTH_FAILURES``).
+``BASRA_RATE_LIMITS=off`` turns them all off. A request over budget gets a 429 problem
+with ``Retry-After``, and its ``X-RateLimit-*`` headers describe the budget that ran
+out.
 
 Redis is optional at run time: its calls time out after ``BASRA_REDIS_TIMEOUT_SECONDS``,
 and while it is stopped or frozen Flask-Limiter counts in each process's memory instead
@@ -26,7 +29,7 @@ from functools import wraps
 from typing import Any, TypeVar
 
 from flask import Flask, current_app, g, has_request_context, request
-from flask_limiter import Limiter
+from flask_limiter import Limiter, RequestLimit
 from limits import parse
 
 from ..storage.models import LOCAL_TENANT
@@ -35,12 +38,31 @@ F = TypeVar("F", bound=Callable[..., Any])
 log = logging.getLogger(__name__)
 
 
+PLAYER = "budget_player"
+"""The ``g`` attribute where the players domain puts the id a request's player token
+proved (its budgets are then that player's)."""
+
+
 def _who() -> str:
-    """Whose budget a request spends: its tenant's, or its client address's."""
+    """Whose budget a request spends: its player's, its browser visitor's, its server
+    key's front end's, or (no key) its client address's."""
     caller = g.get("caller")
-    if caller is not None and caller.tenant != LOCAL_TENANT:
+    player = g.get(PLAYER)
+    if caller is None:
+        return _address()
+    if player is not None:
+        return f"player:{caller.tenant}:{player}"
+    if caller.tenant == LOCAL_TENANT:
+        return _address()
+    if caller.server:
         return f"tenant:{caller.tenant}"
-    return _address()
+    return f"browser:{caller.tenant}:{request.remote_addr or 'unknown'}"
+
+
+def holder(tenant: int) -> str:
+    """The budget of work done for a front end outside any request (the worker playing
+    a seat whose time ran out): its server key's."""
+    return f"tenant:{tenant}"
 
 
 KEY_PREFIX = "basra"
@@ -89,25 +111,32 @@ def spend_failed_key() -> None:
     _spend("auth_failures", _address(), 1)
 
 
-def budget_retry_after(name: str) -> int | None:
-    """Seconds until the request's tenant (or address) has budget ``name`` again, or
-    None while it has some left: for a use case that spends a budget its route does not
-    (a move that makes searching bots reply spends ``expensive``)."""
-    return _retry_after(name, _who())
+def budget_retry_after(name: str, who: str | None = None) -> int | None:
+    """Seconds until the request's caller (or ``who``, a :func:`holder`) has budget
+    ``name`` again, or None while some is left: for a use case that spends a budget
+    its route does not (searching bots' moves spend ``expensive``). Spent in a request,
+    the response's rate-limit headers describe this budget."""
+    return _retry_after(name, who or _who())
 
 
-def charge(name: str, cost: int) -> None:
-    """Spend ``cost`` from the request's tenant's (or address's) budget ``name``: the
+def charge(name: str, cost: int, who: str | None = None) -> None:
+    """Spend ``cost`` from the request's caller's (or ``who``'s) budget ``name``: the
     same count its routes' limits keep."""
     if cost:
-        _spend(name, _who(), cost)
+        _spend(name, who or _who(), cost)
+
+
+def _counting() -> bool:
+    """Whether budgets are counted here (an app with limits on; a request or the
+    worker's app context)."""
+    return bool(current_app.config["RATELIMIT_ENABLED"])
 
 
 def _retry_after(name: str, who: str) -> int | None:
-    if not (has_request_context() and current_app.config["RATELIMIT_ENABLED"]):
+    if not _counting():
         return None
     item = parse(current_app.config[f"BASRA_LIMIT_{name.upper()}"])
-    keys = (KEY_PREFIX, who, name)  # the keys Flask-Limiter counts a budget under
+    keys = [KEY_PREFIX, who, name]  # the keys Flask-Limiter counts a budget under
     try:
         if limiter.limiter.test(item, *keys):
             return None
@@ -115,11 +144,14 @@ def _retry_after(name: str, who: str) -> int | None:
     except Exception:
         log.warning("rate-limit store unavailable for budget %s", name, exc_info=True)
         return None
+    if has_request_context():  # the 429's X-RateLimit-* headers: this budget's
+        limiter.context.view_rate_limit = RequestLimit(limiter, item, keys, breached=True,
+                                                       shared=True)
     return max(1, int(reset_at - time.time()) + 1)
 
 
 def _spend(name: str, who: str, cost: int) -> None:
-    if not (has_request_context() and current_app.config["RATELIMIT_ENABLED"]):
+    if not _counting():
         return
     item = parse(current_app.config[f"BASRA_LIMIT_{name.upper()}"])
     try:

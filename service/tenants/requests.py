@@ -1,15 +1,50 @@
 """Who a request speaks for: the tenant of its ``X-API-Key``, resolved before every /v1
-request, its bearer token, and the client a parked request counts against."""
+request, what that key may do, its bearer token, and the client a parked request counts
+against.
+
+The keys' scopes, the one rule: a **server key** (made without ``--origin``) may do
+everything its front end may; a **browser key** (limited to origins, readable by every
+visitor of the page) does what a player may do and nothing that administers the front
+end. A route that administers it is marked :func:`server_key_only`; a browser key is
+refused there (403 ``server_key_required``) before its body is read or a budget spent.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from flask import current_app, g, request
 
 from ..errors import MissingToken
 from ..storage.models import LOCAL_TENANT
+from ..web.parser import Blueprint
+from ..web.problems import problem_doc
 from . import limits
-from .errors import InvalidApiKey, MissingApiKey, TooManyFailedKeys
-from .service import caller_for, known_caller
+from .errors import InvalidApiKey, MissingApiKey, ServerKeyRequired, TooManyFailedKeys
+from .service import caller_for
+
+F = TypeVar("F", bound=Callable[..., Any])
+_SERVER_KEY_ONLY = "_basra_server_key_only"
+
+
+def server_key_only(blp: Blueprint) -> Callable[[F], F]:
+    """Mark a route as one that administers the front end (minting, webhooks,
+    tournaments' creation and cancel): it takes the server key. Put it above the
+    route's other decorators."""
+    def decorate(view: F) -> F:
+        setattr(view, _SERVER_KEY_ONLY, True)
+        return blp.alt_response(403, **problem_doc(  # type: ignore[no-any-return]
+            "`server_key_required`: a browser key (one limited to origins) may not do "
+            "this"))(view)
+    return decorate
+
+
+def _takes_server_key() -> bool:
+    """Whether the route the request goes to is marked :func:`server_key_only`."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    handler = getattr(getattr(view, "view_class", None), request.method.lower(), view)
+    return bool(getattr(handler, _SERVER_KEY_ONLY, False))
 
 
 def resolve_tenant() -> None:
@@ -19,20 +54,26 @@ def resolve_tenant() -> None:
         return  # a CORS preflight carries no key; health checks and docs need none
     config = current_app.config
     key = request.headers.get("X-API-Key")
-    if key and known_caller(key, config["BASRA_KEY_CACHE_SECONDS"])[1] is None:
-        wait = limits.failed_keys_retry_after()
-        if wait is not None:
-            raise TooManyFailedKeys("too many unknown API keys from this address; try "
-                                    f"again in {wait} s", retry_after=wait)
     try:
         g.caller = caller_for(
             key, required=config["BASRA_API_KEYS"] == "required",
             origin=request.headers.get("Origin"),
             cache_seconds=config["BASRA_KEY_CACHE_SECONDS"],
         )
-    except InvalidApiKey:
+    except InvalidApiKey as error:
+        if error.malformed:
+            raise  # refused by its checksum: no look-up was spent on it
+        # a well-formed key found unknown or revoked: the address spends its budget, and
+        # once that is spent its unknown keys get 429 (a valid key is never refused)
+        wait = limits.failed_keys_retry_after()
+        if wait is not None:
+            raise TooManyFailedKeys("too many unknown API keys from this address; try "
+                                    f"again in {wait} s", retry_after=wait) from error
         limits.spend_failed_key()
         raise
+    if not g.caller.server and _takes_server_key():
+        raise ServerKeyRequired("a browser key (one limited to origins) may not do this: "
+                                "call it from your server, with a key made without --origin")
 
 
 def key_still_valid() -> bool:

@@ -1,14 +1,19 @@
 """Tenants (front ends) and their API keys: minting, hashing, checking, revoking.
 
-A request's key is looked up once per ``BASRA_KEY_CACHE_SECONDS`` per process,
-so checking it costs no query on the hot path; a revoked key stops working
-within that time everywhere.
+A key is ``bk_``, 40 random base62 characters and a 6-character checksum (CRC32 of the
+rest, base62, as GitHub's tokens carry): a string that is not one (a typo, a guess) is
+refused before any look-up (:func:`well_formed`). Keys made before the checksum (``bk_``
+and 43 URL-safe base64 characters) keep working. A request's key is looked up once per
+``BASRA_KEY_CACHE_SECONDS`` per process, so checking it costs no query on the hot path;
+a revoked key stops working within that time everywhere.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
+import zlib
 from dataclasses import dataclass
 
 from sqlalchemy import select, update
@@ -27,6 +32,34 @@ from .errors import (
 )
 
 KEY_PREFIX = "bk_"
+_BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_RANDOM_CHARS, _CHECK_CHARS = 40, 6
+_KEY = re.compile(rf"{KEY_PREFIX}[0-9A-Za-z]{{{_RANDOM_CHARS + _CHECK_CHARS}}}")
+_LEGACY_KEY = re.compile(rf"{KEY_PREFIX}[A-Za-z0-9_-]{{43}}")
+"""A key made before keys carried a checksum: 32 random bytes, URL-safe base64."""
+
+
+def _checksum(body: str) -> str:
+    """CRC32 of a key's prefix and random part, as 6 base62 characters."""
+    n, out = zlib.crc32(body.encode()), []
+    for _ in range(_CHECK_CHARS):
+        n, digit = divmod(n, 62)
+        out.append(_BASE62[digit])
+    return "".join(reversed(out))
+
+
+def new_key() -> str:
+    """A fresh API key: prefix, 40 random base62 characters (238 bits), checksum."""
+    body = KEY_PREFIX + "".join(secrets.choice(_BASE62) for _ in range(_RANDOM_CHARS))
+    return body + _checksum(body)
+
+
+def well_formed(key: str) -> bool:
+    """Whether ``key`` could be a key of this service (its checksum holds, or it has the
+    shape of a key made before checksums): no look-up is spent on one that could not."""
+    if _KEY.fullmatch(key):
+        return _checksum(key[:-_CHECK_CHARS]) == key[-_CHECK_CHARS:]
+    return _LEGACY_KEY.fullmatch(key) is not None
 
 
 def hash_key(key: str) -> str:
@@ -40,11 +73,6 @@ def hash_key(key: str) -> str:
 _lookups = SingleFlight()
 
 
-def known_caller(key: str, cache_seconds: float) -> tuple[bool, Caller | None]:
-    """What this process knows lately of ``key``, with no query: (known, its caller)."""
-    return cache.keys.get(hash_key(key), cache_seconds)
-
-
 def caller_for(key: str | None, *, required: bool, origin: str | None,
                cache_seconds: float) -> Caller:
     """The tenant a request's X-API-Key belongs to; without a key, the local tenant
@@ -53,6 +81,9 @@ def caller_for(key: str | None, *, required: bool, origin: str | None,
         if required:
             raise MissingApiKey("send your front end's API key as 'X-API-Key: <key>'")
         return LOCAL
+    if not well_formed(key):
+        raise InvalidApiKey("this is not an API key of this service (a typo? keys are "
+                            "'bk_' and 46 letters and digits)", malformed=True)
     digest = hash_key(key)
     fresh, caller = cache.keys.get(digest, cache_seconds)
     if not fresh:
@@ -94,7 +125,7 @@ def create_key(name: str, origins: list[str]) -> str:
     or without them a server key."""
     if name == LOCAL.name:
         raise TenantNameTaken("'local' is the built-in tenant of requests without a key")
-    key = KEY_PREFIX + secrets.token_urlsafe(32)
+    key = new_key()
     with transaction(write=True):
         tenant = db.session.execute(select(Tenant).where(Tenant.name == name)).scalar()
         if tenant is None:

@@ -31,6 +31,12 @@ class PlayerRequired(ServiceError):
     reason = "player_required"
 
 
+class TooManyTournaments(ServiceError):
+    """The front end holds as many tournaments scheduled or running as it may."""
+
+    reason = "too_many_tournaments"
+
+
 class TwoPlayersOnly(ServiceError):
     """Tournament matches are two-player: the variant with these rules is not."""
 

@@ -1,4 +1,4 @@
-"""``/v1/tournaments``: create and list (the front end's key), join and withdraw (a
+"""``/v1/tournaments``: create and cancel (the server key), list, join and withdraw (a
 player token, or a server key naming the player), read."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from flask.views import MethodView
 
 from ..players.requests import credential, seat_for
 from ..tenants.limits import budget
-from ..tenants.requests import tenant
+from ..tenants.requests import server_key_only, tenant
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
 from . import service as tournaments
@@ -51,10 +51,14 @@ def _entrant(body: dict[str, Any]) -> tuple[str, str | None]:
 class Tournaments(MethodView):
     """Create and list tournaments."""
 
+    @server_key_only(blp)
     @budget("creates")
     @blp.arguments(CreateTournamentSchema)
     @blp.response(201, TournamentSchema, headers={"Location": {
         "description": "the tournament's URL", "schema": {"type": "string"}}})
+    @blp.alt_response(409, **problem_doc("`too_many_tournaments`: the front end holds "
+                                         "BASRA_TOURNAMENTS_PER_FRONT_END scheduled or "
+                                         "running"))
     def post(self, body: dict[str, Any]) -> tuple[TournamentView, int, dict[str, str]]:
         """Schedule a tournament; `basra worker` starts it at `starts_at` (or cancels it
         below `min_players`), pairs it, creates its matches and finishes it."""
@@ -86,6 +90,22 @@ class TournamentById(MethodView):
         """Status, entrants, standings (points, Buchholz, Sonneborn-Berger, rating) and
         every pairing with its match."""
         return tournaments.read(tenant(), tournament_id)
+
+
+@blp.route("/<string:tournament_id>/cancel")
+class Cancel(MethodView):
+    """Call a tournament off."""
+
+    @server_key_only(blp)
+    @budget("creates")
+    @blp.response(200, TournamentSchema)
+    @blp.alt_response(404, **problem_doc("no such tournament at this front end"))
+    @blp.alt_response(409, **problem_doc("it is over already"))
+    def post(self, tournament_id: str) -> TournamentView:
+        """Cancel a scheduled or running tournament: status `cancelled`, its games under
+        way aborted (nobody wins them); its players hear
+        `tournament.finished` on their streams, the front end by webhook."""
+        return tournaments.cancel(tenant(), tournament_id)
 
 
 @blp.route("/<string:tournament_id>/join")

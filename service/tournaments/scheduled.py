@@ -19,19 +19,24 @@ from typing import Any
 from sqlalchemy import func, select, update
 
 from ..engine import load_variant, with_house_rules
-from ..live.listener import CHANNEL
 from ..matches.rows import MatchRow
 from ..matches.seats import PlayerSpec
 from ..matches.service import deal_match, insert_match
-from ..players import events as player_events
-from ..storage import writes
 from ..storage.db import DISCONNECTED, db, transaction
 from ..storage.enums import MatchStatus, PairingStatus, TournamentStatus, TournamentSystem
 from ..storage.errors import DatabaseUnavailable
 from ..storage.models import Entrant, Match, Pairing, Tournament, as_utc, utcnow
-from ..webhooks import service as webhooks
 from . import pairing
-from .service import OVER, Loaded, counted_games, load, result_of, standing_row, standings_of
+from .service import (
+    OVER,
+    Loaded,
+    announce,
+    counted_games,
+    end,
+    load,
+    result_of,
+    standings_of,
+)
 
 log = logging.getLogger(__name__)
 STEPS_SECONDS = 5.0
@@ -41,15 +46,35 @@ REMATCH_AFTER_SECONDS = 3.0
 """An arena pairs last opponents again only once one of them has waited this long."""
 
 
-def due(now: datetime, limit: int = 100) -> list[int]:
-    """Tournaments with a step to look at: scheduled ones whose start has come, running
-    ones."""
+DUE_LOOKED_AT = 1000
+"""A pass reads at most this many due tournaments (the per-front-end cap keeps them few)."""
+
+
+def due(now: datetime, limit: int = DUE_LOOKED_AT) -> list[int]:
+    """Tournaments with a step to look at (scheduled ones whose start has come, running
+    ones), the front ends in turn: each one's first, then each one's second, ... so no
+    front end's count pushes another's out of a pass."""
+    turn = func.row_number().over(partition_by=Tournament.tenant_pk,
+                                  order_by=Tournament.pk).label("turn")
+    looked = select(Tournament.pk, turn).where(
+        ((Tournament.status == TournamentStatus.SCHEDULED) & (Tournament.starts_at <= now))
+        | (Tournament.status == TournamentStatus.RUNNING)).subquery()
     with transaction():
         return list(db.session.execute(
-            select(Tournament.pk).where(
-                ((Tournament.status == TournamentStatus.SCHEDULED) & (Tournament.starts_at <= now))
-                | (Tournament.status == TournamentStatus.RUNNING))
-            .order_by(Tournament.pk).limit(limit)).scalars())
+            select(looked.c.pk).order_by(looked.c.turn, looked.c.pk).limit(limit)).scalars())
+
+
+_served: dict[int, float] = {}
+"""When this worker last took each due tournament's step (monotonic seconds)."""
+
+
+def in_turn(pks: list[int]) -> list[int]:
+    """Due tournaments in the order this worker serves them: the longest unserved first
+    (never served: first of all), ties in the front ends' turn of :func:`due`; a pass
+    cut short by :data:`STEPS_SECONDS` resumes where it stopped."""
+    for gone in _served.keys() - set(pks):
+        del _served[gone]
+    return sorted(pks, key=lambda pk: _served.get(pk, 0.0))
 
 
 def step(pk: int) -> bool:
@@ -70,29 +95,19 @@ def step(pk: int) -> bool:
         return _advance(t, now)
 
 
-def _announce(t: Tournament, kind: str, data: dict[str, Any],
-              personal: dict[str, dict[str, Any]]) -> None:
-    """A tournament event: the front end's webhooks, and each named player's stream."""
-    writes.write([
-        *webhooks.outbox(t.tenant_pk, [(kind, {"tournament_id": t.id, **data})]),
-        player_events.events(t.tenant_pk, [(player, kind, {"tournament_id": t.id, **mine})
-                                           for player, mine in personal.items()]),
-    ], CHANNEL)
-
-
 def _start(t: Tournament, now: datetime) -> None:
     """Start the tournament (pairing its first round or its first games), or cancel it
     below ``min_players``."""
     loaded = load(t)
     entrants = [e.player_id for e in loaded.entrants]
     if len(entrants) < t.min_players:
-        _end(t, now, TournamentStatus.CANCELLED, loaded)
+        end(t, now, TournamentStatus.CANCELLED, loaded)
         return
     t.status = TournamentStatus.RUNNING
     if t.system == TournamentSystem.ARENA:
         assert t.duration_minutes is not None
         t.ends_at = now + timedelta(minutes=t.duration_minutes)
-    _announce(t, "tournament.started", {"name": t.name, "system": t.system,
+    announce(t, "tournament.started", {"name": t.name, "system": t.system,
                                         "entrants": entrants},
               {p: {"name": t.name, "system": t.system} for p in entrants})
     _pair(t, loaded, now)
@@ -109,7 +124,7 @@ def _advance(t: Tournament, now: datetime) -> bool:
         loaded = load(t)
         assert t.rounds is not None
         if t.round >= t.rounds or sum(e.withdrawn_at is None for e in loaded.entrants) < 2:
-            _end(t, now, TournamentStatus.FINISHED, loaded)
+            end(t, now, TournamentStatus.FINISHED, loaded)
         else:
             _pair(t, loaded, now)
         return True
@@ -118,7 +133,7 @@ def _advance(t: Tournament, now: datetime) -> bool:
         db.session.execute(update(Pairing).where(
             Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING
         ).values(status=PairingStatus.VOID))
-        _end(t, now, TournamentStatus.FINISHED, load(t))
+        end(t, now, TournamentStatus.FINISHED, load(t))
         return True
     free = db.session.execute(select(func.count()).where(
         Entrant.tournament_pk == t.pk, Entrant.withdrawn_at.is_(None),
@@ -155,9 +170,10 @@ def _open_match(t: Tournament, first: str, second: str, names: dict[str, str]) -
     act for them), with the tournament's clock and rules."""
     rules = with_house_rules(load_variant(t.variant).rules, t.rules)
     new = deal_match(t.variant, rules, [
-        PlayerSpec(name=names[p], player_id=p, vouched=True) for p in (first, second)])
+        PlayerSpec(name=names[p], player_id=p, vouched=True) for p in (first, second)],
+        tenant=t.tenant_pk)
     return insert_match(new, t.tenant_pk, clock=(t.clock_seconds, t.clock_timeout),
-                        rated=t.rated)
+                        rated=t.rated, tournament_game=True)
 
 
 def _pair(t: Tournament, loaded: Loaded, now: datetime) -> bool:
@@ -202,7 +218,7 @@ def _pair(t: Tournament, loaded: Loaded, now: datetime) -> bool:
             assert me is not None
             personal[me] = {"round": t.round, "bye": False, "match_id": m.id, "seat": seat,
                             "opponent": other}
-    _announce(t, "tournament.round", {
+    announce(t, "tournament.round", {
         "round": t.round if t.system == TournamentSystem.SWISS else None,
         "pairings": games, "bye": bye,
     }, personal)
@@ -221,32 +237,20 @@ def _waited(loaded: Loaded, now: datetime) -> dict[str, float]:
     return {who: (now - at).total_seconds() for who, at in since.items()}
 
 
-def _end(t: Tournament, now: datetime, status: TournamentStatus, loaded: Loaded) -> None:
-    """Finish (or cancel) the tournament, its final standings kept and announced."""
-    t.status, t.finished_at = status, now
-    final = standings_of(t, loaded) if status == TournamentStatus.FINISHED else []
-    t.standings = [standing_row(s) for s in final]
-    places = {s.player_id: s for s in final}
-    _announce(t, "tournament.finished", {"status": status, "standings": t.standings}, {
-        e.player_id: {"status": status,
-                      "rank": places[e.player_id].rank if e.player_id in places else None,
-                      "points": places[e.player_id].points if e.player_id in places else None}
-        for e in loaded.entrants})
-
-
 def run_tournaments() -> int:
     """Every due tournament's step (the worker's pass); how many changed. A step that
     fails is rolled back and logged, and the others go on (a lost database is the
     worker's to retry)."""
     started = time.monotonic()
     changed = 0
-    for pk in due(utcnow()):
+    for pk in in_turn(due(utcnow())):
         try:
             changed += step(pk)
         except (DatabaseUnavailable, *DISCONNECTED):
             raise
         except Exception:
             log.exception("tournament step failed", extra={"tournament_pk": pk})
-        if time.monotonic() - started > STEPS_SECONDS:  # the clocks' turn comes round too
+        _served[pk] = time.monotonic()
+        if _served[pk] - started > STEPS_SECONDS:  # the clocks' turn comes round too
             break
     return changed

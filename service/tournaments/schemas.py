@@ -12,7 +12,7 @@ from ..matches.schemas import ClockSchema
 from ..players.schemas import PLAYER_ID_FIELD
 from ..storage.enums import PairingStatus, TournamentStatus, TournamentSystem
 from ..storage.models import utcnow
-from ..web.fields import UTCDateTime
+from ..web.fields import JsonInteger, UTCDateTime, ZonedDateTime
 from ..webhooks.schemas import StandingSchema
 
 MAX_AHEAD = timedelta(days=90)
@@ -31,15 +31,15 @@ class CreateTournamentSchema(ma.Schema):
         "description": "house-rule overrides for every match, deep-merged"})
     system = ma.fields.String(required=True,
                               validate=validate.OneOf([s.value for s in TournamentSystem]))
-    rounds = ma.fields.Integer(validate=validate.Range(min=1, max=20), metadata={
+    rounds = JsonInteger(validate=validate.Range(min=1, max=20), metadata={
         "description": "swiss: how many rounds (1-20)"})
-    duration_minutes = ma.fields.Integer(validate=validate.Range(min=5, max=720), metadata={
+    duration_minutes = JsonInteger(validate=validate.Range(min=5, max=720), metadata={
         "description": "arena: how long it runs (5-720)"})
-    starts_at = UTCDateTime(required=True, metadata={
-        "description": "when basra worker starts it (at most 90 days ahead)"})
-    min_players = ma.fields.Integer(load_default=2, validate=validate.Range(min=2, max=1024),
+    starts_at = ZonedDateTime(required=True, metadata={
+        "description": "when basra worker starts it (at most 90 days ahead), with its zone"})
+    min_players = JsonInteger(load_default=2, validate=validate.Range(min=2, max=1024),
                                     metadata={"description": "cancelled at the start below this"})
-    max_players = ma.fields.Integer(load_default=256, validate=validate.Range(min=2, max=1024))
+    max_players = JsonInteger(load_default=256, validate=validate.Range(min=2, max=1024))
     rated = ma.fields.Boolean(load_default=False, metadata={
         "description": "every match rated in the variant's pool"})
     clock = ma.fields.Nested(ClockSchema, required=True)
@@ -110,7 +110,7 @@ class TournamentSchema(ma.Schema):
     system = ma.fields.String(required=True)
     status = ma.fields.String(required=True, validate=validate.OneOf(
         [s.value for s in TournamentStatus]))
-    planned_rounds = ma.fields.Integer(required=True, allow_none=True, metadata={
+    planned_rounds = JsonInteger(required=True, allow_none=True, metadata={
         "description": "swiss: the rounds it was created with"})
     duration_minutes = ma.fields.Integer(required=True, allow_none=True)
     starts_at = UTCDateTime(required=True)

@@ -9,11 +9,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from flask import current_app
+from sqlalchemy import func, select, update
 
 from ..engine import load_variant, with_house_rules
+from ..live.listener import CHANNEL
 from ..matches.changes import MatchChanged
+from ..matches.service import call_off
+from ..players import events as player_events
 from ..players import service as players
+from ..storage import writes
 from ..storage.db import db, transaction
 from ..storage.enums import MatchStatus, PairingStatus, TournamentStatus, TournamentSystem
 from ..storage.models import (
@@ -22,13 +27,21 @@ from ..storage.models import (
     Pairing,
     Player,
     Rating,
+    Tenant,
     Tournament,
     as_utc,
     utcnow,
 )
 from ..storage.writes import Rows
+from ..webhooks import service as webhooks
 from . import pairing
-from .errors import EntryClosed, NotEntered, TournamentNotFound, TwoPlayersOnly
+from .errors import (
+    EntryClosed,
+    NotEntered,
+    TooManyTournaments,
+    TournamentNotFound,
+    TwoPlayersOnly,
+)
 from .pairing import Game, Standing
 
 OVER = (TournamentStatus.FINISHED, TournamentStatus.CANCELLED)
@@ -114,6 +127,7 @@ def create(tenant: int, spec: TournamentSpec) -> TournamentView:
             f"tournament matches are two-player; {spec.variant} with these rules is for "
             f"{rules.players}", field="rules", problem="must be a two-player game")
     with transaction(write=True):
+        _check_open_count(tenant)
         row = Tournament(
             id=str(uuid.uuid4()), tenant_pk=tenant, name=spec.name, variant=spec.variant,
             rules=spec.rules, system=spec.system, rounds=spec.rounds,
@@ -124,6 +138,41 @@ def create(tenant: int, spec: TournamentSpec) -> TournamentView:
         db.session.add(row)
         db.session.flush()
         return _view(row)
+
+
+def _check_open_count(tenant: int) -> None:
+    """A front end holds at most ``BASRA_TOURNAMENTS_PER_FRONT_END`` tournaments scheduled
+    or running (:class:`TooManyTournaments`); its creates queue on its row meanwhile."""
+    db.session.execute(select(Tenant.pk).where(Tenant.pk == tenant).with_for_update())
+    cap = current_app.config["BASRA_TOURNAMENTS_PER_FRONT_END"]
+    held = db.session.execute(select(func.count()).where(
+        Tournament.tenant_pk == tenant, Tournament.status.not_in(OVER))).scalar_one()
+    if held >= cap:
+        raise TooManyTournaments(
+            f"this front end has {held} tournaments scheduled or running, the most it may "
+            f"(BASRA_TOURNAMENTS_PER_FRONT_END={cap}); cancel one or wait for one to end")
+
+
+def cancel(tenant: int, tournament_id: str) -> TournamentView:
+    """Call a tournament off (the front end's server): ``cancelled``, its games under way
+    aborted (nobody wins them), its players told on their streams and the front end by
+    its webhooks."""
+    with transaction(write=True):
+        t = _find(tenant, tournament_id, lock=True)
+        if t.status in OVER:
+            raise EntryClosed(f"the tournament is {t.status} already")
+        playing = list(db.session.execute(
+            select(Match.id).join(Pairing, Pairing.match_pk == Match.pk).where(
+                Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING)
+        ).scalars())
+        db.session.execute(update(Pairing).where(
+            Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING
+        ).values(status=PairingStatus.VOID, finished_at=utcnow()))
+        for match_id in playing:
+            call_off(match_id, tenant)
+        end(t, utcnow(), TournamentStatus.CANCELLED, load(t))
+        db.session.flush()
+        return _view(t)
 
 
 def _find(tenant: int, tournament_id: str, *, lock: bool = False) -> Tournament:
@@ -322,6 +371,29 @@ def results(change: MatchChanged) -> list[Rows]:
     return [Rows(Pairing.__table__, ({"match_pk": match.pk, **ended,
                                       "finished_at": match.updated_at},),
                  key=("match_pk",), where=(("status", PairingStatus.PLAYING),))]
+
+
+def announce(t: Tournament, kind: str, data: dict[str, Any],
+              personal: dict[str, dict[str, Any]]) -> None:
+    """A tournament event: the front end's webhooks, and each named player's stream."""
+    writes.write([
+        *webhooks.outbox(t.tenant_pk, [(kind, {"tournament_id": t.id, **data})]),
+        player_events.events(t.tenant_pk, [(player, kind, {"tournament_id": t.id, **mine})
+                                           for player, mine in personal.items()]),
+    ], CHANNEL)
+
+
+def end(t: Tournament, now: datetime, status: TournamentStatus, loaded: Loaded) -> None:
+    """Finish (or cancel) the tournament, its final standings kept and announced."""
+    t.status, t.finished_at = status, now
+    final = standings_of(t, loaded) if status == TournamentStatus.FINISHED else []
+    t.standings = [standing_row(s) for s in final]
+    places = {s.player_id: s for s in final}
+    announce(t, "tournament.finished", {"status": status, "standings": t.standings}, {
+        e.player_id: {"status": status,
+                      "rank": places[e.player_id].rank if e.player_id in places else None,
+                      "points": places[e.player_id].points if e.player_id in places else None}
+        for e in loaded.entrants})
 
 
 def standing_row(s: Standing) -> dict[str, Any]:

@@ -50,3 +50,48 @@ class UTCDateTime(ma.fields.AwareDateTime):
         if isinstance(value, datetime) and value.tzinfo is None:
             value = value.replace(tzinfo=UTC)
         return super()._serialize(value, attr, obj, **kwargs)
+
+
+class JsonInteger(ma.fields.Integer):
+    """An integer of a JSON body: a JSON integer only (``"60"``, ``2.5`` and ``true`` are
+    refused, not read as numbers)."""
+
+    default_error_messages = {  # noqa: RUF012
+        "invalid": "must be a JSON integer, as 60 (not \"60\", 60.5 or true)",
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(strict=True, **kwargs)
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.make_error("invalid")
+        return value
+
+
+EARLIEST_YEAR, LATEST_YEAR = 2000, 2999
+"""The years a time sent in a body may name: others are typos (year 1, 20250)."""
+
+
+class ZonedDateTime(ma.fields.AwareDateTime):
+    """A time sent in a body: ISO 8601 with its zone (``Z`` or an offset), in a year
+    between :data:`EARLIEST_YEAR` and :data:`LATEST_YEAR`."""
+
+    default_error_messages = {  # noqa: RUF012
+        "zone": "must carry its time zone, as 2026-12-03T18:00:00Z or +02:00",
+        "year": f"must be in a year from {EARLIEST_YEAR} to {LATEST_YEAR}",
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(format="iso", **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> datetime:
+        try:
+            parsed: datetime = super()._deserialize(value, attr, data, **kwargs)
+        except ma.ValidationError as error:
+            if isinstance(value, str) and "aware" in str(error.messages):
+                raise self.make_error("zone") from error
+            raise
+        if not EARLIEST_YEAR <= parsed.astimezone(UTC).year <= LATEST_YEAR:
+            raise self.make_error("year")
+        return parsed.astimezone(UTC)

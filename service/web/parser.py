@@ -1,7 +1,7 @@
-"""Request bodies and query strings: webargs' parser, refusing JSON nested too deep,
-numbers too long, or text holding a NUL character (which PostgreSQL cannot store) or a
-lone surrogate (``"\ud800"``: JSON may escape one, UTF-8 cannot encode it) as a 400
-problem, where the default would fail with a 500."""
+"""Request paths, bodies and query strings: webargs' parser, refusing JSON nested too
+deep, numbers too long, or text holding a NUL character (which PostgreSQL cannot store;
+in the path too) or a lone surrogate (``"\ud800"``: JSON may escape one, UTF-8 cannot
+encode it) as a 400 problem, where the default would fail with a 500."""
 
 from __future__ import annotations
 
@@ -42,6 +42,13 @@ def _trouble(data: Any, limit: int) -> str | None:
                 return f"the body nests deeper than {limit} levels"
             stack.extend((child, depth + 1) for child in item)
     return None
+
+
+def refuse_nul_in_path(_endpoint: str | None, _values: dict[str, Any] | None) -> None:
+    """Before any route reads its path: a NUL character there (``%00``) is a 400, not a
+    look-up that PostgreSQL would fail."""
+    if "\x00" in flask.request.path:
+        raise Problem(400, "bad_request", "the path holds a NUL character (%00)")
 
 
 class BodyParser(FlaskParser):

@@ -10,7 +10,7 @@ from flask import current_app
 from flask.views import MethodView
 
 from ..tenants.limits import budget
-from ..tenants.requests import keyed_tenant
+from ..tenants.requests import keyed_tenant, server_key_only
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
 from . import service as webhooks
@@ -41,6 +41,7 @@ def _known_id(_endpoint: str | None, values: dict[str, Any] | None) -> None:
 class Webhooks(MethodView):
     """The front end's webhooks."""
 
+    @server_key_only(blp)
     @budget("reads")
     @blp.response(200, WebhookListSchema)
     @blp.doc(security=KEY)
@@ -48,6 +49,7 @@ class Webhooks(MethodView):
         """Every webhook of the caller's API key's front end."""
         return {"webhooks": webhooks.list_webhooks(keyed_tenant())}
 
+    @server_key_only(blp)
     @budget("creates")
     @blp.arguments(CreateWebhookSchema)
     @blp.response(201, CreatedWebhookSchema)
@@ -66,6 +68,7 @@ class Webhooks(MethodView):
 class WebhookById(MethodView):
     """One webhook."""
 
+    @server_key_only(blp)
     @budget("creates")
     @blp.response(204)
     @blp.alt_response(404, **problem_doc("no such webhook"))
@@ -79,6 +82,7 @@ class WebhookById(MethodView):
 class Deliveries(MethodView):
     """What the webhook's receiver answered."""
 
+    @server_key_only(blp)
     @budget("reads")
     @blp.response(200, DeliveriesSchema)
     @blp.alt_response(404, **problem_doc("no such webhook"))

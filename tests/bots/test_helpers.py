@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
+import pytest
 from flask import Flask
 
 from service.bots import helpers, searcher
@@ -60,16 +62,16 @@ def test_helpers_run_at_a_lower_priority_and_a_dead_one_is_replaced(tmp_path: Pa
         helpers.decide(state, state.turn, "expert")
         pool = helpers._pool()
         assert pool is not None
-        (helper,) = list(pool.free.queue)
+        (helper,) = list(pool.free)
         assert int(_stat(helper.proc.pid)[16]) == min(19, os.nice(0) + 7)  # 7 below us
         os.kill(helper.proc.pid, signal.SIGKILL)
         helper.proc.wait()
         move = helpers.decide(state, state.turn, "expert")  # searched here this time
         assert move in legal_moves(state)
-        assert pool.made == 0 and pool.free.empty()
+        assert pool.made == 0 and not pool.free
         helpers.decide(state, state.turn, "expert")  # and a new helper made
         assert pool.made == 1
-        (again,) = list(pool.free.queue)
+        (again,) = list(pool.free)
         assert again.proc.pid != helper.proc.pid
 
 
@@ -87,3 +89,59 @@ def test_the_helper_stops_its_search_at_the_cpu_budget() -> None:
         assert answer["card"] in {str(m.card) for m in legal_moves(state)}
     assert min(used) < 0.120, used  # a budget and one world's overrun at most
     apply_move(state, legal_moves(state)[0])
+
+
+class _HeldHelper:
+    """A helper that answers only when told to, noting whose move it worked out."""
+
+    served: list[str] = []  # noqa: RUF012 - the test's record, reset by it
+    go_on: threading.Semaphore = threading.Semaphore(0)
+
+    def __init__(self, nice: int) -> None:
+        pass
+
+    def ask(self, request: dict) -> dict:
+        _HeldHelper.go_on.acquire()
+        _HeldHelper.served.append(request["level"])
+        return {"card": str(legal_moves(_positions(1)[0])[0].card), "capture": None}
+
+    def close(self) -> None:
+        pass
+
+
+def test_front_ends_take_turns_at_the_helpers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One helper, a front end's five searches queued: the move of another front end that
+    comes after them is served next (round robin), not sixth; a move that finds no
+    helper within its wait gets None (its bot plays the fallback level)."""
+    monkeypatch.setattr(helpers, "Helper", _HeldHelper)
+    _HeldHelper.served, _HeldHelper.go_on = [], threading.Semaphore(0)
+    pool = helpers.Helpers(1, 0)
+    state = _positions(1)[0]
+
+    def move(owner: str, tag: str) -> threading.Thread:
+        thread = threading.Thread(target=pool.decide, args=(state, state.turn, tag, 1.0,
+                                                            owner, 30.0))
+        thread.start()
+        return thread
+
+    def queued(count: int) -> None:
+        deadline = time.monotonic() + 10
+        while sum(map(len, pool._turns.values())) < count:
+            assert time.monotonic() < deadline
+            time.sleep(0.005)
+
+    threads = [move("flood", "flood-0")]
+    while pool.made < 1:
+        time.sleep(0.005)
+    threads += [move("flood", f"flood-{n}") for n in range(1, 5)]
+    queued(4)
+    threads.append(move("quiet", "quiet"))
+    queued(5)
+    assert pool.decide(state, state.turn, "late", 1.0, "late", 0.05) is None
+    for _ in threads:
+        _HeldHelper.go_on.release()
+    for thread in threads:
+        thread.join(10)
+    assert _HeldHelper.served[:2] == ["flood-0", "quiet"]
+    assert sorted(_HeldHelper.served) == sorted(["quiet"] + [f"flood-{n}" for n in range(5)])
+    assert pool.free and not pool._turns

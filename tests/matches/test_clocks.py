@@ -202,15 +202,15 @@ def test_a_move_overtaken_by_its_seats_timeout_is_not_played_on_the_new_position
         "clock": {"move_seconds": 5, "timeout": "autoplay"}}).get_json()
     match, token = created["id"], tokens(created)[0]
     move = view(client, match, token)["legal_moves"][0]
-    real = service.matches.service.run_bots
+    real = service.matches.service.bots_play
     worked_out, go_on = threading.Event(), threading.Event()
 
-    def held(state, bots, **kwargs):  # noqa: ANN001, ANN003, ANN202
+    def held(state, bots, *args, **kwargs):  # noqa: ANN001, ANN003, ANN202
         worked_out.set()
         go_on.wait(10)
-        return real(state, bots, **kwargs)
+        return real(state, bots, *args, **kwargs)
 
-    monkeypatch.setattr(service.matches.service, "run_bots", held)
+    monkeypatch.setattr(service.matches.service, "bots_play", held)
     answer: list[Any] = []
     late = threading.Thread(target=lambda: answer.append(
         play(app.test_client(), match, token, move["card"], move["capture"])))

@@ -126,14 +126,14 @@ def test_a_slow_bot_reply_holds_no_lock(app: Flask, monkeypatch) -> None:  # noq
     thinks for a second, a move in another match is applied at once."""
     import service.matches.service
 
-    real = service.matches.service.run_bots
+    real = service.matches.service.bots_play
 
-    def slow_bots(state, bots, **kwargs):  # noqa: ANN001, ANN003, ANN202
+    def slow_bots(state, bots, *args, **kwargs):  # noqa: ANN001, ANN003, ANN202
         if bots:
             time.sleep(1.0)
-        return real(state, bots, **kwargs)
+        return real(state, bots, *args, **kwargs)
 
-    monkeypatch.setattr(service.matches.service, "run_bots", slow_bots)
+    monkeypatch.setattr(service.matches.service, "bots_play", slow_bots)
     client = app.test_client()
     with_bot = client.post("/v1/matches", json={
         "players": [{"name": "human"}, {"bot": "greedy"}]}).get_json()
@@ -166,22 +166,22 @@ def _overtaken(app: Flask, monkeypatch, release=lambda go_on: go_on.set()):  # n
     the log's cards and version, and the card that landed."""
     import service.matches.service
 
-    real = service.matches.service.run_bots
+    real = service.matches.service.bots_play
     worked_out, go_on = threading.Event(), threading.Event()
     first = [True]
 
-    def held_bots(state, bots, **kwargs):  # noqa: ANN001, ANN003, ANN202
+    def held_bots(state, bots, *args, **kwargs):  # noqa: ANN001, ANN003, ANN202
         if first[0]:
             first[0] = False
             worked_out.set()
             go_on.wait(10)
-        return real(state, bots, **kwargs)
+        return real(state, bots, *args, **kwargs)
 
     client = app.test_client()
     created = create(client)
     token = tokens(created)[0]
     moves = view(client, created["id"], token)["legal_moves"]
-    monkeypatch.setattr(service.matches.service, "run_bots", held_bots)  # the next move waits
+    monkeypatch.setattr(service.matches.service, "bots_play", held_bots)  # the next move waits
     result: dict[str, object] = {}
 
     def overtaken() -> None:

@@ -163,14 +163,16 @@ def test_a_database_that_does_not_answer_gives_503_with_retry_after(tmp_path) ->
 
 
 def test_nul_characters_are_refused_before_reaching_the_database(client: FlaskClient) -> None:
-    """PostgreSQL stores no NUL character: in a query, a body or a match id it is a 4xx
-    problem, never a 500."""
+    """PostgreSQL stores no NUL character: in a query, a body or any part of a path it is
+    a 400 problem, never a 500."""
     r = client.get("/v1/matches?variant=%00x")
     assert r.status_code == 400 and r.get_json()["errors"][0]["field"] == "variant"
     r = client.post("/v1/matches", json={"players": [{"name": "a\x00"}, {"name": "b"}]})
     assert r.status_code == 400 and r.get_json()["reason"] == "invalid_json"
-    r = client.get("/v1/matches/%00")
-    assert r.status_code == 404 and r.get_json()["reason"] == "match_not_found"
+    for path in ("/v1/matches/%00", "/v1/leaderboards/egyptian-v2%00",
+                 "/v1/players/alice/ratings/x%00", "/v1/tournaments/t%00/join"):
+        r = client.get(path)
+        assert r.status_code == 400 and r.get_json()["reason"] == "bad_request", path
 
 
 def test_lone_surrogates_are_refused_before_reaching_the_database(client: FlaskClient) -> None:

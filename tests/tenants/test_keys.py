@@ -17,29 +17,51 @@ from tests.conftest import api_key, make_app
 
 
 def _key() -> dict[str, str]:
-    return {"X-API-Key": "bk_" + secrets.token_urlsafe(16)}
+    """A well-formed key (its checksum holds) that no front end has."""
+    return {"X-API-Key": tenants.new_key()}
 
 
-def test_unknown_keys_from_one_address_are_429_before_any_look_up(
+def test_a_key_whose_checksum_fails_is_refused_without_a_look_up(
     backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An address that presented BASRA_LIMIT_AUTH_FAILURES unknown keys gets 429 with
-    Retry-After for the next, with no database look-up; its known valid key still works,
-    and another address is not limited."""
+    """Random strings, a key with one character changed, and keys of another shape are
+    401 with no database look-up and no spending of the address's failed-key budget; a
+    key made before checksums (bk_ and 43 URL-safe characters) is still looked up."""
+    app = make_app(backend, tmp_path, BASRA_API_KEYS="required", BASRA_RATE_LIMITS="on",
+                   BASRA_LIMIT_AUTH_FAILURES="2/minute")
+    acme = api_key(app, "acme")["X-API-Key"]
+    typo = acme[:10] + ("A" if acme[10] != "A" else "B") + acme[11:]
+    looked_up: list[str] = []
+    real = tenants._lookup
+    monkeypatch.setattr(tenants, "_lookup", lambda d: looked_up.append(d) or real(d))
+    client = app.test_client()
+    for key in [typo, "bk_" + secrets.token_urlsafe(16), "nonsense", "bk_" + "x" * 46] * 3:
+        r = client.get("/v1/variants", headers={"X-API-Key": key})
+        assert r.status_code == 401 and "not an API key" in r.get_json()["detail"], key
+    assert looked_up == []
+    legacy = "bk_" + secrets.token_urlsafe(32)
+    assert client.get("/v1/variants", headers={"X-API-Key": legacy}).status_code == 401
+    assert len(looked_up) == 1  # an old-style key is looked up, and the budget still holds
+    assert client.get("/v1/variants", headers={"X-API-Key": acme}).status_code == 200
+
+
+def test_unknown_keys_from_one_address_are_429_but_a_valid_key_never_is(
+    backend: str, tmp_path: Path
+) -> None:
+    """An address that presented BASRA_LIMIT_AUTH_FAILURES well-formed unknown keys gets
+    429 with Retry-After for the next; a valid key from it is still served, by a process
+    that never saw it too (the key cache emptied); another address is not limited."""
     app = make_app(backend, tmp_path, BASRA_API_KEYS="required", BASRA_RATE_LIMITS="on",
                    BASRA_LIMIT_AUTH_FAILURES="5/minute")
     acme = api_key(app, "acme")
     client = app.test_client()
-    assert client.get("/v1/variants", headers=acme).status_code == 200
     statuses = [client.get("/v1/variants", headers=_key()).status_code for _ in range(5)]
     assert statuses == [401] * 5
-    looked_up: list[str] = []
-    monkeypatch.setattr(tenants, "_lookup", lambda digest: looked_up.append(digest))
     flood = [client.get("/v1/variants", headers=_key()) for _ in range(20)]
     assert {r.status_code for r in flood} == {429}
     assert flood[0].get_json()["reason"] == "too_many_failed_keys"
     assert 0 < int(flood[0].headers["Retry-After"]) <= 61
-    assert looked_up == []  # refused before the database
+    key_cache.reset()  # as a process that has not cached the key yet
     assert client.get("/v1/variants", headers=acme).status_code == 200
     other = app.test_client()
     other.environ_base["REMOTE_ADDR"] = "192.0.2.9"

@@ -226,26 +226,28 @@ def test_a_rated_tournament_rates_its_matches(app: Flask, client: FlaskClient) -
 
 def test_a_games_result_counts_as_its_match_ends(app: Flask, client: FlaskClient) -> None:
     """A pairing's result is written with its match's finish (no worker pass needed): the
-    standings show it at once; an aborted match's game is void and counts for nobody."""
+    standings show it at once. A seat that has not played cannot wipe its game by
+    aborting it (its opponent would lose the win a forfeit gives): 409, still playing."""
     tokens = {p: mint(client, p) for p in PLAYERS[:4]}
     tid = create(client, rounds=1, min_players=4)["id"]
     for p in PLAYERS[:4]:
         join(client, tid, tokens[p])
     work(app)
-    won, aborted = read(client, tid)["rounds"][0]["pairings"]
+    won, kept = read(client, tid)["rounds"][0]["pairings"]
     first, second = won["players"]
     resign(client, won["match_id"], tokens[second])
-    r = client.post(f"/v1/matches/{aborted['match_id']}/abort",
-                    headers=auth(tokens[aborted["players"][0]]))
-    assert r.status_code == 200, r.get_json()
+    for seat in (0, 1):
+        r = client.post(f"/v1/matches/{kept['match_id']}/abort",
+                        headers=auth(tokens[kept["players"][seat]]))
+        assert r.status_code == 409 and "tournament" in r.get_json()["detail"]
     t = read(client, tid)  # before any worker pass
     games = {p["match_id"]: p for p in t["rounds"][0]["pairings"]}
     assert games[won["match_id"]]["status"] == "finished"
     assert games[won["match_id"]]["winner"] == first
-    assert games[aborted["match_id"]]["status"] == "void"
+    assert games[kept["match_id"]]["status"] == "playing"
+    assert client.get(f"/v1/matches/{kept['match_id']}").get_json()["status"] == "active"
     points = {s["player_id"]: s["points"] for s in t["standings"]}
     assert points[first] == 1 and points[second] == 0
-    assert all(points[p] == 0 for p in aborted["players"])
 
 
 def test_a_result_an_older_process_did_not_write_is_given_by_the_next_pass(
