@@ -135,6 +135,10 @@ def main(argv: list[str]) -> int:
         from bench import duplicate
 
         figures.update(duplicate.run())
+    if "fairness" in wanted:  # a front end flooding beside another: about 5 minutes
+        from bench import fairness
+
+        figures.update(fairness.run())
     if "instructions" in wanted:  # several minutes under valgrind: only when asked for
         from bench import instructions
 
