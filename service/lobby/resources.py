@@ -44,6 +44,7 @@ class QuickPlay(MethodView):
     @budget("creates")
     @blp.arguments(QuickPlaySchema)
     @blp.response(201, SeatedSchema)
+    @blp.doc(operationId="quickPlay")
     def post(self, body: dict[str, Any]) -> tuple[Seated, int, Headers]:
         """Join the oldest waiting quick-play match of this front end with the same
         effective rules, or open one with the caller in seat 0."""
@@ -59,6 +60,7 @@ class Join(MethodView):
     @blp.arguments(JoinSchema)
     @blp.response(201, SeatedSchema)
     @blp.alt_response(409, **problem_doc("no open seat"))
+    @blp.doc(operationId="joinMatch")
     def post(self, body: dict[str, Any], match_id: str) -> tuple[Seated, int, Headers]:
         """Take the first open seat of a waiting match; the token is in this response only.
         The match deals when its last seat fills."""
@@ -73,6 +75,7 @@ class Leave(MethodView):
     @blp.response(200, MatchStateSchema)
     @blp.alt_response(409, **problem_doc("the match has started"))
     @blp.doc(security=BEARER)
+    @blp.doc(operationId="leaveMatch")
     def post(self, match_id: str) -> tuple[MatchView, int, Headers]:
         """The token's seat leaves a waiting match; the seat is open again."""
         view = lobby.leave_match(match_id, tenant(), credential())
@@ -87,6 +90,7 @@ class Rematch(MethodView):
     @blp.response(201, SeatedSchema)
     @blp.alt_response(409, **problem_doc("the match is not finished, or the seat is taken"))
     @blp.doc(security=BEARER)
+    @blp.doc(operationId="rematchMatch")
     def post(self, match_id: str) -> tuple[Seated, int, Headers]:
         """Create or join the follow-up of a finished match: the same rules, seats rotated
         one place; both matches' views show `rematch`."""
@@ -101,6 +105,7 @@ class Abort(MethodView):
     @blp.response(200, MoveResponseSchema)
     @blp.alt_response(409, **problem_doc("not active, or the seat has played"))
     @blp.doc(security=BEARER)
+    @blp.doc(operationId="abortMatch")
     def post(self, match_id: str) -> tuple[MoveResult, int, Headers]:
         """End an active match in which the token's seat has not played yet: nobody wins,
         `status` and `end_reason` are `aborted`."""

@@ -81,6 +81,7 @@ class Matches(MethodView):
     @blp.arguments(CreateMatchSchema)
     @blp.response(201, CreatedMatchSchema, headers={"Location": {
         "description": "URL of the match", "schema": {"type": "string"}}})
+    @blp.doc(operationId="createMatch")
     def post(self, body: dict[str, Any]) -> tuple[CreatedMatch, int, Headers]:
         """Create a match; the seat tokens are in this response only. A `player_id` in a
         seat takes that player's token (`Authorization: Bearer`) or a server key."""
@@ -99,6 +100,7 @@ class Matches(MethodView):
     @blp.arguments(HistoryQuerySchema, location="query")
     @blp.response(200, HistoryPageSchema, headers={"Link": {
         "description": "rel=next URL of the following page", "schema": {"type": "string"}}})
+    @blp.doc(operationId="listMatches")
     def get(self, query: dict[str, Any]) -> tuple[HistoryPage, int, Headers]:
         """Match history, newest first; keyset pagination with `next` and a Link header."""
         page = matches.match_history(HistoryQuery(tenant(), **query))
@@ -126,6 +128,7 @@ class MatchById(MethodView):
         {"in": "header", "name": "If-None-Match", "schema": {"type": "string"},
          "description": "an ETag from an earlier response: 304 while the match is unchanged"},
     ])
+    @blp.doc(operationId="getMatch")
     def get(
         self, query: dict[str, Any], match_id: str
     ) -> Response | tuple[MatchView, int, Headers]:
@@ -156,6 +159,7 @@ class Moves(MethodView):
         {"in": "header", "name": "If-Match", "schema": {"type": "string"},
          "description": "the ETag (or version) the move was decided on"},
     ])
+    @blp.doc(operationId="playMove")
     def post(self, body: dict[str, Any], match_id: str) -> tuple[MoveResult, int, Headers]:
         """Play a card for the token's seat; bot seats reply in the same request."""
         key = request.headers.get("Idempotency-Key")
@@ -178,6 +182,7 @@ class Moves(MethodView):
     @blp.response(200, MoveLogSchema, headers={"ETag": {
         "description": "the match version", "schema": {"type": "string"}}})
     @blp.alt_response(304, description="Not modified (If-None-Match)")
+    @blp.doc(operationId="listMoves")
     def get(self, query: dict[str, Any], match_id: str) -> Response | tuple[MoveLog, int, Headers]:
         """The public move log (entries after `after`); reveals the seed (or explicit
         decks) once finished. `If-None-Match` with the last ETag gives 304."""
@@ -198,6 +203,7 @@ class Resign(MethodView):
     @blp.response(200, MoveResponseSchema)
     @blp.alt_response(409, **problem_doc("match finished"))
     @blp.doc(security=BEARER)
+    @blp.doc(operationId="resignMatch")
     def post(self, match_id: str) -> tuple[MoveResult, int, Headers]:
         """The token's seat (and its team) resigns; the other team wins. The same envelope
         as a move, with `move` null."""
@@ -215,6 +221,7 @@ class Hint(MethodView):
     @blp.response(200, HintSchema)
     @blp.alt_response(409, **problem_doc("not your turn, or match finished"))
     @blp.doc(security=BEARER)
+    @blp.doc(operationId="getHint")
     def get(self, query: dict[str, Any], match_id: str) -> dict[str, Any]:
         """The move the chosen bot level would play for the token's seat now."""
         move = matches.hint(match_id, tenant(), credential(), query["level"])
@@ -235,6 +242,7 @@ class Events(MethodView):
         {"in": "header", "name": "Last-Event-ID", "schema": {"type": "string"},
          "description": "the id (version) of the last event received: resume after it"},
     ])
+    @blp.doc(operationId="streamMatchEvents")
     def get(self, match_id: str) -> Response:
         """Server-Sent Events of the caller's view: one `state` event on connect (unless
         `Last-Event-ID` is current), then one per change, each with `id: <version>`; a
@@ -268,6 +276,7 @@ class PlayerMatches(MethodView):
     @player_matches.response(200, HistoryPageSchema, headers={"Link": {
         "description": "rel=next URL of the following page", "schema": {"type": "string"}}})
     @player_matches.alt_response(404, **problem_doc("no such player at this front end"))
+    @player_matches.doc(operationId="listPlayerMatches")
     def get(self, query: dict[str, Any], player_id: str) -> tuple[HistoryPage, int, Headers]:
         """The matches in which the player held a seat as a vouched player, newest first;
         `pool`, `rated` and `status` filter; keyset pages with `next` and a Link header."""

@@ -27,6 +27,7 @@ class Health(MethodView):
 
     @blp.response(200, HealthSchema)
     @blp.doc(security=[])
+    @blp.doc(operationId="getHealth")
     def get(self) -> dict[str, Any]:
         """The process is up (touches nothing else)."""
         return {"status": "ok"}
@@ -38,6 +39,7 @@ class Ready(MethodView):
 
     @blp.response(200, HealthSchema)
     @blp.doc(security=[])
+    @blp.doc(operationId="getReadiness")
     def get(self) -> dict[str, Any]:
         """The database answers a query; 503 when it does not. Optional dependencies are
         reported without failing the check (``rate_limits``: ``redis``, or ``memory``

@@ -132,16 +132,24 @@ async function onSignIn(event) {
   }
 }
 
-/** Take a player token handed over in the address (#player_token=...), off the address. */
+/** Take a player token handed over in the address (#player_token=... or
+ * ?player_token=..., on opening the page or later), off the address and its history. */
 function takeHandedToken() {
-  const handed = new URLSearchParams(location.hash.slice(1)).get("player_token");
-  if (!handed) return;
-  history.replaceState({}, "", location.pathname + location.search);
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const query = new URLSearchParams(location.search);
+  const handed = fragment.get("player_token") || query.get("player_token");
+  if (!handed) return false;
+  fragment.delete("player_token");
+  query.delete("player_token");
+  const rest = fragment.toString();
+  history.replaceState(history.state, "", location.pathname + (query.size ? `?${query}` : "")
+    + (rest ? `#${rest}` : ""));
   try {
     setPlayer(playerFromToken(handed));
   } catch (error) {
     showError(error);
   }
+  return true;
 }
 
 /** What a request to take a seat adds for the named player: their id (and token). */
@@ -198,6 +206,13 @@ function init() {
   drawPlayer();
   followPlayer();
   window.addEventListener("popstate", route);
+  // a token handed to a page already open (only the fragment changed) leaves the address too
+  window.addEventListener("hashchange", () => {
+    if (takeHandedToken()) {
+      drawPlayer();
+      followPlayer();
+    }
+  });
   route();
 }
 

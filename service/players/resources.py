@@ -9,6 +9,8 @@ from typing import Any
 from flask import Response, current_app, g
 from flask.views import MethodView
 
+from ..engine import load_variant
+from ..engine.errors import UnknownVariant
 from ..errors import MissingToken
 from ..tenants.limits import budget
 from ..tenants.requests import key_still_valid, server_key_only, tenant, waiter
@@ -53,6 +55,7 @@ class Tokens(MethodView):
     @budget("creates")
     @blp.arguments(MintSchema)
     @blp.response(201, MintedSchema)
+    @blp.doc(operationId="mintPlayerToken")
     def post(self, body: dict[str, Any], player_id: str) -> tuple[MintedToken, int]:
         """Mint a player token (with a server key: one made without `--origin`). The
         player's seats then answer it wherever a seat token is accepted, and it takes a
@@ -68,6 +71,7 @@ class PlayerById(MethodView):
     @budget("reads")
     @blp.response(200, RecordSchema)
     @blp.alt_response(404, **problem_doc("no such player at this front end"))
+    @blp.doc(operationId="getPlayer")
     def get(self, player_id: str) -> Record:
         """The player's ratings per pool (with their leaderboard rank) and totals."""
         return record(tenant(), player_id, Listing.of(current_app.config))
@@ -80,6 +84,7 @@ class RatingHistory(MethodView):
     @budget("reads")
     @blp.response(200, RatingHistorySchema)
     @blp.alt_response(404, **problem_doc("no such player at this front end"))
+    @blp.doc(operationId="getRatingHistory")
     def get(self, player_id: str, pool: str) -> dict[str, Any]:
         """The player's rating after each rated match of the pool, oldest first."""
         return {"player_id": player_id, "pool": pool,
@@ -100,6 +105,7 @@ class PlayerEvents(MethodView):
          "description": "the id of the last event received: resume after it (events are "
          "kept a week)"},
     ])
+    @blp.doc(operationId="streamPlayerEvents")
     def get(self, player_id: str) -> Response:
         """Server-Sent Events of the player's matches starting, their turns (with the
         deadline), their matches ending, and their tournaments' events, each with `id:`;
@@ -138,11 +144,19 @@ class Leaderboard(MethodView):
     @budget("reads")
     @leaderboards.arguments(BoardQuerySchema, location="query")
     @leaderboards.response(200, BoardSchema)
+    @leaderboards.alt_response(404, **problem_doc("`unknown_variant`: no variant of that "
+                                                  "name"))
+    @leaderboards.doc(operationId="getLeaderboard")
     def get(self, query: dict[str, Any], pool: str) -> LeaderboardPage:
         """The pool's listed players (enough rated games, one lately), highest ordinal
         first, by cursor; `around` gives the page around a player, with their rank and
         percentile. Places are those of the last ranking (every minute, by `basra
-        worker`); the figures beside them are live."""
+        worker`); the figures beside them are live. A pool is a variant's name."""
+        try:
+            load_variant(pool)
+        except UnknownVariant as exc:  # no such pool: not an empty board
+            raise Problem(404, "unknown_variant", f"no leaderboard {pool[:64]!r}: a pool "
+                          "is a variant's name (GET /v1/variants)") from exc
         return leaderboard(tenant(), pool, current_app.config["SECRET_KEY"],
                            cursor=query.get("cursor"), around=query.get("around"),
                            limit=query["limit"])

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
-from flask import Flask, current_app, g, has_request_context, request
+from flask import Flask, Response, current_app, g, has_request_context, request
 from flask_limiter import Limiter, RequestLimit
 from limits import parse
 
@@ -79,12 +79,21 @@ def init_limits(app: Flask) -> None:
         app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {
             "socket_timeout": seconds, "socket_connect_timeout": seconds})
         app.config.setdefault("RATELIMIT_IN_MEMORY_FALLBACK_ENABLED", True)
+    app.after_request(_retry_after_only_when_refused)  # runs after the limiter's own hook
     limiter.init_app(app)
     # Every limit here is a route's budget, spent by its decorator. Flask-Limiter also
     # checks each request before dispatch, for application-wide and default limits (none
     # here): it would find none, every time.
     hooks = app.before_request_funcs.get(None, [])
     hooks[:] = [hook for hook in hooks if getattr(hook, "__self__", None) is not limiter]
+
+
+def _retry_after_only_when_refused(response: Response) -> Response:
+    """Flask-Limiter puts ``Retry-After`` on every answer it counted; it means "come back
+    then" only on a 429 or a 503."""
+    if response.status_code not in (429, 503):
+        response.headers.pop("Retry-After", None)
+    return response
 
 
 def store_state() -> str | None:

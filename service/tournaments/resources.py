@@ -59,6 +59,7 @@ class Tournaments(MethodView):
     @blp.alt_response(409, **problem_doc("`too_many_tournaments`: the front end holds "
                                          "BASRA_TOURNAMENTS_PER_FRONT_END scheduled or "
                                          "running"))
+    @blp.doc(operationId="createTournament")
     def post(self, body: dict[str, Any]) -> tuple[TournamentView, int, dict[str, str]]:
         """Schedule a tournament; `basra worker` starts it at `starts_at` (or cancels it
         below `min_players`), pairs it, creates its matches and finishes it."""
@@ -73,6 +74,7 @@ class Tournaments(MethodView):
     @budget("reads")
     @blp.arguments(TournamentQuerySchema, location="query")
     @blp.response(200, TournamentListSchema)
+    @blp.doc(operationId="listTournaments")
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """The front end's tournaments, latest start first; `status` filters."""
         return {"tournaments": tournaments.listing(tenant(), query.get("status"),
@@ -86,6 +88,7 @@ class TournamentById(MethodView):
     @budget("reads")
     @blp.response(200, TournamentSchema)
     @blp.alt_response(404, **problem_doc("no such tournament at this front end"))
+    @blp.doc(operationId="getTournament")
     def get(self, tournament_id: str) -> TournamentView:
         """Status, entrants, standings (points, Buchholz, Sonneborn-Berger, rating) and
         every pairing with its match."""
@@ -101,6 +104,7 @@ class Cancel(MethodView):
     @blp.response(200, TournamentSchema)
     @blp.alt_response(404, **problem_doc("no such tournament at this front end"))
     @blp.alt_response(409, **problem_doc("it is over already"))
+    @blp.doc(operationId="cancelTournament")
     def post(self, tournament_id: str) -> TournamentView:
         """Cancel a scheduled or running tournament: status `cancelled`, its games under
         way aborted (nobody wins them); its players hear
@@ -118,6 +122,7 @@ class Join(MethodView):
     @blp.alt_response(404, **problem_doc("no such tournament at this front end"))
     @blp.alt_response(409, **problem_doc("entry is closed (a Swiss under way, over, or "
                                          "full)"))
+    @blp.doc(operationId="joinTournament")
     def post(self, body: dict[str, Any], tournament_id: str) -> TournamentView:
         """Enter the player of the token (or, with a server key, the `player_id` named);
         joining again changes nothing."""
@@ -134,6 +139,7 @@ class Withdraw(MethodView):
     @blp.response(200, TournamentSchema)
     @blp.alt_response(404, **problem_doc("no such tournament at this front end"))
     @blp.alt_response(409, **problem_doc("the player is not in it, or it is over"))
+    @blp.doc(operationId="withdrawFromTournament")
     def post(self, body: dict[str, Any], tournament_id: str) -> TournamentView:
         """Withdraw the player: off the list before the start; once running, no further
         pairings (results so far stay)."""

@@ -38,6 +38,7 @@ class Variants(MethodView):
 
     @budget("reads")
     @blp.response(200, VariantListSchema)
+    @blp.doc(operationId="listVariants")
     def get(self) -> dict[str, Any]:
         """List every shipped variant with its settings and content hash."""
         return {"variants": [_present(v.name, v.description, v.rules) for v in all_variants()]}
@@ -49,6 +50,7 @@ class VariantByName(MethodView):
 
     @budget("reads")
     @blp.response(200, VariantSchema)
+    @blp.doc(operationId="getVariant")
     def get(self, name: str) -> dict[str, Any]:
         """A variant's full settings and content hash."""
         v = _variant(name)
@@ -62,6 +64,7 @@ class CheckRules(MethodView):
     @budget("reads")
     @blp.arguments(RulesCheckSchema)
     @blp.response(200, VariantSchema)
+    @blp.doc(operationId="checkHouseRules")
     def post(self, body: dict[str, Any], name: str) -> dict[str, Any]:
         """The effective rules of the variant with these overrides (422 names a bad key)."""
         v = _variant(name)

@@ -45,6 +45,7 @@ class Webhooks(MethodView):
     @budget("reads")
     @blp.response(200, WebhookListSchema)
     @blp.doc(security=KEY)
+    @blp.doc(operationId="listWebhooks")
     def get(self) -> dict[str, list[WebhookInfo]]:
         """Every webhook of the caller's API key's front end."""
         return {"webhooks": webhooks.list_webhooks(keyed_tenant())}
@@ -55,6 +56,7 @@ class Webhooks(MethodView):
     @blp.response(201, CreatedWebhookSchema)
     @blp.alt_response(422, **problem_doc("a URL that is not http(s) or not public"))
     @blp.doc(security=KEY)
+    @blp.doc(operationId="createWebhook")
     def post(self, body: dict[str, Any]) -> WebhookInfo:
         """Send these events of the front end's matches to `url`, signed per Standard
         Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with the
@@ -73,6 +75,7 @@ class WebhookById(MethodView):
     @blp.response(204)
     @blp.alt_response(404, **problem_doc("no such webhook"))
     @blp.doc(security=KEY)
+    @blp.doc(operationId="deleteWebhook")
     def delete(self, webhook_id: str) -> None:
         """Stop sending: the webhook, its pending messages and its attempts are deleted."""
         webhooks.delete_webhook(keyed_tenant(), webhook_id)
@@ -87,6 +90,7 @@ class Deliveries(MethodView):
     @blp.response(200, DeliveriesSchema)
     @blp.alt_response(404, **problem_doc("no such webhook"))
     @blp.doc(security=KEY)
+    @blp.doc(operationId="listWebhookDeliveries")
     def get(self, webhook_id: str) -> dict[str, Any]:
         """The latest 100 delivery attempts, newest first: status code, time, error."""
         return {"deliveries": webhooks.webhook_attempts(keyed_tenant(), webhook_id)}

@@ -127,7 +127,8 @@ def resolve(url: str, allow_private: bool) -> tuple[str, str, int, list[str]]:
         for address in addresses:
             if not _public(address):
                 raise refuse(f"{parts.hostname} resolves to {address}, which is not a "
-                             "public address")
+                             "public address (a deployment whose receivers are on its own "
+                             "network sets BASRA_WEBHOOKS_ALLOW_PRIVATE=1)")
     return parts.scheme, parts.hostname, port, addresses
 
 

@@ -114,6 +114,24 @@ def test_a_token_handed_over_by_a_front_ends_server_signs_the_page_in(
     expect(page.locator("#error")).to_be_visible()
 
 
+def test_a_token_leaves_the_address_however_it_arrives(new_context: NewContext,
+                                                       server: str) -> None:
+    """A token handed to a page already open (only the fragment changes: no reload) and
+    one in the query string both sign the page in and leave the address."""
+    minted = {p: call(server, "POST", f"/v1/players/{p}/tokens", {"name": p.title()})[1]
+              for p in ("hoda", "ziad")}
+    page = new_context().new_page()
+    page.goto("/play")
+    expect(page.locator("#new-match")).to_be_visible()
+    page.evaluate(f"location.hash = 'player_token={minted['hoda']['token']}'")
+    expect(page.locator("#nav-profile")).to_have_attribute("href", "/play?player=hoda")
+    assert "player_token" not in page.url
+    assert "player_token" not in page.evaluate("JSON.stringify(history.state) + location.href")
+    page.goto(f"/play?player_token={minted['ziad']['token']}")
+    expect(page.locator("#nav-profile")).to_have_attribute("href", "/play?player=ziad")
+    assert "player_token" not in page.url
+
+
 def test_rated_quick_play_seats_two_named_players_together(new_context: NewContext,
                                                            server: str, shots: Shots) -> None:
     """Two players tick "rated" and press quick play: one table, rated, both seats

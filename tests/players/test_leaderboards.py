@@ -206,3 +206,13 @@ def test_places_are_those_of_the_last_ranking(league: Flask) -> None:
     ordinals = [e["ordinal"] for e in after]
     assert ordinals == sorted(ordinals, reverse=True)
     assert [e["rank"] for e in after] == list(range(1, len(after) + 1))
+
+
+def test_an_unknown_pool_is_not_an_empty_board(client: FlaskClient) -> None:
+    """A pool is a variant: /v1/leaderboards/nope is 404 unknown_variant, a shipped
+    variant with nobody rated yet an empty board."""
+    r = client.get("/v1/leaderboards/nope")
+    assert r.status_code == 404 and r.get_json()["reason"] == "unknown_variant"
+    assert "GET /v1/variants" in r.get_json()["detail"]
+    empty = client.get("/v1/leaderboards/egyptian-4p")
+    assert empty.status_code == 200 and empty.get_json()["entries"] == []

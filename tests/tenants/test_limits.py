@@ -36,6 +36,7 @@ def test_a_spent_budget_is_429_with_retry_after(backend: str, tmp_path: Path) ->
     assert [a.status_code for a in answers] == [201, 201, 201]
     assert [(a.headers["X-RateLimit-Limit"], a.headers["X-RateLimit-Remaining"])
             for a in answers] == [("3", "2"), ("3", "1"), ("3", "0")]
+    assert not [a for a in answers if "Retry-After" in a.headers]  # only a refusal has one
     r = client.post("/v1/matches", json=PLAYERS)
     assert r.status_code == 429 and r.content_type == "application/problem+json"
     assert r.get_json()["reason"] == "rate_limited"

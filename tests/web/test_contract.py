@@ -31,6 +31,18 @@ def test_openapi_yaml_is_generated_from_the_code() -> None:
     assert committed == render(), "openapi.yaml drifted from the code: run `make openapi`"
 
 
+def test_every_operation_has_a_name_of_its_own() -> None:
+    """Client generators (openapi-generator, orval, Kiota) name methods by operationId:
+    every operation has one, unique, in lowerCamelCase."""
+    import re
+
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    names = [op.get("operationId") for item in spec["paths"].values()
+             for op in item.values() if isinstance(op, dict) and "responses" in op]
+    assert all(n and re.fullmatch(r"[a-z]+(?:[A-Z][a-z]*)*", n) for n in names), names
+    assert len(names) == len(set(names)) >= 34
+
+
 def test_openapi_document_is_valid_and_covers_the_api() -> None:
     """The document is valid OpenAPI 3.1 and lists every endpoint of the contract."""
     from openapi_spec_validator import validate

@@ -4,6 +4,7 @@ player ids a URL can carry, who the caller is judged before their body."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import jwt
 import pytest
@@ -83,9 +84,13 @@ def test_who_the_caller_is_is_judged_before_their_body(client: FlaskClient) -> N
         assert r.get_json()["reason"] == "invalid_player_token"
 
 
-def test_each_instance_keeps_gunicorns_control_socket_to_itself() -> None:
+def test_each_instance_keeps_gunicorns_control_socket_to_itself(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """gunicorn's control socket is one path per user: instances on a host would share
     it, so the config turns it off."""
-    from service import gunicorn_conf
+    import importlib
 
+    # the config makes a metrics folder for a server when none is set: not for this test
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    gunicorn_conf = importlib.import_module("service.gunicorn_conf")
     assert gunicorn_conf.control_socket_disable is True

@@ -171,6 +171,8 @@ def test_private_and_odd_addresses_are_refused(url: str, tmp_path: Path) -> None
     assert r.status_code == 422, r.get_json()
     assert r.get_json()["reason"] in ("webhook_url_not_allowed", "validation_error")
     assert r.get_json()["errors"][0]["field"] == "url"
+    if "public address" in r.get_json()["detail"]:  # the setting that would allow it named
+        assert "BASRA_WEBHOOKS_ALLOW_PRIVATE=1" in r.get_json()["detail"]
     assert client.get("/v1/webhooks", headers=key).get_json()["webhooks"] == []
 
 
