@@ -14,6 +14,7 @@ from .matches.errors import (
     MatchNotStarted,
     NoHumanSeat,
     RatedNeedsPlayers,
+    RatedNeedsShuffle,
     VersionMismatch,
     WrongPlayerCount,
 )
@@ -23,6 +24,7 @@ from .players.errors import (
     NotThisPlayer,
     PlayerNotFound,
     PlayerUnverified,
+    WrongFrontEnd,
 )
 from .storage.errors import DatabaseUnavailable
 from .tenants.errors import (
@@ -68,6 +70,7 @@ STATUSES: Statuses = [
     (ServerKeyRequired, 403),
     (NotThisPlayer, 403),
     (InvalidPlayerToken, 401),
+    (WrongFrontEnd, 401),
     (VersionMismatch, 412),
     (InvalidRules, 422),
     (UnknownVariant, 422),
@@ -76,6 +79,7 @@ STATUSES: Statuses = [
     (WrongPlayerCount, 422),
     (NoHumanSeat, 422),
     (RatedNeedsPlayers, 422),
+    (RatedNeedsShuffle, 422),
     (IdempotencyKeyReused, 422),
     (InvalidCursor, 422),
     (BadBoardCursor, 422),
@@ -90,6 +94,7 @@ HEADERS: ProblemHeaders = {
     MissingApiKey: {"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
     InvalidApiKey: {"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
     InvalidPlayerToken: {"WWW-Authenticate": 'Bearer realm="basra", error="invalid_token"'},
+    WrongFrontEnd: {"WWW-Authenticate": 'Bearer realm="basra", error="invalid_token"'},
     DatabaseUnavailable: {"Retry-After": str(RETRY_AFTER_SECONDS)},
     TooManyWaiters: {"Retry-After": str(RETRY_AFTER_SECONDS)},
 }

@@ -117,9 +117,19 @@ class Helpers:
             except OSError:
                 self._lost()
                 raise
-        waiter.woken.wait(wait)
+        try:
+            waiter.woken.wait(wait)
+        except BaseException:  # interrupted (a greenlet killed): leave nothing behind
+            if self._leave(owner, waiter) is not None:
+                self._give(waiter.helper)  # type: ignore[arg-type]
+            raise
+        return self._leave(owner, waiter)
+
+    def _leave(self, owner: str, waiter: _Waiter) -> Helper | None:
+        """A waiter done waiting: the helper it was handed, or None (then it is out of
+        its queue)."""
         with self._lock:
-            if waiter.helper is None:  # not served in time: out of the queue
+            if waiter.helper is None:
                 queue = self._turns.get(owner)
                 if queue is not None and waiter in queue:
                     queue.remove(waiter)

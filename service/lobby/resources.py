@@ -28,7 +28,7 @@ blp.url_value_preprocessor(known_id)
 def _who(body: dict[str, Any]) -> PlayerSpec:
     """Who takes the seat: the body's name and player, proven by the request (a player
     token alone sits as that player)."""
-    player_id, name, vouched = seat_for(body.get("player_id"), body["name"], credential())
+    player_id, name, vouched = seat_for(body.get("player_id"), body.get("name"), credential())
     return PlayerSpec(name, player_id, vouched=vouched)
 
 

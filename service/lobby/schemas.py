@@ -12,7 +12,9 @@ from ..players.schemas import PLAYER_ID_FIELD
 class JoinSchema(ma.Schema):
     """A player taking an open seat."""
 
-    name = ma.fields.String(required=True, validate=validate.Length(min=1, max=64))
+    name = ma.fields.String(validate=validate.Length(min=1, max=64), metadata={
+        "description": "the name shown at the table; by default a player token's name, "
+                       "else `seat N`"})
     player_id = ma.fields.String(**PLAYER_ID_FIELD)
 
 

@@ -48,6 +48,12 @@ class MatchNotStarted(ServiceError):
     reason = "match_not_started"
 
 
+class RatedNeedsShuffle(ServiceError):
+    """A rated match asked with explicit decks: its creator would know every card."""
+
+    reason = "rated_needs_shuffle"
+
+
 class RatedNeedsPlayers(ServiceError):
     """A rated match's seat that is a bot, anonymous, or a player seated twice."""
 

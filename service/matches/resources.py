@@ -216,7 +216,7 @@ class Hint(MethodView):
     """What a bot would play."""
 
     @budget("reads")
-    @budget("expensive", when=lambda: request.args.get("level") == "expert")
+    @budget("expensive", when=lambda: request.args.get("level") in matches.SEARCHING_LEVELS)
     @blp.arguments(HintQuerySchema, location="query")
     @blp.response(200, HintSchema)
     @blp.alt_response(409, **problem_doc("not your turn, or match finished"))

@@ -40,7 +40,7 @@ from ..engine import (
     resign,
     with_house_rules,
 )
-from ..engine.bots import POLICIES
+from ..engine.bots import POLICIES, SEARCHING
 from ..players import service as players
 from ..players.service import Credential
 from ..storage.db import on_replica, statement_connection, transaction
@@ -53,15 +53,18 @@ from .errors import (
     MatchNotStarted,
     NoHumanSeat,
     RatedNeedsPlayers,
+    RatedNeedsShuffle,
     VersionMismatch,
     WrongPlayerCount,
 )
-from .replies import bots_play
+from .replies import bill_searches, bots_play
 from .results import HistoryPage, MatchView, MoveResult, match_view
 from .rows import LogEntry, MatchRow
 from .seats import NewSeat, PlayerSpec, SeatToken, new_seats, require_seat
 
 BOT_LEVELS = tuple(POLICIES)
+SEARCHING_LEVELS = SEARCHING
+"""The levels whose moves (and hints) spend the ``expensive`` budget."""
 
 
 def check_playing(match: MatchRow, if_match: int | None = None) -> None:
@@ -159,6 +162,10 @@ def create_match(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
             "a match needs at least one human seat",
             field="players", problem="at least one player must not be a bot",
         )
+    if rated and decks:
+        raise RatedNeedsShuffle("a rated match is dealt from the service's shuffle: explicit "
+                                "decks (whose creator knows every card) are for unrated "
+                                "matches", field="decks", problem="not with rated")
     if rated:
         seated: list[str] = []
         for i, p in enumerate(players):
@@ -282,7 +289,8 @@ def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> 
     """The bots' replies to a move, and the save of both; None if the match moved on."""
     assert moved.last_play is not None
     mine = moved.last_play
-    moved, replies = bots_play(moved, match.bots, match.tenant)
+    # billed once the save holds: a move worked out again is not billed twice
+    moved, replies = bots_play(moved, match.bots, match.tenant, bill=False)
     timeouts = tuple(0 if i == seat else n for i, n in enumerate(match.timeouts)) \
         if match.timeouts and match.timeouts[seat] else None
     # the save refuses a key the seat already used: then the move goes round again
@@ -305,6 +313,7 @@ def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> 
         cache.written.put((after.tenant, after.id), (after, moved))
     else:
         cache.written.drop((after.tenant, after.id))
+    bill_searches(replies, match.bots)
     if asked.key and time.monotonic() - _purged[0] > 3600:
         purge_expired()
     return MoveResult(mine, tuple(replies), view)

@@ -18,6 +18,12 @@ class InvalidPlayerToken(ServiceError):
     reason = "invalid_player_token"
 
 
+class WrongFrontEnd(ServiceError):
+    """A player token sent with the API key of another front end than its own."""
+
+    reason = "wrong_front_end"
+
+
 class PlayerNotFound(ServiceError, LookupError):
     """No player of that id at this front end (another front end's are not found)."""
 

@@ -3,12 +3,13 @@ whether a seat request may name the player it names."""
 
 from __future__ import annotations
 
-from flask import g, request
+from flask import current_app, g, request
 
 from ..tenants import limits
-from ..tenants.requests import bearer_token
+from ..tenants.requests import bearer_is_player_token, bearer_token, check_scope
+from ..tenants.service import caller_named
 from . import service as players
-from .errors import PlayerUnverified
+from .errors import InvalidPlayerToken, PlayerUnverified, WrongFrontEnd
 from .service import Credential, PlayerProof
 
 _PROOF = "player_proof"
@@ -20,14 +21,27 @@ def _is_player_token(token: str | None) -> bool:
 
 
 def resolve_player() -> None:
-    """Before every /v1 request, once its front end is known: a player token is judged
-    first (401 before the body is read), and its player spends their own budgets."""
+    """Before every /v1 request, after its key: a player token is judged first (401
+    before the body is read), and its player spends their own budgets. The token names
+    its front end (its audience): with no key sent, the request is that front end's,
+    with a browser key's rights; with a key of another front end, it is refused
+    (:class:`WrongFrontEnd`)."""
     if request.method == "OPTIONS" or not request.path.startswith("/v1/"):
         return
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not _is_player_token(token):
+    if not bearer_is_player_token():
         return
+    token = request.headers["Authorization"].partition(" ")[2].strip()
+    audience = players.audience_of(token)
+    if g.caller is None:  # no key: the token's front end
+        g.caller = caller_named(audience, current_app.config["BASRA_KEY_CACHE_SECONDS"])
+        if g.caller is None:
+            raise InvalidPlayerToken(f"the player token names a front end this service "
+                                     f"does not have ({audience[:64]!r})")
+        check_scope()
+    elif audience != g.caller.name:
+        raise WrongFrontEnd(f"this player token is front end {audience[:64]!r}'s, the API "
+                            f"key front end {g.caller.name!r}'s: send that front end's key, "
+                            "or the token alone")
     proof = players.verify(g.caller.tenant, g.caller.name, token)
     setattr(g, _PROOF, proof)
     setattr(g, limits.PLAYER, proof.player_id)

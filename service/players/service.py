@@ -116,6 +116,19 @@ def mint(tenant: int, audience: str, player_id: str, name: str | None,
                        datetime.fromtimestamp(now, UTC) + timedelta(seconds=ttl_seconds))
 
 
+def audience_of(token: str) -> str:
+    """The front end a player token names (its ``aud``), read before its signature is
+    checked (to know whose secret checks it): :class:`InvalidPlayerToken` if none."""
+    try:
+        claims = jwt.decode(token, options={"verify_signature": False})
+    except jwt.InvalidTokenError as error:
+        raise InvalidPlayerToken(f"the player token is not valid here: {error}") from error
+    audience = claims.get("aud")
+    if not isinstance(audience, str) or not audience:
+        raise InvalidPlayerToken("the player token names no front end (aud)")
+    return audience
+
+
 def verify(tenant: int, audience: str, token: str) -> PlayerProof:
     """The player a token proves, or :class:`InvalidPlayerToken`."""
     secret = player_secret(tenant)

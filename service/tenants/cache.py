@@ -20,12 +20,14 @@ class Caller:
     tenant: int
     name: str
     origins: tuple[str, ...] = ()
+    by_token: bool = False
+    """Known by a player token alone (no key sent): a browser key's rights."""
 
     @property
     def server(self) -> bool:
         """A key not limited to browser origins (and the keyless local front end of a
         development server): it may vouch for players and mint their tokens."""
-        return not self.origins
+        return not self.origins and not self.by_token
 
 
 LOCAL = Caller(LOCAL_TENANT, "local")
@@ -76,8 +78,12 @@ class KeyCache:
 
 
 keys = KeyCache()
+names = KeyCache()
+"""Front ends by name, for requests known by a player token alone (its audience)."""
 
 
 def reset() -> None:
-    """Forget every key learnt (a key revoked through this process is refused at once)."""
+    """Forget every key and name learnt (a key revoked through this process is refused
+    at once)."""
     keys.clear()
+    names.clear()

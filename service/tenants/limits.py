@@ -61,8 +61,9 @@ def _who() -> str:
 
 def holder(tenant: int) -> str:
     """The budget of work done for a front end outside any request (the worker playing
-    a seat whose time ran out): its server key's."""
-    return f"tenant:{tenant}"
+    on after a seat's time ran out): the front end's own, apart from its server key's,
+    so visitors letting clocks run out cannot spend the server's."""
+    return f"worker:{tenant}"
 
 
 KEY_PREFIX = "basra"

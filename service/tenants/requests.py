@@ -43,17 +43,23 @@ def server_key_only(blp: Blueprint) -> Callable[[F], F]:
 def _takes_server_key() -> bool:
     """Whether the route the request goes to is marked :func:`server_key_only`."""
     view = current_app.view_functions.get(request.endpoint or "")
-    handler = getattr(getattr(view, "view_class", None), request.method.lower(), view)
+    method = "get" if request.method == "HEAD" else request.method.lower()  # HEAD runs get
+    handler = getattr(getattr(view, "view_class", None), method, view)
     return bool(getattr(handler, _SERVER_KEY_ONLY, False))
 
 
 def resolve_tenant() -> None:
     """Before every /v1 request: the tenant of its ``X-API-Key`` (401 without a valid key
-    where keys are required; 403 from a browser origin the tenant does not allow)."""
+    where keys are required; 403 from a browser origin the tenant does not allow). A
+    request with no key but a player token is its token's front end's: the players
+    domain's hook, next, resolves it (``g.caller`` None until then)."""
     if request.method == "OPTIONS" or not request.path.startswith("/v1/"):
         return  # a CORS preflight carries no key; health checks and docs need none
     config = current_app.config
     key = request.headers.get("X-API-Key")
+    if not key and bearer_is_player_token():
+        g.caller = None
+        return
     try:
         g.caller = caller_for(
             key, required=config["BASRA_API_KEYS"] == "required",
@@ -71,9 +77,23 @@ def resolve_tenant() -> None:
                                     f"again in {wait} s", retry_after=wait) from error
         limits.spend_failed_key()
         raise
+    check_scope()
+
+
+def check_scope() -> None:
+    """A caller without the server key's rights asking for a :func:`server_key_only`
+    route: :class:`ServerKeyRequired`."""
     if not g.caller.server and _takes_server_key():
-        raise ServerKeyRequired("a browser key (one limited to origins) may not do this: "
-                                "call it from your server, with a key made without --origin")
+        raise ServerKeyRequired("a browser key (one limited to origins), or a player token "
+                                "alone, may not do this: call it from your server, with a "
+                                "key made without --origin")
+
+
+def bearer_is_player_token() -> bool:
+    """Whether the request's ``Authorization: Bearer`` holds a JWT (a player token: three
+    dot-separated parts; seat tokens are URL-safe base64, never a dot)."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return scheme.lower() == "bearer" and token.strip().count(".") == 2
 
 
 def key_still_valid() -> bool:

@@ -95,6 +95,25 @@ def caller_for(key: str | None, *, required: bool, origin: str | None,
     return caller
 
 
+def caller_named(name: str, cache_seconds: float) -> Caller | None:
+    """The front end called ``name`` as the caller of a request that sent a player token
+    and no key (browser-key rights: :attr:`Caller.by_token`); None if there is none."""
+    if name == LOCAL.name:
+        return LOCAL
+    fresh, caller = cache.names.get(name, cache_seconds)
+    if not fresh:
+        caller = _lookups.do(f"name:{name}", lambda: _name_and_keep(name))
+    return caller
+
+
+def _name_and_keep(name: str) -> Caller | None:
+    with transaction(one_statement=True):
+        pk = db.session.execute(select(Tenant.pk).where(Tenant.name == name)).scalar()
+    caller = None if pk is None else Caller(int(pk), name, by_token=True)
+    cache.names.put(name, caller)
+    return caller
+
+
 def _look_up_and_keep(digest: str) -> Caller | None:
     caller = _lookup(digest)
     cache.keys.put(digest, caller)

@@ -50,31 +50,46 @@ DUE_LOOKED_AT = 1000
 """A pass reads at most this many due tournaments (the per-front-end cap keeps them few)."""
 
 
-def due(now: datetime, limit: int = DUE_LOOKED_AT) -> list[int]:
+def due(now: datetime, limit: int = DUE_LOOKED_AT) -> list[tuple[int, int]]:
     """Tournaments with a step to look at (scheduled ones whose start has come, running
-    ones), the front ends in turn: each one's first, then each one's second, ... so no
-    front end's count pushes another's out of a pass."""
+    ones) as (tournament, front end), the front ends in turn: each one's first, then
+    each one's second, ... so no front end's count pushes another's out of a pass."""
     turn = func.row_number().over(partition_by=Tournament.tenant_pk,
                                   order_by=Tournament.pk).label("turn")
-    looked = select(Tournament.pk, turn).where(
+    looked = select(Tournament.pk, Tournament.tenant_pk, turn).where(
         ((Tournament.status == TournamentStatus.SCHEDULED) & (Tournament.starts_at <= now))
         | (Tournament.status == TournamentStatus.RUNNING)).subquery()
     with transaction():
-        return list(db.session.execute(
-            select(looked.c.pk).order_by(looked.c.turn, looked.c.pk).limit(limit)).scalars())
+        return [(int(pk), int(tenant)) for pk, tenant in db.session.execute(
+            select(looked.c.pk, looked.c.tenant_pk).order_by(looked.c.turn, looked.c.pk)
+            .limit(limit))]
 
 
 _served: dict[int, float] = {}
 """When this worker last took each due tournament's step (monotonic seconds)."""
+_front_ends_served: dict[int, float] = {}
+"""When this worker last took a step of each front end's (monotonic seconds)."""
 
 
-def in_turn(pks: list[int]) -> list[int]:
-    """Due tournaments in the order this worker serves them: the longest unserved first
-    (never served: first of all), ties in the front ends' turn of :func:`due`; a pass
-    cut short by :data:`STEPS_SECONDS` resumes where it stopped."""
-    for gone in _served.keys() - set(pks):
+def in_turn(found: list[tuple[int, int]]) -> list[int]:
+    """Due tournaments in the order this worker serves them: the front ends in turn (the
+    one served longest ago first), one tournament of each a round, each front end's own
+    the longest unserved first (never served: first of all); so a front end with many
+    tournaments gets no more of a pass than one with a single one, and a pass cut short
+    by :data:`STEPS_SECONDS` resumes where it stopped."""
+    mine: dict[int, list[int]] = {}
+    for pk, tenant in found:
+        mine.setdefault(tenant, []).append(pk)
+    for gone in _served.keys() - {pk for pk, _ in found}:
         del _served[gone]
-    return sorted(pks, key=lambda pk: _served.get(pk, 0.0))
+    for gone in _front_ends_served.keys() - mine.keys():
+        del _front_ends_served[gone]
+    for pks in mine.values():
+        pks.sort(key=lambda pk: _served.get(pk, 0.0))
+    order = sorted(mine, key=lambda tenant: _front_ends_served.get(tenant, 0.0))
+    rounds = max(map(len, mine.values()), default=0)
+    return [mine[tenant][n] for n in range(rounds) for tenant in order
+            if n < len(mine[tenant])]
 
 
 def step(pk: int) -> bool:
@@ -243,14 +258,16 @@ def run_tournaments() -> int:
     worker's to retry)."""
     started = time.monotonic()
     changed = 0
-    for pk in in_turn(due(utcnow())):
+    found = due(utcnow())
+    front_end = dict(found)
+    for pk in in_turn(found):
         try:
             changed += step(pk)
         except (DatabaseUnavailable, *DISCONNECTED):
             raise
         except Exception:
             log.exception("tournament step failed", extra={"tournament_pk": pk})
-        _served[pk] = time.monotonic()
+        _served[pk] = _front_ends_served[front_end[pk]] = time.monotonic()
         if _served[pk] - started > STEPS_SECONDS:  # the clocks' turn comes round too
             break
     return changed

@@ -143,7 +143,10 @@ def create(tenant: int, spec: TournamentSpec) -> TournamentView:
 def _check_open_count(tenant: int) -> None:
     """A front end holds at most ``BASRA_TOURNAMENTS_PER_FRONT_END`` tournaments scheduled
     or running (:class:`TooManyTournaments`); its creates queue on its row meanwhile."""
-    db.session.execute(select(Tenant.pk).where(Tenant.pk == tenant).with_for_update())
+    # FOR NO KEY UPDATE: creates queue here, but the front end's inserts that name its row
+    # (their FOR KEY SHARE) do not
+    db.session.execute(select(Tenant.pk).where(Tenant.pk == tenant)
+                       .with_for_update(key_share=True))
     cap = current_app.config["BASRA_TOURNAMENTS_PER_FRONT_END"]
     held = db.session.execute(select(func.count()).where(
         Tournament.tenant_pk == tenant, Tournament.status.not_in(OVER))).scalar_one()
@@ -164,12 +167,14 @@ def cancel(tenant: int, tournament_id: str) -> TournamentView:
         playing = list(db.session.execute(
             select(Match.id).join(Pairing, Pairing.match_pk == Match.pk).where(
                 Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING)
-        ).scalars())
+            .order_by(Match.pk)).scalars())
+        # the matches first, as a move locks its match before its game's pairing (the
+        # results subscriber voids each aborted game's pairing)
+        for match_id in playing:
+            call_off(match_id, tenant)
         db.session.execute(update(Pairing).where(
             Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING
         ).values(status=PairingStatus.VOID, finished_at=utcnow()))
-        for match_id in playing:
-            call_off(match_id, tenant)
         end(t, utcnow(), TournamentStatus.CANCELLED, load(t))
         db.session.flush()
         return _view(t)

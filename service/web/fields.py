@@ -92,6 +92,10 @@ class ZonedDateTime(ma.fields.AwareDateTime):
             if isinstance(value, str) and "aware" in str(error.messages):
                 raise self.make_error("zone") from error
             raise
-        if not EARLIEST_YEAR <= parsed.astimezone(UTC).year <= LATEST_YEAR:
+        try:
+            moment = parsed.astimezone(UTC)
+        except OverflowError as error:  # year 1 or 9999 moved past the calendar's ends
+            raise self.make_error("year") from error
+        if not EARLIEST_YEAR <= moment.year <= LATEST_YEAR:
             raise self.make_error("year")
-        return parsed.astimezone(UTC)
+        return moment

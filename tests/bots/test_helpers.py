@@ -131,7 +131,9 @@ def test_front_ends_take_turns_at_the_helpers(monkeypatch: pytest.MonkeyPatch) -
             time.sleep(0.005)
 
     threads = [move("flood", "flood-0")]
+    deadline = time.monotonic() + 10
     while pool.made < 1:
+        assert time.monotonic() < deadline
         time.sleep(0.005)
     threads += [move("flood", f"flood-{n}") for n in range(1, 5)]
     queued(4)
@@ -145,3 +147,26 @@ def test_front_ends_take_turns_at_the_helpers(monkeypatch: pytest.MonkeyPatch) -
     assert _HeldHelper.served[:2] == ["flood-0", "quiet"]
     assert sorted(_HeldHelper.served) == sorted(["quiet"] + [f"flood-{n}" for n in range(5)])
     assert pool.free and not pool._turns
+
+
+def test_a_move_interrupted_while_it_waits_leaves_no_helper_behind(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A waiting move interrupted (its greenlet killed) leaves the queue, and a helper
+    handed to it at that moment goes back: the pool keeps its helper."""
+    monkeypatch.setattr(helpers, "Helper", _HeldHelper)
+    pool = helpers.Helpers(1, 0)
+    lent = pool._borrow("a", 1.0)
+    assert lent is not None
+
+    class Killed(BaseException):
+        pass
+
+    def interrupted(self: threading.Event, timeout: float | None = None) -> bool:
+        pool._give(lent)  # the helper comes back just as the wait is interrupted
+        raise Killed()
+
+    monkeypatch.setattr(threading.Event, "wait", interrupted)
+    with pytest.raises(Killed):
+        pool._borrow("b", 1.0)
+    monkeypatch.undo()
+    assert pool.free == [lent] and not pool._turns and pool.made == 1

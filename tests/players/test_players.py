@@ -224,6 +224,36 @@ def test_expired_forged_foreign_and_long_lived_tokens_are_401(keyed: Flask) -> N
         r = _create(client, {**browser, **auth(token)}, {"name": "Ana", "player_id": "u-17"},
                     {"bot": "random"})
         assert r.status_code == 401, (what, r.get_json())
-        assert r.get_json()["reason"] == "invalid_player_token", what
+        foreign = what in ("another front end's", "for another audience")
+        assert r.get_json()["reason"] == ("wrong_front_end" if foreign
+                                          else "invalid_player_token"), what
         assert "Bearer" in r.headers["WWW-Authenticate"]
+        if foreign:  # it names the token's front end
+            assert "'globex'" in r.get_json()["detail"]
     assert client.get("/v1/matches", headers=server).get_json()["matches"] == []
+
+
+def test_a_player_token_alone_is_its_front_ends(keyed: Flask) -> None:
+    """With keys required, a request carrying only a player token is its front end's
+    (the token names it): the player reads their record, plays quick play as
+    themselves (their name from the token), and reads only their front end's matches;
+    what takes the server key stays refused; a token naming no front end here, or a
+    forged one, is 401."""
+    client = keyed.test_client()
+    server, _ = _front_end(keyed)
+    other_server, _ = _front_end(keyed, "globex")
+    hidden = _create(client, other_server, {"name": "a"}, {"name": "b"}).get_json()["id"]
+    token = auth(_mint(client, server, "ali", name="Ali")["token"])
+    assert client.get("/v1/players/ali", headers=token).status_code == 200
+    quick = client.post("/v1/matches/quick", headers=token, json={})
+    assert quick.status_code == 201, quick.get_json()
+    view = client.get(f"/v1/matches/{quick.get_json()['id']}", headers=token).get_json()
+    assert view["seats"][0]["player_id"] == "ali" and view["seats"][0]["name"] == "Ali"
+    assert client.get(f"/v1/matches/{hidden}", headers=token).status_code == 404
+    minted = client.post("/v1/players/badr/tokens", headers=token, json={})
+    assert minted.status_code == 403 and minted.get_json()["reason"] == "server_key_required"
+    for bad in (_signed(_secret(keyed, "acme"), aud="initech"),
+                _signed("not the front end's secret, but as long as one")):
+        r = client.get("/v1/players/ali", headers=auth(bad))
+        assert r.status_code == 401 and r.get_json()["reason"] == "invalid_player_token"
+    assert client.get("/v1/players/ali").status_code == 401  # neither key nor token

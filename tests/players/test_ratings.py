@@ -166,3 +166,16 @@ def test_two_matches_of_one_player_finishing_at_once_both_count(tmp_path: Path) 
     one, two = sorted(answers, key=lambda c: c["after"]["sigma"], reverse=True)
     assert _close(one["before"], start) and _close(two["before"], one["after"])
     assert _ratings(pg_app)["ana"][2] == 2
+
+
+def test_a_rated_match_is_dealt_from_the_services_shuffle(client: FlaskClient) -> None:
+    """Explicit decks let their sender know every card: a rated match asked with them is
+    422 rated_needs_shuffle naming `decks`, and nothing is made; unrated, they deal."""
+    deck = [f"{rank}{suit}" for suit in "CDHS"
+            for rank in ("A", *map(str, range(2, 11)), "J", "Q", "K")]
+    players = [{"name": "ana", "player_id": "ana"}, {"name": "bo", "player_id": "bo"}]
+    r = client.post("/v1/matches", json={"rated": True, "players": players, "decks": [deck]})
+    assert r.status_code == 422 and r.get_json()["reason"] == "rated_needs_shuffle"
+    assert r.get_json()["errors"][0]["field"] == "decks"
+    assert client.get("/v1/matches").get_json()["matches"] == []
+    assert client.post("/v1/matches", json={"players": players, "decks": [deck]}).status_code == 201

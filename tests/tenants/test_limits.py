@@ -51,15 +51,15 @@ def test_a_spent_budget_is_429_with_retry_after(backend: str, tmp_path: Path) ->
 
 
 def test_expert_hints_have_their_own_small_budget(backend: str, tmp_path: Path) -> None:
-    """Expert hints spend the expensive budget; greedy hints do not."""
+    """Hints of every searching level spend the expensive budget; greedy hints do not."""
     app = _limited(backend, tmp_path)
     client = app.test_client()
     created = client.post("/v1/matches", json=PLAYERS).get_json()
     url = f"/v1/matches/{created['id']}/hint"
     seat = client.get(f"/v1/matches/{created['id']}").get_json()["turn"]
     headers = auth(tokens(created)[seat])
-    assert [client.get(url + "?level=expert", headers=headers).status_code
-            for _ in range(3)] == [200, 200, 429]
+    assert [client.get(url + f"?level={level}", headers=headers).status_code
+            for level in ("expert-2026", "expert-search", "expert")] == [200, 200, 429]
     assert client.get(url + "?level=greedy", headers=headers).status_code == 200
 
 

@@ -48,8 +48,9 @@ def test_a_front_end_holds_at_most_its_cap_of_tournaments(backend: str,
 def test_one_front_ends_many_tournaments_do_not_push_out_anothers(
         backend: str, tmp_path: Path) -> None:
     """A pass looks at the front ends in turn: with a front end's many tournaments due
-    first by id, another's is still among the first looked at; and a worker takes the
-    one it served longest ago (never: first) before those it just served."""
+    first by id, another's is still among the first looked at; a worker alternates the
+    front ends (the one served longest ago first) and takes each one's longest unserved
+    tournament first."""
     app = _keyed(backend, tmp_path, BASRA_TOURNAMENTS_PER_FRONT_END=50)
     client = app.test_client()
     acme, other = api_key(app, "acme"), api_key(app, "other")
@@ -58,13 +59,24 @@ def test_one_front_ends_many_tournaments_do_not_push_out_anothers(
     mine = create(client, other, starts_at=now)["id"]
     with app.app_context():
         order = scheduled.due(datetime.now(UTC), limit=2)
-        pks = {t.id: t.pk for t in db.session.query(scheduled.Tournament)}
+        pks = {t.id: (t.pk, t.tenant_pk) for t in db.session.query(scheduled.Tournament)}
     assert order == [pks[flood[0]], pks[mine]]
+    acme_pk, other_pk = pks[flood[0]][1], pks[mine][1]
+    found = [pks[t] for t in [*flood, mine]]
     scheduled._served.clear()
-    scheduled._served.update({pks[flood[0]]: time.monotonic(), pks[mine]: 1.0})
-    assert scheduled.in_turn([pks[flood[0]], pks[mine], pks[flood[1]]]) == \
-        [pks[flood[1]], pks[mine], pks[flood[0]]]
+    scheduled._front_ends_served.clear()
+    # acme's first two were served lately, the others never; other's front end lately
+    now = time.monotonic()
+    scheduled._served.update({pks[flood[0]][0]: now, pks[flood[1]][0]: now - 1})
+    scheduled._front_ends_served.update({acme_pk: now - 5, other_pk: now})
+    order = scheduled.in_turn(found)
+    # the front ends alternate, acme first (served longest ago), each one's longest
+    # unserved tournament first: acme gets no more of the pass than other
+    assert order[:4] == [pks[flood[2]][0], pks[mine][0], pks[flood[3]][0],
+                         pks[flood[4]][0]]
+    assert order[-2:] == [pks[flood[1]][0], pks[flood[0]][0]]
     scheduled._served.clear()
+    scheduled._front_ends_served.clear()
 
 
 def test_a_cancelled_tournament_aborts_its_games_and_tells_its_players(

@@ -44,8 +44,10 @@ def test_whole_numbers_written_as_json_integers_pass(client: FlaskClient) -> Non
 @pytest.mark.parametrize(("starts_at", "says"), [
     (SOON.replace(tzinfo=None).isoformat(), "time zone"),
     ("0001-01-01T00:00:00Z", "year"),
+    ("0001-01-01T00:00:00+01:00", "year"),  # before the calendar's start in UTC
+    ("9999-12-31T23:59:59-01:00", "year"),  # after its end
     ("2026-13-01T00:00:00Z", "datetime"),
-])
+], ids=["no zone", "year 1", "before year 1 in UTC", "after 9999 in UTC", "month 13"])
 def test_a_time_carries_its_zone_and_a_sane_year(client: FlaskClient, starts_at: str,
                                                  says: str) -> None:
     r = client.post("/v1/tournaments", json=_tournament(starts_at=starts_at))
