@@ -130,6 +130,10 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "BASRA_BOT_WAIT_SECONDS": _float("BASRA_BOT_WAIT_SECONDS", 5.0),
         # an event stream sends a comment this often when nothing happens
         "BASRA_HEARTBEAT_SECONDS": _float("BASRA_HEARTBEAT_SECONDS", 15.0),
+        # a seat silent this long (no move) lets an opponent claim the win
+        "BASRA_CLAIM_AFTER_SECONDS": _float("BASRA_CLAIM_AFTER_SECONDS", 120.0),
+        # a rated match (and rated quick play) asked without a clock gets this one
+        "BASRA_RATED_MOVE_SECONDS": _int("BASRA_RATED_MOVE_SECONDS", 60, low=5),
         # tournaments a front end may hold scheduled or running at once
         "BASRA_TOURNAMENTS_PER_FRONT_END": _int("BASRA_TOURNAMENTS_PER_FRONT_END", 20, low=1),
         # a match waiting for players that does not fill within this is aborted

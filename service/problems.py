@@ -8,6 +8,7 @@ from .errors import InvalidToken, MatchNotFound, MissingToken
 from .live.errors import TooManyWaiters
 from .lobby.errors import NoOpenSeat, WrongMatchStatus
 from .matches.errors import (
+    ClaimTooEarly,
     ClockRanOut,
     IdempotencyKeyReused,
     InvalidCursor,
@@ -80,6 +81,7 @@ STATUSES: Statuses = [
     (NoHumanSeat, 422),
     (RatedNeedsPlayers, 422),
     (RatedNeedsShuffle, 422),
+    (ClaimTooEarly, 409),
     (IdempotencyKeyReused, 422),
     (InvalidCursor, 422),
     (BadBoardCursor, 422),

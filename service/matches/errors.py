@@ -48,6 +48,13 @@ class MatchNotStarted(ServiceError):
     reason = "match_not_started"
 
 
+class ClaimTooEarly(ServiceError):
+    """A win claimed from a seat that has not been silent for long enough (or whose
+    team is the claimer's)."""
+
+    reason = "claim_too_early"
+
+
 class RatedNeedsShuffle(ServiceError):
     """A rated match asked with explicit decks: its creator would know every card."""
 

@@ -211,6 +211,25 @@ class Resign(MethodView):
         return result, 200, etag(result.state)
 
 
+@blp.route("/<string:match_id>/claim")
+class Claim(MethodView):
+    """Claim the win from a seat that left."""
+
+    @budget("moves")
+    @blp.response(200, MoveResponseSchema)
+    @blp.alt_response(409, **problem_doc("`claim_too_early`: the seat to play has not been "
+                                         "silent long enough (the detail says how long "
+                                         "more), or it is your team's turn"))
+    @blp.doc(security=BEARER)
+    @blp.doc(operationId="claimWin")
+    def post(self, match_id: str) -> tuple[MoveResult, int, Headers]:
+        """The token's seat claims the win: the seat to play (an opponent) has made no
+        move for `BASRA_CLAIM_AFTER_SECONDS` (120). Its team forfeits (`end_reason`
+        `claimed`), rated as a win. The same envelope as a move, with `move` null."""
+        result = matches.claim_win(match_id, tenant(), credential(), if_match_version())
+        return result, 200, etag(result.state)
+
+
 @blp.route("/<string:match_id>/hint")
 class Hint(MethodView):
     """What a bot would play."""

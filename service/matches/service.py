@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -38,6 +39,7 @@ from ..engine import (
     new_seed,
     play_from_parts,
     resign,
+    team_of,
     with_house_rules,
 )
 from ..engine.bots import POLICIES, SEARCHING
@@ -48,6 +50,7 @@ from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 from ..storage.models import MoveRecord, utcnow
 from . import cache, changes, clocks, finish, history, store
 from .errors import (
+    ClaimTooEarly,
     ClockRanOut,
     IdempotencyKeyReused,
     MatchNotStarted,
@@ -134,7 +137,11 @@ def deal_match(variant: str, rules: Rules, players: Sequence[PlayerSpec],
 def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
                  clock: tuple[int, str] | None = None, rated: bool = False,
                  tournament_game: bool = False) -> MatchRow:
-    """Store a worked-out match in the caller's write transaction (NOTIFYed on commit)."""
+    """Store a worked-out match in the caller's write transaction (NOTIFYed on commit). A
+    rated match asked without a clock gets ``BASRA_RATED_MOVE_SECONDS`` (autoplay): a
+    loser cannot stall it for ever."""
+    if rated and clock is None:
+        clock = (int(current_app.config["BASRA_RATED_MOVE_SECONDS"]), ClockTimeout.AUTOPLAY)
     match = store.create(
         str(uuid.uuid4()), tenant, new.variant, new.initial, new.seats,
         commitment(new.initial.seed), new.explicit_decks,
@@ -398,6 +405,34 @@ def resign_match(match_id: str, tenant: int, token: Credential | None,
         entries = [changes.log(MoveKind.RESIGN, seat, state)]
         state = resign(state, seat)
         saved = changes.save(match, state, entries, end_reason=EndReason.RESIGNED)
+    cache.written.drop((tenant, match_id))
+    return MoveResult(None, (), match_view(saved, state, seat))
+
+
+def claim_win(match_id: str, tenant: int, token: Credential | None,
+              if_match: int | None) -> MoveResult:
+    """The token's seat claims the win from the seat to play, silent (no move, nothing
+    changed) for ``BASRA_CLAIM_AFTER_SECONDS``: that seat's team forfeits, as if it had
+    resigned (``end_reason`` ``claimed``; a rated match is rated so). Earlier, or on
+    the claimer's own team's turn, :class:`ClaimTooEarly`."""
+    after = float(current_app.config["BASRA_CLAIM_AFTER_SECONDS"])
+    with transaction(write=True):
+        match, state = store.read(match_id, tenant, lock=True)
+        seat = require_seat(match.seat_keys, token)
+        check_playing(match, if_match)
+        if state.finished or state.turn is None:
+            raise MatchFinished("the match is finished")
+        silent = state.turn
+        if team_of(silent) == team_of(seat):
+            raise ClaimTooEarly(f"it is your team's turn (seat {silent}): play, or resign")
+        waited = (utcnow() - match.updated_at).total_seconds()
+        if waited < after:
+            raise ClaimTooEarly(
+                f"seat {silent} has been silent {waited:.0f} s; a win can be claimed once "
+                f"it has been {after:.0f} s: in {max(1, math.ceil(after - waited))} s")
+        entries = [changes.log(MoveKind.FORFEIT, silent, state)]
+        state = resign(state, silent)
+        saved = changes.save(match, state, entries, end_reason=EndReason.CLAIMED)
     cache.written.drop((tenant, match_id))
     return MoveResult(None, (), match_view(saved, state, seat))
 

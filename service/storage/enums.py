@@ -32,6 +32,9 @@ class EndReason(StrEnum):
     TIMEOUT = "timeout"
     """A seat's clock ran out for good (a forfeit)."""
     ABORTED = "aborted"
+    CLAIMED = "claimed"
+    """The team to play had been silent past BASRA_CLAIM_AFTER_SECONDS: an opponent
+    claimed the win."""
 
 
 class MoveKind(StrEnum):

@@ -5,6 +5,7 @@ matches unrated, and two matches of one player finishing at once both counted.""
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -179,3 +180,40 @@ def test_a_rated_match_is_dealt_from_the_services_shuffle(client: FlaskClient) -
     assert r.get_json()["errors"][0]["field"] == "decks"
     assert client.get("/v1/matches").get_json()["matches"] == []
     assert client.post("/v1/matches", json={"players": players, "decks": [deck]}).status_code == 201
+
+
+def test_a_rated_match_cannot_be_walked_away_from(app: Flask, client: FlaskClient) -> None:
+    """A rated match asked without a clock gets BASRA_RATED_MOVE_SECONDS (autoplay); an
+    unrated one stays without. The seat not to play claims the win once the seat to play
+    has been silent BASRA_CLAIM_AFTER_SECONDS: before, 409 claim_too_early saying how long
+    more; the silent seat cannot claim on its own turn; claimed, the match is over
+    (`claimed`), the claimer's team won and the ratings moved."""
+    from sqlalchemy import update
+
+    from service.storage.models import Match
+
+    created = _rated(client, "ana", "bo")
+    view = client.get(f"/v1/matches/{created['id']}").get_json()
+    assert view["clock"] == {"move_seconds": 60, "timeout": "autoplay"}
+    casual = client.post("/v1/matches", json={"players": [{"name": "a"}, {"name": "b"}]})
+    assert casual.get_json()["state"]["clock"] is None
+    silent = view["turn"]
+    claimer = auth(tokens(created)[1 - silent])
+    url = f"/v1/matches/{created['id']}/claim"
+    early = client.post(url, headers=claimer)
+    assert early.status_code == 409 and early.get_json()["reason"] == "claim_too_early"
+    assert "in 1" in early.get_json()["detail"] and "Retry-After" not in early.headers
+    own_turn = client.post(url, headers=auth(tokens(created)[silent]))
+    assert own_turn.status_code == 409 and "your team's turn" in own_turn.get_json()["detail"]
+    with app.app_context():  # the seat to play left three minutes ago
+        db.session.execute(update(Match).values(
+            updated_at=datetime.now(UTC) - timedelta(minutes=3)))
+        db.session.commit()
+    r = client.post(url, headers=claimer)
+    assert r.status_code == 200, r.get_json()
+    state = r.get_json()["state"]
+    assert state["status"] == "finished" and state["end_reason"] == "claimed"
+    assert state["winner"] == 1 - silent
+    assert {c["player_id"] for c in state["rating_changes"]} == {"ana", "bo"}
+    again = client.post(url, headers=claimer)
+    assert again.status_code == 409
