@@ -24,6 +24,7 @@ from .players.errors import (
     InvalidPlayerToken,
     NotThisPlayer,
     PlayerNotFound,
+    PlayerRequired,
     PlayerUnverified,
     WrongFrontEnd,
 )
@@ -38,7 +39,6 @@ from .tenants.errors import (
 from .tournaments.errors import (
     EntryClosed,
     NotEntered,
-    PlayerRequired,
     TooManyTournaments,
     TournamentNotFound,
     TwoPlayersOnly,

@@ -11,13 +11,20 @@ from ..matches.resources import BEARER, Headers, etag, known_id
 from ..matches.results import MatchView, MoveResult
 from ..matches.schemas import MatchStateSchema, MoveResponseSchema
 from ..matches.seats import PlayerSpec
+from ..players.errors import PlayerRequired
 from ..players.requests import credential, seat_for
 from ..tenants.limits import budget
 from ..tenants.requests import tenant
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
 from . import service as lobby
-from .schemas import JoinSchema, QuickPlaySchema, SeatedSchema
+from .schemas import (
+    JoinSchema,
+    QuickCancelSchema,
+    QuickLeftSchema,
+    QuickPlaySchema,
+    SeatedSchema,
+)
 from .service import Seated
 
 blp = Blueprint("lobby", __name__, url_prefix="/v1/matches",
@@ -47,9 +54,32 @@ class QuickPlay(MethodView):
     @blp.doc(operationId="quickPlay")
     def post(self, body: dict[str, Any]) -> tuple[Seated, int, Headers]:
         """Join the oldest waiting quick-play match of this front end with the same
-        effective rules, or open one with the caller in seat 0."""
+        effective rules, or open one with the caller in seat 0. A vouched player asking
+        again while they wait gets the table they wait at (of this variant), with a new
+        seat token (the first one stops working; their player token works throughout)."""
         return _seated(lobby.quick_play(tenant(), body["variant"], body["rules"], _who(body),
                                         rated=body["rated"]))
+
+
+@blp.route("/quick/cancel")
+class QuickCancel(MethodView):
+    """Stop looking for a table."""
+
+    @budget("moves")
+    @blp.arguments(QuickCancelSchema)
+    @blp.response(200, QuickLeftSchema)
+    @blp.alt_response(401, **problem_doc("`player_required`: no player token (or server "
+                                         "key naming `player_id`)"))
+    @blp.doc(operationId="cancelQuickPlay")
+    def post(self, body: dict[str, Any]) -> dict[str, list[str]]:
+        """The player (their token, or a server key naming `player_id`) leaves every
+        quick-play table they wait at (of `variant`, when named); an empty list when
+        none."""
+        who = _who(body)
+        if who.player_id is None or not who.vouched:
+            raise PlayerRequired("send the player's token (Authorization: Bearer), or name "
+                                 "player_id with a server key")
+        return {"left": lobby.leave_quick_play(tenant(), who.player_id, body.get("variant"))}
 
 
 @blp.route("/<string:match_id>/join")

@@ -27,6 +27,21 @@ class QuickPlaySchema(JoinSchema):
         "description": "a rated table: the caller and the opponent, players vouched for"})
 
 
+class QuickCancelSchema(ma.Schema):
+    """A player leaving the quick-play queue."""
+
+    variant = ma.fields.String(validate=validate.Length(min=1, max=64), metadata={
+        "description": "only this variant's table; every one when absent"})
+    player_id = ma.fields.String(**PLAYER_ID_FIELD)
+
+
+class QuickLeftSchema(ma.Schema):
+    """The quick-play tables left."""
+
+    left = ma.fields.List(ma.fields.String(), required=True, metadata={
+        "description": "the ids of the waiting tables the player left"})
+
+
 class SeatedSchema(ma.Schema):
     """A seat taken: its token (shown only here) and the player's view."""
 

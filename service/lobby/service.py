@@ -81,6 +81,14 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
     rules = with_house_rules(load_variant(variant).rules, overrides)
     since = clocks.waiting_since()
     with transaction(write=True):
+        if who.vouched and who.player_id is not None:  # asked again: the table they wait at
+            mine = seating.quick_tables_of(tenant, who.player_id, since, variant,
+                                           rules.content_hash)
+            if mine:
+                match, state = mine[0]
+                seat = next(s.seat for s in match.seats if s.player_id == who.player_id)
+                token, match = seating.reissue(match, state, seat)
+                return Seated(match.id, seat, token, match_view(match, state, seat))
         if rated:
             matches.check_ratable(who, [], "player_id")
             tables = seating.quick_tables(tenant, rules.content_hash, since, True,
@@ -98,6 +106,17 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
         token = new.tokens[0].token
         assert token is not None
         return Seated(match.id, 0, token, match_view(match, new.state, 0))
+
+
+def leave_quick_play(tenant: int, player_id: str, variant: str | None) -> list[str]:
+    """The vouched player leaves every waiting quick-play table of theirs (of
+    ``variant``, or all): the ids of the tables left."""
+    with transaction(write=True):
+        mine = seating.quick_tables_of(tenant, player_id, clocks.waiting_since(), variant)
+        for match, state in mine:
+            seat = next(s.seat for s in match.seats if s.player_id == player_id)
+            seating.unseat(match, state, seat)
+    return [match.id for match, _ in mine]
 
 
 QUICK_TABLES_LOOKED_AT = 50

@@ -69,6 +69,24 @@ def point_to_rematch(match: MatchRow, state: State, seat: int, rematch_id: str) 
                                rematch_id=rematch_id)
 
 
+def reissue(match: MatchRow, state: State, seat: int) -> tuple[str, MatchRow]:
+    """A new token for a locked match's seat (the old one stops working); the seat's
+    player keeps it (their player token works for it throughout)."""
+    token, token_hash = mint_token()
+    return token, changes.save(match, state, status=match.status,
+                               seats=_seat(match, seat, token_hash=token_hash))
+
+
+def quick_tables_of(tenant: int, player_id: str, since: datetime, variant: str | None,
+                    rules_hash: str | None = None) -> list[tuple[MatchRow, State]]:
+    """The waiting quick-play tables where the vouched player holds a seat (of
+    ``variant``, or all), locked; with ``rules_hash``, after queueing behind the
+    quick-play callers of those rules (as :func:`quick_tables`)."""
+    if rules_hash is not None:
+        store.lock_quick_play(tenant, rules_hash)
+    return store.quick_tables_of(tenant, player_id, since, variant)
+
+
 def quick_tables(tenant: int, rules_hash: str, since: datetime, rated: bool,
                  limit: int) -> list[tuple[MatchRow, State]]:
     """The oldest ``limit`` waiting quick-play tables of a tenant with these rules (rated

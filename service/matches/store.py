@@ -284,6 +284,26 @@ def quick_tables(tenant: int, rules_hash: str, since: datetime, rated: bool = Fa
         _M.c.tenant_pk == tenant, _M.c.status == MatchStatus.WAITING, _M.c.quick.is_(True),
         _M.c.rules_hash == rules_hash, _M.c.created_at >= since, _M.c.rated.is_(rated),
     ).order_by(_M.c.pk).limit(limit).with_for_update(of=_M)).scalars().all()
+    return _read_locked(locked)
+
+
+def quick_tables_of(tenant: int, player_id: str, since: datetime, variant: str | None = None,
+                    limit: int = 20) -> list[tuple[MatchRow, State]]:
+    """The waiting quick-play matches of a tenant (of ``variant``, or every one) where
+    the vouched player ``player_id`` holds a seat, made after ``since``, locked."""
+    mine = select(_S.c.match_pk).where(_S.c.player_id == player_id, _S.c.vouched.is_(True))
+    query = select(_M.c.pk).where(
+        _M.c.tenant_pk == tenant, _M.c.status == MatchStatus.WAITING, _M.c.quick.is_(True),
+        _M.c.created_at >= since, _M.c.pk.in_(mine))
+    if variant is not None:
+        query = query.where(_M.c.variant == variant)
+    locked = db.session.execute(
+        query.order_by(_M.c.pk).limit(limit).with_for_update(of=_M)).scalars().all()
+    return _read_locked(locked)
+
+
+def _read_locked(locked: Sequence[int]) -> list[tuple[MatchRow, State]]:
+    """The matches (and states) of these locked primary keys, in their order."""
     if not locked:
         return []
     by_match: dict[int, list[Any]] = {}

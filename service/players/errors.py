@@ -18,6 +18,13 @@ class InvalidPlayerToken(ServiceError):
     reason = "invalid_player_token"
 
 
+class PlayerRequired(ServiceError):
+    """A request for a vouched player's own (a tournament entry, their quick-play tables)
+    without one: a player token, or a server key naming ``player_id``."""
+
+    reason = "player_required"
+
+
 class WrongFrontEnd(ServiceError):
     """A player token sent with the API key of another front end than its own."""
 

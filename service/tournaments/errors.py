@@ -24,13 +24,6 @@ class NotEntered(ServiceError):
     reason = "not_entered"
 
 
-class PlayerRequired(ServiceError):
-    """Joining or withdrawing names a vouched player: a player token, or a server key
-    naming ``player_id``."""
-
-    reason = "player_required"
-
-
 class TooManyTournaments(ServiceError):
     """The front end holds as many tournaments scheduled or running as it may."""
 

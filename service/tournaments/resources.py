@@ -9,13 +9,14 @@ from typing import Any
 from flask import url_for
 from flask.views import MethodView
 
+from ..players.errors import PlayerRequired
 from ..players.requests import credential, seat_for
 from ..tenants.limits import budget
 from ..tenants.requests import server_key_only, tenant
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
 from . import service as tournaments
-from .errors import PlayerRequired, TournamentNotFound
+from .errors import TournamentNotFound
 from .schemas import (
     CreateTournamentSchema,
     EntrantSchema,

@@ -199,3 +199,51 @@ def test_the_worker_aborts_tables_nobody_fills(backend: str, tmp_path: Path) -> 
     with app.app_context():
         worker.run_once()
     assert view(client, match)["status"] == "aborted"
+
+
+def _token(client: FlaskClient, player: str) -> dict[str, str]:
+    r = client.post(f"/v1/players/{player}/tokens", json={"name": player.title()})
+    assert r.status_code == 201, r.get_json()
+    return auth(r.get_json()["token"])
+
+
+def test_quick_play_asked_twice_answers_the_same_table(client: FlaskClient) -> None:
+    """A player asking quick play again while they wait gets the table they wait at
+    (same variant), seated under the token's name, with a new seat token (the first
+    stops working, the player token keeps working); another variant is another table;
+    anonymous callers (no player) still pair up."""
+    ana = _token(client, "ana")
+    first = client.post("/v1/matches/quick", headers=ana, json={})
+    again = client.post("/v1/matches/quick", headers=ana, json={})
+    assert first.status_code == again.status_code == 201, again.get_json()
+    assert again.get_json()["id"] == first.get_json()["id"]
+    assert again.get_json()["seat"] == first.get_json()["seat"] == 0
+    table = first.get_json()["id"]
+    assert client.get(f"/v1/matches/{table}", headers=auth(first.get_json()["token"])) \
+        .status_code == 403
+    assert client.get(f"/v1/matches/{table}", headers=auth(again.get_json()["token"])) \
+        .status_code == 200
+    seated = client.get(f"/v1/matches/{table}", headers=ana).get_json()
+    assert seated["seats"][0]["name"] == "Ana" and seated["status"] == "waiting"
+    other = client.post("/v1/matches/quick", headers=ana, json={"variant": "egyptian-v1"})
+    assert other.get_json()["id"] != table
+    bo = client.post("/v1/matches/quick", headers=_token(client, "bo"), json={})
+    assert bo.get_json()["id"] == table and bo.get_json()["state"]["status"] == "active"
+
+
+def test_a_player_leaves_the_quick_play_queue_in_one_call(client: FlaskClient) -> None:
+    """POST /v1/matches/quick/cancel: the player's waiting tables (of a variant, or all)
+    are left; a second call leaves none; no player is 401 player_required."""
+    ana = _token(client, "ana")
+    tables = [client.post("/v1/matches/quick", headers=ana, json={"variant": v})
+              .get_json()["id"] for v in ("egyptian-v2", "egyptian-v1")]
+    one = client.post("/v1/matches/quick/cancel", headers=ana, json={"variant": "egyptian-v1"})
+    assert one.status_code == 200 and one.get_json() == {"left": [tables[1]]}
+    rest = client.post("/v1/matches/quick/cancel", headers=ana, json={})
+    assert rest.get_json() == {"left": [tables[0]]}
+    assert client.post("/v1/matches/quick/cancel", headers=ana, json={}).get_json() == \
+        {"left": []}
+    seats = client.get(f"/v1/matches/{tables[0]}").get_json()["seats"]
+    assert seats[0]["open"] is True
+    nobody = client.post("/v1/matches/quick/cancel", json={})
+    assert nobody.status_code == 401 and nobody.get_json()["reason"] == "player_required"
