@@ -23,6 +23,7 @@ from ..storage.db import db, on_replica, read_rows, transaction
 from ..storage.models import Match, Player, Rating, RatingChange, utcnow
 from . import service as players
 from .errors import BadBoardCursor, PlayerNotFound
+from .ratings import MODEL
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,19 @@ class Entry:
 
 
 @dataclass(frozen=True)
+class Standing:
+    """Where the player a leaderboard was asked around stands: their rating in the pool
+    (the model's start before any rated game) and whether they are listed yet."""
+
+    player_id: str
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int
+    listed: bool
+
+
+@dataclass(frozen=True)
 class LeaderboardPage:
     """A page of a leaderboard, the cursor of the next, and (around a player) their place."""
 
@@ -155,6 +169,8 @@ class LeaderboardPage:
     rank: int | None = None
     percentile: float | None = None
     """The share of listed players the one asked about is at or above, in percent."""
+    standing: Standing | None = None
+    """Around a player: their own line, listed or not (then the page is the first)."""
 
 
 def _cursor(key: bytes, rank: int) -> str:
@@ -209,12 +225,24 @@ def leaderboard(tenant: int, pool: str, key: bytes, *, cursor: str | None = None
         found = read_rows(_PLACE, {"tenant": tenant, "pool": pool, "player": around})
         if not found:
             raise PlayerNotFound(f"no player {around!r}")
-        _, rank, listed = found[0]
-        if rank is None:
-            raise PlayerNotFound(f"player {around!r} is not on the {pool} leaderboard")
+        player_pk, rank, listed = found[0]
+        standing = _standing(player_pk, around, pool, listed=rank is not None)
+        if rank is None:  # not listed yet: where they stand, beside the top of the board
+            return LeaderboardPage(pool, *_page(tenant, pool, key, 0, limit),
+                                   standing=standing)
         entries, nxt = _page(tenant, pool, key, max(0, rank - 1 - limit // 2), limit)
         percentile = round(100.0 * (listed - rank + 1) / listed, 1)
-        return LeaderboardPage(pool, entries, nxt, rank, percentile)
+        return LeaderboardPage(pool, entries, nxt, rank, percentile, standing)
+
+
+def _standing(player_pk: int, player_id: str, pool: str, *, listed: bool) -> Standing:
+    """A player's line in a pool: their rating, or the model's start before any game."""
+    row = db.session.execute(select(Rating.mu, Rating.sigma, Rating.ordinal, Rating.games)
+                             .where(Rating.player_pk == player_pk, Rating.pool == pool)).first()
+    if row is None:
+        start = MODEL.rating()
+        return Standing(player_id, start.mu, start.sigma, start.ordinal(), 0, False)
+    return Standing(player_id, float(row[0]), float(row[1]), float(row[2]), int(row[3]), listed)
 
 
 def refresh_ranks(listing: Listing) -> int:

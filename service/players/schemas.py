@@ -127,6 +127,17 @@ class EntrySchema(SkillSchema):
     games = ma.fields.Integer(required=True)
 
 
+class BoardStandingSchema(SkillSchema):
+    """The player a leaderboard was asked around: their rating in the pool (the start,
+    before any rated game) and whether they are listed yet."""
+
+    player_id = ma.fields.String(required=True)
+    games = ma.fields.Integer(required=True)
+    listed = ma.fields.Boolean(required=True, metadata={
+        "description": "false until they have the rated games (and one lately) a "
+                       "listing needs"})
+
+
 class BoardQuerySchema(ma.Schema):
     """A leaderboard page: the first, the next (cursor), or the one around a player."""
 
@@ -145,6 +156,9 @@ class BoardSchema(ma.Schema):
         "description": "with around: that player's place"})
     percentile = ma.fields.Float(allow_none=True, metadata={
         "description": "with around: the share of listed players at or below them, %"})
+    standing = ma.fields.Nested(BoardStandingSchema, allow_none=True, metadata={
+        "description": "with around: that player's own line, listed or not yet (then "
+                       "`rank` is null and the page is the first)"})
 
     def dump(self, obj: Any, *, many: bool | None = None) -> Any:
         """Rendered by hand (a leaderboard is read far more than anything else here); the
@@ -160,7 +174,11 @@ def _board(b: LeaderboardPage) -> dict[str, Any]:
         {"mu": float(e.mu), "sigma": float(e.sigma), "ordinal": float(e.ordinal),
          "rank": e.rank, "player_id": e.player_id, "name": e.name, "games": e.games}
         for e in b.entries], "next": b.next, "rank": b.rank,
-        "percentile": None if b.percentile is None else float(b.percentile)}
+        "percentile": None if b.percentile is None else float(b.percentile),
+        "standing": None if b.standing is None else {
+            "mu": float(b.standing.mu), "sigma": float(b.standing.sigma),
+            "ordinal": float(b.standing.ordinal), "player_id": b.standing.player_id,
+            "games": b.standing.games, "listed": b.standing.listed}}
 
 
 PLAYER_EVENTS = ("match.started", "match.turn", "match.finished", "tournament.started",

@@ -94,12 +94,14 @@ def test_around_a_player_gives_their_page_rank_and_percentile(league: Flask) -> 
     assert board["next"] is not None
     top = _board(league.test_client(), around="p0", limit=3)
     assert top["rank"] == 1 and top["percentile"] == 100.0
+    assert top["standing"]["player_id"] == "p0" and top["standing"]["listed"] is True
     assert [e["player_id"] for e in top["entries"]] == ["p0", "p1", "p2"]
 
 
 def test_only_players_with_enough_recent_games_are_listed(league: Flask) -> None:
     """p0 has not played for 40 days, and the minimum is raised to six games: only p4 and
-    p5 (six games each) stay; p0 is not on the board, and around p0 is 404."""
+    p5 (six games each) stay; p0 is not on the board, and around p0 gives the top of the
+    board with p0's own line, not listed (a player nobody vouched for is 404)."""
     with league.app_context():
         p0 = db.session.query(Player).filter_by(player_id="p0").one()
         db.session.execute(update(Rating).where(Rating.player_pk == p0.pk)
@@ -109,8 +111,17 @@ def test_only_players_with_enough_recent_games_are_listed(league: Flask) -> None
     assert _rank(league) >= 4  # p0..p3 leave the board, p4 and p5 move up
     client = league.test_client()
     assert [e["player_id"] for e in _board(client)["entries"]] == ["p4", "p5"]
-    r = client.get("/v1/leaderboards/egyptian-v2", query_string={"around": "p0"})
+    around = _board(client, around="p0")
+    assert around["rank"] is None and around["percentile"] is None
+    assert [e["player_id"] for e in around["entries"]] == ["p4", "p5"]
+    assert around["standing"]["player_id"] == "p0" and around["standing"]["listed"] is False
+    assert around["standing"]["games"] > 0
+    r = client.get("/v1/leaderboards/egyptian-v2", query_string={"around": "nobody"})
     assert r.status_code == 404 and r.get_json()["reason"] == "player_not_found"
+    new = client.post("/v1/players/newcomer/tokens", json={})
+    assert new.status_code == 201
+    start = _board(client, around="newcomer")["standing"]
+    assert start["games"] == 0 and start["listed"] is False and start["ordinal"] == 0.0
     record = client.get("/v1/players/p0").get_json()
     assert record["ratings"][0]["rank"] is None and record["ratings"][0]["provisional"]
 

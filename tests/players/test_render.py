@@ -10,16 +10,20 @@ import marshmallow as ma
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.players.leaderboards import Entry, LeaderboardPage
+from service.players.leaderboards import Entry, LeaderboardPage, Standing
 from service.players.schemas import BoardSchema
 
 entries = st.builds(Entry, st.integers(1, 10**6), st.text("abc.:@-", min_size=1, max_size=9),
                     st.one_of(st.none(), st.text(max_size=9)), st.floats(-40, 60),
                     st.floats(0.5, 60), st.floats(0.1, 9), st.integers(0, 10**5))
+standings = st.builds(Standing, st.text("abc.:@-", min_size=1, max_size=9),
+                      st.floats(0.5, 60), st.floats(0.1, 9), st.floats(-40, 60),
+                      st.integers(0, 10**5), st.booleans())
 boards = st.builds(LeaderboardPage, st.sampled_from(["egyptian-v2", "pagat"]),
                    st.lists(entries, max_size=5), st.one_of(st.none(), st.text(max_size=9)),
                    st.one_of(st.none(), st.integers(1, 10**6)),
-                   st.one_of(st.none(), st.floats(0, 100)))
+                   st.one_of(st.none(), st.floats(0, 100)),
+                   st.one_of(st.none(), standings))
 
 
 def _text(data: Any) -> str:
