@@ -60,8 +60,10 @@ $(PATRONI_VENV)/bin/patroni:
 	echo "patroni: $$($(PATRONI_VENV)/bin/patroni --version) in $(PATRONI_VENV)"
 
 # the API and the worker (turn clocks, expiries, webhooks); stopping one stops both
-# local webhook receivers allowed: a front end's developer tries them on this machine
+# local webhook receivers allowed, and a player listed after one rated game: a front
+# end's developer tries both on this machine
 serve: export BASRA_WEBHOOKS_ALLOW_PRIVATE ?= 1
+serve: export BASRA_LEADERBOARD_MIN_GAMES ?= 1
 serve: install
 	$(BIN)/basra db upgrade
 	$(BIN)/basra worker --metrics-port $(WORKER_METRICS_PORT) & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \

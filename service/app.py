@@ -39,7 +39,7 @@ from .tournaments import resources as tournament_routes
 from .tournaments import service as tournaments
 from .variants import resources as variants
 from .web import docs
-from .web.api import BasraApi
+from .web.api import BasraApi, document_common_problems
 from .web.json_provider import OrjsonProvider
 from .web.parser import refuse_nul_in_path
 from .web.problems import domain_problem
@@ -136,6 +136,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(players.leaderboards)
     api.register_blueprint(matches.player_matches)
     webhook_routes.describe_messages(api.spec)
+    document_common_problems(api)
     app.register_blueprint(ops.scrape_blp)
     app.register_blueprint(docs.blp)
     app.register_blueprint(play.blp)

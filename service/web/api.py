@@ -42,6 +42,31 @@ class BasraApi(Api):  # type: ignore[misc]
         self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
 
 
+COMMON_PROBLEMS = (
+    (http.HTTPStatus.UNAUTHORIZED, "/v1/"),  # no valid key, or a bad bearer token
+    (http.HTTPStatus.NOT_FOUND, "/v1/{"),  # a path parameter naming nothing
+    (http.HTTPStatus.TOO_MANY_REQUESTS, "/v1/"),  # a budget spent, or no place to wait
+    (http.HTTPStatus.SERVICE_UNAVAILABLE, "/v1/"),  # the database does not answer
+)
+"""The problems any operation under a path can answer, listed on each (client generators
+type what is listed and leave the rest to ``default``)."""
+
+
+def document_common_problems(api: BasraApi) -> None:
+    """List :data:`COMMON_PROBLEMS` on every operation they apply to (those it lists
+    itself keep their own description). Call it once every blueprint is registered."""
+    for path, item in api.spec._paths.items():  # apispec keeps its paths here
+        for operation in item.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            for status, under in COMMON_PROBLEMS:
+                applies = path.startswith(under) if not under.endswith("{") \
+                    else path.startswith(under[:-1]) and "{" in path
+                if applies:
+                    operation["responses"].setdefault(
+                        str(int(status)), api.spec.components.get_ref("response", status.name))
+
+
 def default_in_words(_converter: Any, field: Any, ret: dict[str, Any], **_: Any) -> dict[str, Any]:
     """An optional field's default said in its description, not as ``default``: client
     generators read a ``default`` as a promise that the property is always there

@@ -43,6 +43,20 @@ def test_every_operation_has_a_name_of_its_own() -> None:
     assert len(names) == len(set(names)) >= 34
 
 
+def test_every_operation_lists_the_problems_it_can_answer() -> None:
+    """Every /v1 operation lists 401, 429 and 503 (and 404 with a path parameter) with
+    the problem schema, not folded into `default`."""
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    for path, item in spec["paths"].items():
+        for method, op in item.items():
+            if not (isinstance(op, dict) and "responses" in op and path.startswith("/v1/")):
+                continue
+            wanted = {"401", "429", "503"} | ({"404"} if "{" in path else set())
+            assert wanted <= set(op["responses"]), (method, path, sorted(op["responses"]))
+    problems = spec["components"]["responses"]["TOO_MANY_REQUESTS"]["content"]
+    assert "application/problem+json" in problems
+
+
 def test_openapi_document_is_valid_and_covers_the_api() -> None:
     """The document is valid OpenAPI 3.1 and lists every endpoint of the contract."""
     from openapi_spec_validator import validate
