@@ -494,7 +494,7 @@ function tournamentLine(summary) {
   link.addEventListener("click", (event) => { event.preventDefault(); navigate(link.href); });
   item.dataset.tournament = summary.id;
   item.append(link, ` · ${summary.variant} · ${statusText(summary)} · ` +
-    t("t_players", { n: summary.entrants, max: summary.max_players }));
+    t("t_players", { n: summary.entrant_count, max: summary.max_players }));
   return item;
 }
 

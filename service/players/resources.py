@@ -42,9 +42,11 @@ def _known_id(_endpoint: str | None, values: dict[str, Any] | None) -> None:
     """A player id outside the alphabet is refused before anything else."""
     player_id = (values or {}).get("player_id")
     if player_id is not None and not PLAYER_ID.fullmatch(player_id):
+        shown = re.sub(r"[^ -~]", "?", player_id[:32])  # printable, and short
         raise Problem(422, "validation_error", "the player id is not one: 1-128 of "
                       "A-Z a-z 0-9 . _ : @ -, not . or ..", field="player_id",
-                      message=re.sub(r"[^ -~]", "?", player_id[:32]))
+                      message=f"{shown!r} is not a player id: 1-128 of A-Z a-z 0-9 . _ : @ -,"
+                      " not . or ..")
 
 
 @blp.route("/<string:player_id>/tokens")

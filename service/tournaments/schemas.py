@@ -143,7 +143,9 @@ class TournamentSummarySchema(ma.Schema):
     system = ma.fields.String(required=True)
     status = ma.fields.String(required=True)
     starts_at = UTCDateTime(required=True)
-    entrants = ma.fields.Integer(required=True)
+    entrant_count = ma.fields.Integer(required=True, metadata={
+        "description": "players entered and not withdrawn (the tournament's own page "
+                       "lists them as `entrants`)"})
     max_players = ma.fields.Integer(required=True)
     rated = ma.fields.Boolean(required=True)
 

@@ -257,7 +257,7 @@ class TournamentSummary:
     system: str
     status: str
     starts_at: datetime
-    entrants: int
+    entrant_count: int
     max_players: int
     rated: bool
 

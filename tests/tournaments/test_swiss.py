@@ -66,6 +66,8 @@ def test_a_seven_player_three_round_swiss_is_played_to_the_end(
     for p in PLAYERS:
         join(client, tid, tokens[p])
     assert sorted(read(client, tid)["entrants"]) == PLAYERS
+    (line,) = client.get("/v1/tournaments").get_json()["tournaments"]
+    assert line["entrant_count"] == len(PLAYERS) and "entrants" not in line
 
     for number in (1, 2, 3):
         work(app)

@@ -73,6 +73,15 @@ def test_player_ids_a_url_cannot_carry_are_refused_at_mint(client: FlaskClient,
     assert client.post("/v1/players/.../tokens", json={}).status_code == 201
 
 
+def test_a_bad_player_id_is_told_what_is_wrong(client: FlaskClient) -> None:
+    """The error names the bad id (printable, cut short) and says what an id may be."""
+    r = client.get("/v1/players/a%20b")
+    error = r.get_json()["errors"][0]
+    assert r.status_code == 422 and error["field"] == "player_id"
+    assert error["message"] == "'a b' is not a player id: 1-128 of A-Z a-z 0-9 . _ : @ -, " \
+        "not . or .."
+
+
 def test_who_the_caller_is_is_judged_before_their_body(client: FlaskClient) -> None:
     """A forged player token with a body that is not one: 401 invalid_player_token, not a
     422 about the body."""
