@@ -25,6 +25,7 @@ import psycopg
 from ..engine import State
 from ..live.listener import CHANNEL, listener, payload
 from ..ops import metrics
+from ..players.ratings import with_display
 from ..storage import writes
 from ..storage.db import after_commit
 from ..storage.enums import EndReason, MatchStatus, MoveKind
@@ -86,7 +87,8 @@ class MatchChanged:
                 **base, "status": m.status, "end_reason": m.end_reason,
                 "scores": list(m.scores), "winner": m.winner, "draw": m.draw,
                 "rounds": m.rounds, "seed": m.seed.hex(), "commitment": m.commitment,
-                "rating_changes": list(m.rating_changes) if m.rating_changes else None}))
+                "rating_changes": [with_display(c) for c in m.rating_changes]
+                if m.rating_changes else None}))
         return tuple(events)
 
 

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..engine import Play, Rules
+from ..players.ratings import display
 from .results import HistoryPage, MatchSummary, MatchView, MoveResult
 
 
@@ -66,7 +67,8 @@ def view_fields(m: MatchView) -> dict[str, Any]:
 
 
 def _skill(s: dict[str, float]) -> dict[str, float]:
-    return {"mu": float(s["mu"]), "sigma": float(s["sigma"]), "ordinal": float(s["ordinal"])}
+    return {"mu": float(s["mu"]), "sigma": float(s["sigma"]), "ordinal": float(s["ordinal"]),
+            "display": display(s["mu"], s["sigma"])}
 
 
 def _cards(cards: Any) -> list[str]:

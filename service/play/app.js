@@ -353,7 +353,7 @@ async function showProfile(id) {
       link.href = `/play?board=${encodeURIComponent(r.pool)}`;
       rank.append(link);
     }
-    row.append(cell("td", r.pool), cell("td", figure(r.ordinal) + (r.provisional ? ` (${t("provisional")})` : "")),
+    row.append(cell("td", r.pool), cell("td", String(r.display) + (r.provisional ? ` (${t("provisional")})` : "")),
       cell("td", figure(r.mu)), cell("td", figure(r.sigma)), cell("td", r.games), rank);
     return row;
   }));
@@ -383,8 +383,8 @@ function matchLine(match, id) {
   item.append(link, ` · ${result}`);
   const change = (match.rating_changes || []).find((c) => c.player_id === id);
   if (change) {
-    const delta = change.after.ordinal - change.before.ordinal;
-    item.append(` · ${t("rated")} \u2066${delta >= 0 ? "+" : ""}${delta.toFixed(1)}\u2069`);
+    const delta = change.after.display - change.before.display;
+    item.append(` · ${t("rated")} \u2066${delta >= 0 ? "+" : ""}${delta}\u2069`);
   }
   item.dataset.result = match.status === "finished" ? result : match.status;
   return item;
@@ -398,7 +398,7 @@ function svg(tag, attributes = {}) {
   return el;
 }
 
-/** The player's ordinal after each rated match of `pool`, as an SVG line. */
+/** The player's display rating after each rated match of `pool`, as an SVG line. */
 async function drawChart(id, pool) {
   const box = $("#chart");
   if (!pool) {
@@ -407,7 +407,7 @@ async function drawChart(id, pool) {
   }
   const { points } = await api.ratingHistory(id, pool);
   const width = 600, height = 220, pad = 36;
-  const values = points.map((p) => p.ordinal);
+  const values = points.map((p) => p.display);
   const low = Math.floor(Math.min(...values, 0)), high = Math.ceil(Math.max(...values, 1));
   const x = (i) => pad + (points.length < 2 ? (width - 2 * pad) / 2 : i * (width - 2 * pad) / (points.length - 1));
   const y = (v) => height - pad - (v - low) * (height - 2 * pad) / (high - low || 1);
@@ -426,11 +426,11 @@ async function drawChart(id, pool) {
   caption.textContent = t("chart_axis");
   chart.append(caption);
   chart.append(svg("polyline", { class: "line",
-    points: points.map((p, i) => `${x(i).toFixed(1)},${y(p.ordinal).toFixed(1)}`).join(" ") }));
+    points: points.map((p, i) => `${x(i).toFixed(1)},${y(p.display).toFixed(1)}`).join(" ") }));
   points.forEach((p, i) => {
-    const dot = svg("circle", { cx: x(i).toFixed(1), cy: y(p.ordinal).toFixed(1), r: 4, class: "dot" });
+    const dot = svg("circle", { cx: x(i).toFixed(1), cy: y(p.display).toFixed(1), r: 4, class: "dot" });
     const title = svg("title");
-    title.textContent = `${figure(p.ordinal)} · ${new Date(p.at).toLocaleString(currentLanguage())}`;
+    title.textContent = `${p.display} · ${new Date(p.at).toLocaleString(currentLanguage())}`;
     dot.append(title);
     chart.append(dot);
   });
@@ -474,7 +474,7 @@ async function showBoardPage({ cursor, around }) {
     name.href = `/play?player=${encodeURIComponent(e.player_id)}`;
     const who = document.createElement("td");
     who.append(name);
-    row.append(cell("td", e.rank), who, cell("td", figure(e.ordinal)), cell("td", e.games));
+    row.append(cell("td", e.rank), who, cell("td", e.display), cell("td", e.games));
     return row;
   }));
   $("#board-empty").hidden = board.entries.length > 0;

@@ -12,7 +12,7 @@ save (:mod:`service.matches.finish`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,26 @@ from ..storage.writes import Rows
 
 MODEL = PlackettLuce()
 """openskill's Plackett-Luce model, the library's defaults (mu 25, sigma 25/3)."""
+
+
+DISPLAY_TARGET, DISPLAY_ALPHA = 1500, 60
+"""The display rating's scale: openskill's ordinal with ``target`` 1500 and ``alpha`` 60
+(1500 + 60 x (mu - 3 sigma)): a new player 1500, the strongest about 2100-2400; below
+zero only for an ordinal under -25, which no player reaches."""
+
+
+def display(mu: float, sigma: float) -> int:
+    """A rating on the display scale (:data:`DISPLAY_TARGET`, :data:`DISPLAY_ALPHA`)."""
+    return round(MODEL.rating(mu=mu, sigma=sigma).ordinal(alpha=DISPLAY_ALPHA,
+                                                           target=DISPLAY_TARGET))
+
+
+def with_display(change: Mapping[str, Any]) -> dict[str, Any]:
+    """A seat's stored rating change (``{seat, player_id, before, after}``) with each
+    rating's display figure, as the API and the webhooks show it."""
+    return {**change, **{side: {**change[side], "display": display(change[side]["mu"],
+                                                                   change[side]["sigma"])}
+                         for side in ("before", "after")}}
 
 
 def skill(mu: float, sigma: float) -> dict[str, float]:

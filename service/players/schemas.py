@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import marshmallow as ma
@@ -9,6 +10,7 @@ from marshmallow import validate
 
 from ..web.fields import JsonInteger, UTCDateTime
 from .leaderboards import LeaderboardPage
+from .ratings import display
 from .service import MAX_TTL_SECONDS, MIN_TTL_SECONDS, PLAYER_ID
 
 PLAYER_ID_FIELD = {"validate": validate.Regexp(PLAYER_ID.pattern + r"\Z",
@@ -39,12 +41,23 @@ class MintedSchema(ma.Schema):
     expires_at = UTCDateTime(required=True)
 
 
+def _display(rating: Any) -> int:
+    """The display rating of a rating given as a mapping or an object."""
+    if isinstance(rating, Mapping):
+        return display(rating["mu"], rating["sigma"])
+    return display(rating.mu, rating.sigma)
+
+
 class SkillSchema(ma.Schema):
-    """A rating: openskill's mu and sigma, and the ordinal (mu - 3 sigma) that ranks it."""
+    """A rating: openskill's mu and sigma, the ordinal (mu - 3 sigma) that ranks it, and
+    the display rating to show players (1500 + 60 x ordinal: 1500 to start)."""
 
     mu = ma.fields.Float(required=True)
     sigma = ma.fields.Float(required=True)
     ordinal = ma.fields.Float(required=True)
+    display = ma.fields.Function(_display, required=True, metadata={
+        "type": "integer", "description": "the rating to show a player: openskill's "
+        "ordinal scaled to 1500 + 60 x ordinal (a new player 1500)"})
 
 
 class RatingChangeSchema(ma.Schema):
@@ -172,12 +185,15 @@ class BoardSchema(ma.Schema):
 def _board(b: LeaderboardPage) -> dict[str, Any]:
     return {"pool": b.pool, "entries": [
         {"mu": float(e.mu), "sigma": float(e.sigma), "ordinal": float(e.ordinal),
-         "rank": e.rank, "player_id": e.player_id, "name": e.name, "games": e.games}
+         "display": display(e.mu, e.sigma), "rank": e.rank, "player_id": e.player_id,
+         "name": e.name, "games": e.games}
         for e in b.entries], "next": b.next, "rank": b.rank,
         "percentile": None if b.percentile is None else float(b.percentile),
         "standing": None if b.standing is None else {
             "mu": float(b.standing.mu), "sigma": float(b.standing.sigma),
-            "ordinal": float(b.standing.ordinal), "player_id": b.standing.player_id,
+            "ordinal": float(b.standing.ordinal),
+            "display": display(b.standing.mu, b.standing.sigma),
+            "player_id": b.standing.player_id,
             "games": b.standing.games, "listed": b.standing.listed}}
 
 

@@ -157,28 +157,28 @@ def test_rated_quick_play_seats_two_named_players_together(new_context: NewConte
     noor.goto("/play?player=noor")
     expect(noor.locator("#profile-ratings tbody tr")).to_have_count(1)
     expect(noor.locator("#profile-ratings tbody td").nth(1)).to_contain_text(
-        f"{noor_after['ordinal']:.1f}")
+        str(noor_after["display"]))  # the display rating, 1500 to start
     expect(noor.locator("#chart svg circle")).to_have_count(1)
-    # the winner's ordinal went up (the figure isolated left to right: U+2066 .. U+2069)
+    # the winner's rating went up (the figure isolated left to right: U+2066 .. U+2069)
     expect(noor.locator("#profile-matches li")).to_contain_text(re.compile(r"rated \u2066\+\d"))
     shots(noor, "profile-after-a-rated-win")
 
 
 def test_the_chart_draws_each_rated_match(new_context: NewContext, server: str,
                                           shots: Shots) -> None:
-    """Five rated results: five points on the line, each the ordinal after that match,
-    drawn higher for a higher rating."""
+    """Five rated results: five points on the line, each the display rating after that
+    match, drawn higher for a higher rating."""
     for winner, loser in [("rania", "sami")] * 3 + [("sami", "rania")] * 2:
         rated_win(server, winner, loser)
     _, history = call(server, "GET", "/v1/players/rania/ratings/egyptian-v2")
-    ordinals = [p["ordinal"] for p in history["points"]]
+    ratings = [p["display"] for p in history["points"]]
     page = new_context(DESKTOP).new_page()
     page.goto("/play?player=rania")
     dots = page.locator("#chart svg circle")
     expect(dots).to_have_count(5)
     heights = [float(dots.nth(i).get_attribute("cy") or "nan") for i in range(5)]
-    # SVG's y grows downwards: a higher ordinal is a smaller cy
-    assert [a > b for a, b in pairwise(heights)] == [a < b for a, b in pairwise(ordinals)]
+    # SVG's y grows downwards: a higher rating is a smaller cy
+    assert [a > b for a, b in pairwise(heights)] == [a < b for a, b in pairwise(ratings)]
     points = (page.locator("#chart svg polyline").get_attribute("points") or "").split()
     assert len(points) == 5
     shots(page, "chart")

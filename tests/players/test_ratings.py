@@ -217,3 +217,26 @@ def test_a_rated_match_cannot_be_walked_away_from(app: Flask, client: FlaskClien
     assert {c["player_id"] for c in state["rating_changes"]} == {"ana", "bo"}
     again = client.post(url, headers=claimer)
     assert again.status_code == 409
+
+
+def test_ratings_show_on_one_familiar_scale(client: FlaskClient) -> None:
+    """Beside mu, sigma and the ordinal, every rating shows `display`: 1500 + 60 x the
+    ordinal (openskill's ordinal with target 1500, alpha 60): 1500 for a new player, above
+    it for the winner and below for the loser, the same figure in the match, the record,
+    the rating history and the standing around a player."""
+    created = _rated(client, "ana", "bo")
+    seat = client.get(f"/v1/matches/{created['id']}").get_json()["turn"]
+    r = client.post(f"/v1/matches/{created['id']}/resign", headers=auth(tokens(created)[seat]))
+    changes = {c["seat"]: c for c in r.get_json()["state"]["rating_changes"]}
+    for change in changes.values():
+        assert change["before"]["display"] == 1500
+        after = change["after"]
+        assert after["display"] == round(1500 + 60 * after["ordinal"])
+    winner, loser = changes[1 - seat]["after"], changes[seat]["after"]
+    assert winner["display"] > 1500 > loser["display"] > 0
+    name = changes[1 - seat]["player_id"]
+    record = client.get(f"/v1/players/{name}").get_json()["ratings"][0]
+    history = client.get(f"/v1/players/{name}/ratings/egyptian-v2").get_json()["points"]
+    standing = client.get(f"/v1/leaderboards/egyptian-v2?around={name}").get_json()["standing"]
+    assert record["display"] == history[-1]["display"] == standing["display"] \
+        == winner["display"]
