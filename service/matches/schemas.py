@@ -106,6 +106,10 @@ class SeatTokenSchema(ma.Schema):
         required=True, allow_none=True, metadata={"description": "null for a bot or open seat"}
     )
     open = ma.fields.Boolean(required=True)
+    bot = ma.fields.String(required=True, allow_none=True, metadata={
+        "description": "the bot's level; null for a person or an open seat"})
+    player_id = ma.fields.String(required=True, allow_none=True, metadata={
+        "description": "the player vouched for in the seat, as the match's views show it"})
 
 
 class LegalMoveSchema(ma.Schema):

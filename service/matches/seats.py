@@ -74,6 +74,9 @@ class SeatToken:
     name: str | None
     token: str | None
     open: bool = False
+    bot: str | None = None
+    player_id: str | None = None
+    """The player the front end vouched for in this seat (as a view shows it)."""
 
 
 @dataclass(frozen=True)
@@ -101,5 +104,6 @@ def new_seats(players: Sequence[PlayerSpec]) -> tuple[list[NewSeat], list[SeatTo
         name = p.name or (f"{p.bot} bot" if p.bot else f"seat {i}")
         seats.append(NewSeat(name, p.player_id, p.bot, None if p.bot else token_hash,
                              p.vouched and p.player_id is not None))
-        tokens.append(SeatToken(i, name, None if p.bot else token))
+        tokens.append(SeatToken(i, name, None if p.bot else token, bot=p.bot,
+                                player_id=p.player_id))
     return seats, tokens

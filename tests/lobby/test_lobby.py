@@ -19,7 +19,8 @@ def _open_table(client: FlaskClient) -> tuple[str, str]:
     r = client.post("/v1/matches", json=OPEN_TABLE)
     assert r.status_code == 201, r.get_json()
     body = r.get_json()
-    assert body["seats"][1] == {"seat": 1, "name": None, "token": None, "open": True}
+    assert body["seats"][1] == {"seat": 1, "name": None, "token": None, "open": True,
+                                "bot": None, "player_id": None}
     return body["id"], body["seats"][0]["token"]
 
 

@@ -41,7 +41,9 @@ def test_a_match_against_each_bot_runs_to_the_end(client: FlaskClient, app: Flas
     app.config["BASRA_BOT_CPU_MS"] = 60_000.0
     created = _create(client, level, rules={"target_score": 31})
     token = tokens(created)[0]
-    assert created["seats"][1] == {"seat": 1, "name": f"{level} bot", "token": None, "open": False}
+    assert created["seats"][1] == {"seat": 1, "name": f"{level} bot", "token": None,
+                                   "open": False, "bot": level, "player_id": None}
+    assert created["seats"][0]["bot"] is None  # a person
     state = view(client, created["id"], token)
     while state["status"] == "active":
         assert state["turn"] == 0

@@ -106,6 +106,9 @@ def test_a_player_token_acts_for_the_players_seat(keyed: Flask) -> None:
                 {"bot": "greedy"})
     assert r.status_code == 201, r.get_json()
     match_id, seat_token = r.get_json()["id"], r.get_json()["seats"][0]["token"]
+    # the create answer names each seat's player and bot, as the views do
+    assert [(s["player_id"], s["bot"]) for s in r.get_json()["seats"]] == \
+        [("u-17", None), (None, "greedy")]
     mine = client.get(f"/v1/matches/{match_id}", headers={**browser, **auth(token)})
     assert mine.status_code == 200 and mine.get_json()["seat"] == 0
     assert len(mine.get_json()["hand"]) == 4
