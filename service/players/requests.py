@@ -33,7 +33,9 @@ def resolve_player() -> None:
     token = request.headers["Authorization"].partition(" ")[2].strip()
     audience = players.audience_of(token)
     if g.caller is None:  # no key: the token's front end
-        g.caller = caller_named(audience, current_app.config["BASRA_KEY_CACHE_SECONDS"])
+        config = current_app.config
+        g.caller = caller_named(audience, config["BASRA_KEY_CACHE_SECONDS"],
+                                keys_required=config["BASRA_API_KEYS"] == "required")
         if g.caller is None:
             raise InvalidPlayerToken(f"the player token names a front end this service "
                                      f"does not have ({audience[:64]!r})")

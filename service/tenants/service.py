@@ -95,11 +95,12 @@ def caller_for(key: str | None, *, required: bool, origin: str | None,
     return caller
 
 
-def caller_named(name: str, cache_seconds: float) -> Caller | None:
+def caller_named(name: str, cache_seconds: float, *, keys_required: bool) -> Caller | None:
     """The front end called ``name`` as the caller of a request that sent a player token
-    and no key (browser-key rights: :attr:`Caller.by_token`); None if there is none."""
+    and no key (browser-key rights: :attr:`Caller.by_token`); None if there is none. The
+    keyless local front end is one only where keys are optional (as without a token)."""
     if name == LOCAL.name:
-        return LOCAL
+        return None if keys_required else LOCAL
     fresh, caller = cache.names.get(name, cache_seconds)
     if not fresh:
         caller = _lookups.do(f"name:{name}", lambda: _name_and_keep(name))

@@ -255,8 +255,10 @@ def test_a_player_token_alone_is_its_front_ends(keyed: Flask) -> None:
     assert client.get(f"/v1/matches/{hidden}", headers=token).status_code == 404
     minted = client.post("/v1/players/badr/tokens", headers=token, json={})
     assert minted.status_code == 403 and minted.get_json()["reason"] == "server_key_required"
+    # the keyless local front end is none where keys are required, token or not
+    local = _signed(_secret(keyed, "local"), aud="local")
     for bad in (_signed(_secret(keyed, "acme"), aud="initech"),
-                _signed("not the front end's secret, but as long as one")):
+                _signed("not the front end's secret, but as long as one"), local):
         r = client.get("/v1/players/ali", headers=auth(bad))
         assert r.status_code == 401 and r.get_json()["reason"] == "invalid_player_token"
     assert client.get("/v1/players/ali").status_code == 401  # neither key nor token
