@@ -101,11 +101,11 @@ class Helpers:
     def _borrow(self, owner: str, wait: float) -> Helper | None:
         """A helper for ``owner``'s move, or None if none came within ``wait`` s."""
         with self._lock:
-            if self.free or self.made < self.size:
+            make = not self.free and self.made < self.size
+            if self.free or make:  # lent now: served now
                 self._served[owner] = time.monotonic()
             if self.free:
                 return self.free.pop()
-            make = self.made < self.size
             if make:
                 self.made += 1
             else:

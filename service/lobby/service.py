@@ -86,7 +86,7 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
                                            rules.content_hash)
             if mine:
                 match, state = mine[0]
-                seat = next(s.seat for s in match.seats if s.player_id == who.player_id)
+                seat = _seat_of(match, who.player_id)
                 token, match = seating.reissue(match, state, seat)
                 return Seated(match.id, seat, token, match_view(match, state, seat))
         if rated:
@@ -108,14 +108,18 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
         return Seated(match.id, 0, token, match_view(match, new.state, 0))
 
 
+def _seat_of(match: MatchRow, player_id: str) -> int:
+    """The seat a vouched player holds in a match found by them."""
+    return next(seat for seat, holder in match.vouched if holder == player_id)
+
+
 def leave_quick_play(tenant: int, player_id: str, variant: str | None) -> list[str]:
     """The vouched player leaves every waiting quick-play table of theirs (of
     ``variant``, or all): the ids of the tables left."""
     with transaction(write=True):
         mine = seating.quick_tables_of(tenant, player_id, clocks.waiting_since(), variant)
         for match, state in mine:
-            seat = next(s.seat for s in match.seats if s.player_id == player_id)
-            seating.unseat(match, state, seat)
+            seating.unseat(match, state, _seat_of(match, player_id))
     return [match.id for match, _ in mine]
 
 

@@ -11,7 +11,7 @@ scan of everyone above). The figures shown beside a rank are the live ones.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 from typing import Any
@@ -197,10 +197,11 @@ _ENTRIES = (
 _PLACE = (
     select(Player.pk, Rating.rank, select(func.max(Rating.rank)).where(
         Rating.tenant_pk == bindparam("tenant"), Rating.pool == bindparam("pool"),
-    ).scalar_subquery())
+    ).scalar_subquery(), Rating.mu, Rating.sigma, Rating.ordinal, Rating.games)
     .outerjoin(Rating, and_(Rating.player_pk == Player.pk, Rating.pool == bindparam("pool")))
     .where(Player.tenant_pk == bindparam("tenant"), Player.player_id == bindparam("player")))
-"""A player (none: not vouched for), their rank (none: not listed) and how many are."""
+"""A player (none: not vouched for), their rank (none: not listed), how many are, and
+their rating (none: no rated game in the pool yet)."""
 
 
 def _page(tenant: int, pool: str, key: bytes, after: int,
@@ -225,8 +226,8 @@ def leaderboard(tenant: int, pool: str, key: bytes, *, cursor: str | None = None
         found = read_rows(_PLACE, {"tenant": tenant, "pool": pool, "player": around})
         if not found:
             raise PlayerNotFound(f"no player {around!r}")
-        player_pk, rank, listed = found[0]
-        standing = _standing(player_pk, around, pool, listed=rank is not None)
+        _, rank, listed, *rating = found[0]
+        standing = _standing(around, rating, listed=rank is not None)
         if rank is None:  # not listed yet: where they stand, beside the top of the board
             return LeaderboardPage(pool, *_page(tenant, pool, key, 0, limit),
                                    standing=standing)
@@ -235,14 +236,14 @@ def leaderboard(tenant: int, pool: str, key: bytes, *, cursor: str | None = None
         return LeaderboardPage(pool, entries, nxt, rank, percentile, standing)
 
 
-def _standing(player_pk: int, player_id: str, pool: str, *, listed: bool) -> Standing:
-    """A player's line in a pool: their rating, or the model's start before any game."""
-    row = db.session.execute(select(Rating.mu, Rating.sigma, Rating.ordinal, Rating.games)
-                             .where(Rating.player_pk == player_pk, Rating.pool == pool)).first()
-    if row is None:
+def _standing(player_id: str, rating: Sequence[Any], *, listed: bool) -> Standing:
+    """A player's line in a pool from their (mu, sigma, ordinal, games), all None before
+    any rated game there: then the model's start."""
+    mu, sigma, ordinal, games = rating
+    if mu is None:
         start = MODEL.rating()
         return Standing(player_id, start.mu, start.sigma, start.ordinal(), 0, False)
-    return Standing(player_id, float(row[0]), float(row[1]), float(row[2]), int(row[3]), listed)
+    return Standing(player_id, float(mu), float(sigma), float(ordinal), int(games), listed)
 
 
 def refresh_ranks(listing: Listing) -> int:

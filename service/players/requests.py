@@ -6,18 +6,18 @@ from __future__ import annotations
 from flask import current_app, g, request
 
 from ..tenants import limits
-from ..tenants.requests import bearer_is_player_token, bearer_token, check_scope
+from ..tenants.requests import (
+    bearer_is_player_token,
+    bearer_token,
+    check_scope,
+    is_player_token,
+)
 from ..tenants.service import caller_named
 from . import service as players
 from .errors import InvalidPlayerToken, PlayerUnverified, WrongFrontEnd
 from .service import Credential, PlayerProof
 
 _PROOF = "player_proof"
-
-
-def _is_player_token(token: str | None) -> bool:
-    """A JWT (three dot-separated parts); seat tokens are URL-safe base64: never a dot."""
-    return token is not None and token.count(".") == 2
 
 
 def resolve_player() -> None:
@@ -30,7 +30,8 @@ def resolve_player() -> None:
         return
     if not bearer_is_player_token():
         return
-    token = request.headers["Authorization"].partition(" ")[2].strip()
+    token = bearer_token()
+    assert token is not None
     audience = players.audience_of(token)
     if g.caller is None:  # no key: the token's front end
         config = current_app.config
@@ -53,12 +54,9 @@ def credential() -> Credential | None:
     """The request's bearer: a seat token as sent, or the player a player token of this
     front end proves (:func:`resolve_player`); None without one."""
     token = bearer_token()
-    if not _is_player_token(token):
+    if not is_player_token(token):
         return token
-    proof: PlayerProof | None = g.get(_PROOF)
-    if proof is None:  # a request this app's hooks did not see (a test's own context)
-        assert token is not None
-        proof = players.verify(g.caller.tenant, g.caller.name, token)
+    proof: PlayerProof = getattr(g, _PROOF)  # set, or refused, before the route ran
     return proof
 
 

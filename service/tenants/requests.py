@@ -89,11 +89,16 @@ def check_scope() -> None:
                                 "key made without --origin")
 
 
+def is_player_token(token: str | None) -> bool:
+    """Whether a bearer token is a JWT (a player token: three dot-separated parts; seat
+    tokens are URL-safe base64, never a dot)."""
+    return token is not None and token.count(".") == 2
+
+
 def bearer_is_player_token() -> bool:
-    """Whether the request's ``Authorization: Bearer`` holds a JWT (a player token: three
-    dot-separated parts; seat tokens are URL-safe base64, never a dot)."""
+    """Whether the request's ``Authorization: Bearer`` holds a player token."""
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    return scheme.lower() == "bearer" and token.strip().count(".") == 2
+    return scheme.lower() == "bearer" and is_player_token(token.strip())
 
 
 def key_still_valid() -> bool:

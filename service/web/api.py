@@ -43,26 +43,26 @@ class BasraApi(Api):  # type: ignore[misc]
 
 
 COMMON_PROBLEMS = (
-    (http.HTTPStatus.UNAUTHORIZED, "/v1/"),  # no valid key, or a bad bearer token
-    (http.HTTPStatus.NOT_FOUND, "/v1/{"),  # a path parameter naming nothing
-    (http.HTTPStatus.TOO_MANY_REQUESTS, "/v1/"),  # a budget spent, or no place to wait
-    (http.HTTPStatus.SERVICE_UNAVAILABLE, "/v1/"),  # the database does not answer
+    http.HTTPStatus.UNAUTHORIZED,  # no valid key, or a bad bearer token
+    http.HTTPStatus.TOO_MANY_REQUESTS,  # a budget spent, or no place to wait
+    http.HTTPStatus.SERVICE_UNAVAILABLE,  # the database does not answer
 )
-"""The problems any operation under a path can answer, listed on each (client generators
-type what is listed and leave the rest to ``default``)."""
+"""The problems any /v1 operation can answer, listed on each (client generators type
+what is listed and leave the rest to ``default``); with a path parameter, 404 too."""
 
 
 def document_common_problems(api: BasraApi) -> None:
-    """List :data:`COMMON_PROBLEMS` on every operation they apply to (those it lists
-    itself keep their own description). Call it once every blueprint is registered."""
+    """List :data:`COMMON_PROBLEMS` (and 404 where the path names something) on every
+    /v1 operation; those it lists itself keep their own description. Call it once every
+    blueprint is registered."""
     for path, item in api.spec._paths.items():  # apispec keeps its paths here
+        if not path.startswith("/v1/"):
+            continue
+        named = (http.HTTPStatus.NOT_FOUND,) if "{" in path else ()
+        statuses = sorted(COMMON_PROBLEMS + named)
         for operation in item.values():
-            if not isinstance(operation, dict) or "responses" not in operation:
-                continue
-            for status, under in COMMON_PROBLEMS:
-                applies = path.startswith(under) if not under.endswith("{") \
-                    else path.startswith(under[:-1]) and "{" in path
-                if applies:
+            if isinstance(operation, dict) and "responses" in operation:
+                for status in statuses:
                     operation["responses"].setdefault(
                         str(int(status)), api.spec.components.get_ref("response", status.name))
 

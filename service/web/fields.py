@@ -60,9 +60,6 @@ class JsonInteger(ma.fields.Integer):
         "invalid": "must be a JSON integer, as 60 (not \"60\", 60.5 or true)",
     }
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(strict=True, **kwargs)
-
     def _validated(self, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.make_error("invalid")
