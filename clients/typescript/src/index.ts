@@ -1,0 +1,37 @@
+// @basra/client: the Basra match service's TypeScript SDK.
+export type { components, paths, webhooks } from "./api.js";
+export {
+  type BasraClient,
+  type BasraClientOptions,
+  type CallOptions,
+  type Conditional,
+  type CreatedMatch,
+  type CreateMatch,
+  type CreateOptions,
+  createBasraClient,
+  isOver,
+  type MatchState,
+  type MoveRequest,
+  type MoveResponse,
+  newIdempotencyKey,
+  type PlayerEvent,
+  type PlayOptions,
+  type PollOptions,
+  type StateEvent,
+  unwrap,
+} from "./client.js";
+export {
+  BasraProblem,
+  isProblem,
+  type KnownReason,
+  type Problem,
+  type Reason,
+  retryAfterSeconds,
+} from "./problems.js";
+export { isNetworkError, type RetryInfo, type RetryOptions } from "./retry.js";
+export {
+  type ReconnectInfo,
+  StreamEnded,
+  StreamIdleTimeout,
+  type StreamOptions,
+} from "./streams.js";
