@@ -108,16 +108,18 @@ Call = Callable[[str, str, Any, dict[str, str]], tuple[int, Any]]
 
 
 def play_matches(call: Call, go_on: Callable[[int], bool],
-                 latencies: list[float] | None = None) -> tuple[int, int]:
+                 latencies: list[float] | None = None,
+                 rules: dict[str, Any] | None = None) -> tuple[int, int]:
     """Play two-seat egyptian-v2 matches seat by seat while ``go_on(moves so far)``: a
     seat's hand is known from its last response, and read again (its view) when it runs
-    out; a finished match is followed by a new one. (moves made, matches created); each
-    move's latency goes into ``latencies``."""
+    out; a finished match is followed by a new one (house ``rules`` if given). (moves
+    made, matches created); each move's latency goes into ``latencies``."""
     moves = created_matches = 0
     while go_on(moves):
         created_matches += 1
         _, created = call("POST", "/v1/matches", {
-            "variant": "egyptian-v2", "players": [{"name": "a"}, {"name": "b"}]}, {})
+            "variant": "egyptian-v2", "players": [{"name": "a"}, {"name": "b"}],
+            **({"rules": rules} if rules else {})}, {})
         match = created["id"]
         tokens = {s["seat"]: s["token"] for s in created["seats"]}
         hands: dict[int, list[str]] = {0: [], 1: []}

@@ -158,10 +158,12 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         # an endpoint is disabled after BASRA_WEBHOOK_DISABLE_AFTER messages in a row fail
         "BASRA_WEBHOOKS_ALLOW_PRIVATE": os.environ.get("BASRA_WEBHOOKS_ALLOW_PRIVATE", "0") == "1",
         "BASRA_WEBHOOK_TIMEOUT_SECONDS": _float("BASRA_WEBHOOK_TIMEOUT_SECONDS", 5.0),
-        # the worker's delivery threads, and how many of them one front end may hold
-        "BASRA_WEBHOOK_THREADS": _int("BASRA_WEBHOOK_THREADS", 8, low=1),
-        "BASRA_WEBHOOK_THREADS_PER_FRONT_END": _int("BASRA_WEBHOOK_THREADS_PER_FRONT_END", 2,
+        # the worker's delivery threads, how many of them one front end may hold, and how
+        # many tries one endpoint may have under way at once
+        "BASRA_WEBHOOK_THREADS": _int("BASRA_WEBHOOK_THREADS", 32, low=1),
+        "BASRA_WEBHOOK_THREADS_PER_FRONT_END": _int("BASRA_WEBHOOK_THREADS_PER_FRONT_END", 16,
                                                     low=1),
+        "BASRA_WEBHOOK_PER_ENDPOINT": _int("BASRA_WEBHOOK_PER_ENDPOINT", 16, low=1),
         "BASRA_WEBHOOK_RETRY_SECONDS": _float("BASRA_WEBHOOK_RETRY_SECONDS", 5.0),
         "BASRA_WEBHOOK_ATTEMPTS": int(_float("BASRA_WEBHOOK_ATTEMPTS", 11)),
         "BASRA_WEBHOOK_DISABLE_AFTER": int(_float("BASRA_WEBHOOK_DISABLE_AFTER", 5)),

@@ -12,9 +12,10 @@ next pass (or the next read of the match) applies what is due.
 
 Each pass also takes every due tournament's next step (start, pair, record results,
 finish: :mod:`service.tournaments.scheduled`, under the tournament's row lock, so each
-happens once), hands due webhook messages to :class:`deliveries.Dispatcher` (its
-own threads, so a slow receiver never delays a deadline) and purges webhook
-messages and attempts older than a week (:mod:`service.webhooks.scheduled`).
+happens once) and purges webhook messages and attempts older than a week
+(:mod:`service.webhooks.scheduled`). Webhook messages are delivered beside the passes by
+:class:`deliveries.Dispatcher` (its own threads, so a slow receiver never delays a
+deadline, and a claim as soon as a try ends, not at the next pass).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:
     """Pass after pass every ``interval`` seconds (``passes`` of them, or for ever)."""
     done = 0
     dispatcher = deliveries.Dispatcher(app)
+    dispatcher.start(interval)
     with app.app_context():
         while passes is None or done < passes:
             started = time.monotonic()
@@ -58,7 +60,6 @@ def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:
                 applied = run_once()
                 if applied:
                     log.info("applied timeouts", extra={"timeouts": applied})
-                dispatcher.pass_once()
             except (DatabaseUnavailable, *DISCONNECTED):  # a failover, a restart
                 log.warning("database unavailable; retrying")
                 end_session()  # the next pass starts on a new connection

@@ -40,6 +40,8 @@ def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen
     with waiters.parked(client), metrics.WAITERS.labels("stream").track_inprogress():
         if not fresh:
             yield Event(None)  # resumed and current: answer at once, then wait
+            if peeked.turn == NOBODY:
+                return  # ...unless it is over: its last event was had, no other follows
         while True:
             if not fresh:
                 current = polls.wait_for_change(match_id, version, heartbeat)

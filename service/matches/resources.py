@@ -13,9 +13,9 @@ from flask.views import MethodView
 
 from ..errors import MatchNotFound
 from ..players.requests import credential, seat_for
-from ..players.service import Credential
+from ..players.service import Credential, PlayerProof
 from ..tenants.limits import budget
-from ..tenants.requests import key_still_valid, tenant, waiter
+from ..tenants.requests import key_still_valid, sender, tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
 from ..web.streams import heartbeat_seconds, last_event_id, sse_response
@@ -69,6 +69,42 @@ def _vouched(spec: PlayerSpec, proof: Credential | None) -> PlayerSpec:
     return dataclasses.replace(spec, player_id=player_id, name=name, vouched=vouched)
 
 
+def idempotency_key_doc(description: str) -> dict[str, Any]:
+    """The Idempotency-Key header parameter of a create or a move."""
+    return {"in": "header", "name": "Idempotency-Key", "description": description,
+            "schema": {"type": "string", "maxLength": 255}}
+
+
+def idempotency_key() -> str | None:
+    """The request's Idempotency-Key (None: not sent); 422 unless 1 to 255 printable
+    characters."""
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not (0 < len(key) <= 255 and key.isprintable()):
+        raise Problem(422, "validation_error",
+                      "Idempotency-Key must be 1 to 255 printable characters",
+                      field="Idempotency-Key", message="1 to 255 printable characters")
+    return key
+
+
+def body_fingerprint() -> str:
+    """The fingerprint of the request's JSON body as sent, telling a keyed retry from
+    another request."""
+    raw = request.get_json(silent=True)
+    return matches.fingerprint(raw if isinstance(raw, dict) else {})
+
+
+def if_none_match(then: str) -> dict[str, Any]:
+    """The If-None-Match header parameter of a read that answers 304 (``then``: when)."""
+    return {"in": "header", "name": "If-None-Match", "schema": {"type": "string"},
+            "description": f"an ETag from an earlier response: 304 {then}"}
+
+
+def not_modified(etag_is: str) -> dict[str, Any]:
+    """The 304 answer of a read, with the ETag it carries (``etag_is``: what it names)."""
+    return {"description": "Not modified (If-None-Match)", "headers": {"ETag": {
+        "description": etag_is, "schema": {"type": "string"}}}}
+
+
 def etag(view: MatchView) -> Headers:
     return {"ETag": etag_for(view.version, view.view.seat)}
 
@@ -81,17 +117,26 @@ class Matches(MethodView):
     @blp.arguments(CreateMatchSchema)
     @blp.response(201, CreatedMatchSchema, headers={"Location": {
         "description": "URL of the match", "schema": {"type": "string"}}})
+    @blp.doc(parameters=[idempotency_key_doc(
+        "a retry with the same key and body (from the same player token, API key or "
+        "browser visitor) returns the same match and seat tokens; keys are kept "
+        "BASRA_IDEMPOTENCY_HOURS (24)")])
     @blp.doc(operationId="createMatch")
     def post(self, body: dict[str, Any]) -> tuple[CreatedMatch, int, Headers]:
-        """Create a match; the seat tokens are in this response only. A `player_id` in a
-        seat takes that player's token (`Authorization: Bearer`) or a server key."""
+        """Create a match; the seat tokens are in this response (and a keyed retry's)
+        only. A `player_id` in a seat takes that player's token (`Authorization: Bearer`)
+        or a server key. `state` is the seat's view when a player token's player is
+        seated, else a spectator's (a server key seating others)."""
         proof = credential()
         specs = [_vouched(PlayerSpec(**p), proof) for p in body["players"]]
         clock = body.get("clock")
+        player = proof.player_id if isinstance(proof, PlayerProof) else None
+        key = idempotency_key()
         created = matches.create_match(
             tenant(), body["variant"], body["rules"], specs, body.get("decks"),
             clock=(clock["move_seconds"], clock["timeout"]) if clock else None,
-            rated=body["rated"],
+            rated=body["rated"], viewer=player,
+            keyed=None if key is None else matches.CreateKey(key, sender(), body_fingerprint()),
         )
         location = url_for("matches.MatchById", match_id=created.id)
         return created, 201, {"Location": location, **etag(created.state)}
@@ -123,11 +168,9 @@ class MatchById(MethodView):
     @blp.arguments(WaitQuerySchema, location="query")
     @blp.response(200, MatchStateSchema, headers={"ETag": {
         "description": "the version and viewer", "schema": {"type": "string"}}})
-    @blp.alt_response(304, description="Not modified (If-None-Match)")
-    @blp.doc(security=OPTIONAL_BEARER, parameters=[
-        {"in": "header", "name": "If-None-Match", "schema": {"type": "string"},
-         "description": "an ETag from an earlier response: 304 while the match is unchanged"},
-    ])
+    @blp.alt_response(304, **not_modified("the version and viewer"))
+    @blp.doc(security=OPTIONAL_BEARER,
+             parameters=[if_none_match("while the match is unchanged")])
     @blp.doc(operationId="getMatch")
     def get(
         self, query: dict[str, Any], match_id: str
@@ -154,23 +197,16 @@ class Moves(MethodView):
                                          "finished"))
     @blp.alt_response(412, **problem_doc("If-Match names an older version"))
     @blp.doc(security=BEARER, parameters=[
-        {"in": "header", "name": "Idempotency-Key", "schema": {"type": "string", "maxLength": 255},
-         "description": "a retry with the same key and body returns the first response"},
+        idempotency_key_doc("a retry with the same key and body returns the first response"),
         {"in": "header", "name": "If-Match", "schema": {"type": "string"},
          "description": "the ETag (or version) the move was decided on"},
     ])
     @blp.doc(operationId="playMove")
     def post(self, body: dict[str, Any], match_id: str) -> tuple[MoveResult, int, Headers]:
         """Play a card for the token's seat; bot seats reply in the same request."""
-        key = request.headers.get("Idempotency-Key")
-        if key is not None and not (0 < len(key) <= 255 and key.isprintable()):
-            raise Problem(422, "validation_error",
-                          "Idempotency-Key must be 1 to 255 printable characters",
-                          field="Idempotency-Key", message="1 to 255 printable characters")
-        fingerprint = ""
-        if key is not None:  # only a keyed move is ever compared with another request
-            raw = request.get_json(silent=True)
-            fingerprint = matches.fingerprint(raw if isinstance(raw, dict) else {})
+        key = idempotency_key()
+        # only a keyed move is ever compared with another request
+        fingerprint = "" if key is None else body_fingerprint()
         capture = body.get("capture")
         result = matches.play_move(match_id, tenant(), matches.MoveRequest(
             credential(), body["card"], None if capture is None else tuple(capture),
@@ -181,7 +217,8 @@ class Moves(MethodView):
     @blp.arguments(LogQuerySchema, location="query")
     @blp.response(200, MoveLogSchema, headers={"ETag": {
         "description": "the match version", "schema": {"type": "string"}}})
-    @blp.alt_response(304, description="Not modified (If-None-Match)")
+    @blp.alt_response(304, **not_modified("the match version"))
+    @blp.doc(parameters=[if_none_match("while no move was made since")])
     @blp.doc(operationId="listMoves")
     def get(self, query: dict[str, Any], match_id: str) -> Response | tuple[MoveLog, int, Headers]:
         """The public move log (entries after `after`); reveals the seed (or explicit

@@ -5,10 +5,11 @@ players domain first, as a :class:`~service.players.service.PlayerProof`)."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..errors import InvalidToken, MissingToken
@@ -25,6 +26,31 @@ def mint_token() -> tuple[str, str]:
     """A new seat token and its hash."""
     token = secrets.token_urlsafe(32)
     return token, hash_token(token)
+
+
+Minter = Callable[[int], tuple[str, str]]
+"""A seat's new token and its hash, by seat number."""
+
+
+def _mint_any(_seat: int) -> tuple[str, str]:
+    return mint_token()
+
+
+def derived_minter(secret: bytes, salt: str) -> Minter:
+    """The tokens of a create made with an Idempotency-Key: derived from the service's
+    secret key and the create's random ``salt``, so a retry can show them again though
+    only their hashes are stored (and the database alone does not give them)."""
+    def mint(seat: int) -> tuple[str, str]:
+        digest = hmac.new(secret, f"seat-token:{salt}:{seat}".encode(), hashlib.sha256)
+        token = base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
+        return token, hash_token(token)
+    return mint
+
+
+def token_check(secret: bytes, salt: str) -> str:
+    """What tells, at a retry, whether the secret key is still the one that derived a
+    create's tokens (:func:`derived_minter`)."""
+    return hmac.new(secret, f"token-check:{salt}".encode(), hashlib.sha256).hexdigest()
 
 
 def seat_of(keys: Sequence[SeatKey], token: Credential | None) -> int | None:
@@ -91,8 +117,10 @@ class NewSeat:
     vouched: bool = False
 
 
-def new_seats(players: Sequence[PlayerSpec]) -> tuple[list[NewSeat], list[SeatToken]]:
-    """The seat rows to store and the tokens to show once, for the requested players."""
+def new_seats(players: Sequence[PlayerSpec], mint: Minter = _mint_any
+              ) -> tuple[list[NewSeat], list[SeatToken]]:
+    """The seat rows to store and the tokens to show once, for the requested players
+    (``mint``: how their tokens are made)."""
     seats: list[NewSeat] = []
     tokens: list[SeatToken] = []
     for i, p in enumerate(players):
@@ -100,7 +128,7 @@ def new_seats(players: Sequence[PlayerSpec]) -> tuple[list[NewSeat], list[SeatTo
             seats.append(NewSeat(None, None, None, None))
             tokens.append(SeatToken(i, None, None, open=True))
             continue
-        token, token_hash = mint_token()
+        token, token_hash = mint(i)
         name = p.name or (f"{p.bot} bot" if p.bot else f"seat {i}")
         seats.append(NewSeat(name, p.player_id, p.bot, None if p.bot else token_hash,
                              p.vouched and p.player_id is not None))

@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import json
 import math
+import secrets
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -63,7 +64,16 @@ from .errors import (
 from .replies import bill_searches, bots_play
 from .results import HistoryPage, MatchView, MoveResult, match_view
 from .rows import LogEntry, MatchRow
-from .seats import NewSeat, PlayerSpec, SeatToken, new_seats, require_seat
+from .seats import (
+    Minter,
+    NewSeat,
+    PlayerSpec,
+    SeatToken,
+    derived_minter,
+    new_seats,
+    require_seat,
+    token_check,
+)
 
 BOT_LEVELS = tuple(POLICIES)
 SEARCHING_LEVELS = SEARCHING
@@ -121,11 +131,13 @@ class NewMatch:
 
 
 def deal_match(variant: str, rules: Rules, players: Sequence[PlayerSpec],
-               decks: Sequence[Sequence[Card]] | None = None, *, tenant: int) -> NewMatch:
+               decks: Sequence[Sequence[Card]] | None = None, *, tenant: int,
+               mint: Minter | None = None) -> NewMatch:
     """Work out a new match of ``tenant`` for these players; pure but for the seed, the
-    tokens and the bots' bill, so it runs before any lock is taken."""
+    tokens (``mint``: how they are made, random by default) and the bots' bill, so it
+    runs before any lock is taken."""
     initial = new_match(rules, new_seed(), decks or ())
-    seats, tokens = new_seats(players)
+    seats, tokens = new_seats(players, mint) if mint else new_seats(players)
     waiting = any(p.open for p in players)
     state, plays = initial, []
     if not waiting:
@@ -157,12 +169,31 @@ def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
     return match
 
 
+@dataclass(frozen=True)
+class CreateKey:
+    """A create's Idempotency-Key: the key, who sent it within the front end (a digest
+    of the player, API key or visitor) and the request body's fingerprint."""
+
+    key: str
+    caller: str
+    fingerprint: str
+
+
 def create_match(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
                  players: Sequence[PlayerSpec], decks: Sequence[Sequence[Card]] | None, *,
-                 clock: tuple[int, str] | None = None, rated: bool = False) -> CreatedMatch:
+                 clock: tuple[int, str] | None = None, rated: bool = False,
+                 viewer: str | None = None, keyed: CreateKey | None = None) -> CreatedMatch:
     """Create a tenant's match; bot seats that lead play at once. With an open seat it
     waits (``waiting``) and deals when the last seat fills. A ``rated`` match takes
-    distinct vouched players (open seats are filled by such players)."""
+    distinct vouched players (open seats are filled by such players). The answer's view
+    is the seat of the vouched player ``viewer`` (the creator's, when seated), else a
+    spectator's. With ``keyed``, a retry of the caller's create (the same key and body,
+    within ``BASRA_IDEMPOTENCY_HOURS``) is answered the match that it made, its tokens
+    again; the key with another body is :class:`IdempotencyKeyReused`."""
+    if keyed is not None:
+        earlier = _created_before(tenant, keyed, viewer)
+        if earlier is not None:
+            return earlier
     rules = _rules_for(variant, overrides, len(players))
     if all(p.bot for p in players):
         raise NoHumanSeat(
@@ -180,11 +211,65 @@ def create_match(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
                 check_ratable(p, seated, f"players[{i}]")
                 assert p.player_id is not None
                 seated.append(p.player_id)
-    new = deal_match(variant, rules, players, decks, tenant=tenant)
-    with transaction(write=True):
-        match = insert_match(new, tenant, clock=clock, rated=rated)
-    view = match_view(match, new.state, None)
+    secret, salt = current_app.config["SECRET_KEY"], secrets.token_hex(32)
+    new = deal_match(variant, rules, players, decks, tenant=tenant,
+                     mint=derived_minter(secret, salt) if keyed else None)
+    try:
+        with transaction(write=True):
+            match = insert_match(new, tenant, clock=clock, rated=rated)
+            if keyed is not None and not store.remember_create(
+                    tenant, keyed.caller, keyed.key,
+                    store.CreateRecord(keyed.fingerprint, match.id, salt,
+                                       token_check(secret, salt)),
+                    match.pk, _idempotency_since()):
+                raise _KeyTaken()
+    except _KeyTaken:
+        # a concurrent create with the key made its match first (its record committed
+        # before this one's insert returned): this one is rolled back, that one answers
+        assert keyed is not None
+        earlier = _created_before(tenant, keyed, viewer)
+        assert earlier is not None
+        return earlier
+    view = match_view(match, new.state, _seat_of_player(match, viewer))
     return CreatedMatch(match.id, tuple(new.tokens), view.commitment, view)
+
+
+class _KeyTaken(Exception):
+    """A create's Idempotency-Key was recorded meanwhile: roll its match back."""
+
+
+def _seat_of_player(match: MatchRow, player_id: str | None) -> int | None:
+    """The seat of the vouched player (None: not seated, or no player)."""
+    if player_id is None:
+        return None
+    return next((seat for seat, player in match.vouched if player == player_id), None)
+
+
+def _created_before(tenant: int, keyed: CreateKey, viewer: str | None) -> CreatedMatch | None:
+    """The answer again to a retried create (its match as it is now, its seats' tokens
+    derived again); None if the key is new (or expired)."""
+    with transaction():
+        earlier = store.find_create(tenant, keyed.caller, keyed.key, _idempotency_since())
+        if earlier is None:
+            return None
+        if not hmac.compare_digest(earlier.fingerprint, keyed.fingerprint):
+            raise IdempotencyKeyReused("this Idempotency-Key was used for a different request")
+        match, state = store.read(earlier.match_id, tenant)
+    secret = current_app.config["SECRET_KEY"]
+    if not hmac.compare_digest(earlier.token_check, token_check(secret, earlier.salt)):
+        raise IdempotencyKeyReused("this Idempotency-Key's match was made under another "
+                                   "secret key (BASRA_SECRET_KEY changed): its tokens cannot "
+                                   "be shown again")
+    mint = derived_minter(secret, earlier.salt)
+    tokens = []
+    for seat in match.seats:
+        token, token_hash = mint(seat.seat)
+        mine = seat.token_hash is not None and hmac.compare_digest(seat.token_hash, token_hash)
+        tokens.append(SeatToken(seat.seat, seat.name, token if mine else None,
+                                open=seat.name is None and seat.bot is None, bot=seat.bot,
+                                player_id=seat.player_id))
+    view = match_view(match, state, _seat_of_player(match, viewer))
+    return CreatedMatch(match.id, tuple(tokens), view.commitment, view)
 
 
 def check_ratable(who: PlayerSpec, seated: Sequence[str], field: str) -> None:
@@ -217,9 +302,11 @@ def _idempotency_since() -> datetime:
 _purged = [0.0]
 
 
-def purge_expired() -> None:
+def purge_expired(every: float = 0.0) -> None:
     """Remove expired Idempotency-Key records (the worker's chore, and at most hourly
-    per process a keyed move's)."""
+    per process a keyed move's), unless this process did in the last ``every`` seconds."""
+    if time.monotonic() - _purged[0] < every:
+        return
     _purged[0] = time.monotonic()
     with transaction(write=True):
         store.purge_idempotency(_idempotency_since())

@@ -17,14 +17,22 @@ from typing import Any
 
 import psycopg
 from sqlalchemy import bindparam, delete, exists, func, insert, select, tuple_
-from sqlalchemy.dialects import postgresql
+from sqlalchemy.dialects import postgresql, sqlite
 
 from ..engine import State, rules_from_json, state_from_dict, state_to_dict
 from ..errors import MatchNotFound
 from ..storage import writes
 from ..storage.db import backend, db, read_rows
 from ..storage.enums import ClockTimeout, EndReason, MatchStatus
-from ..storage.models import IdempotencyKey, Match, MoveRecord, Seat, as_utc, utcnow
+from ..storage.models import (
+    CreateKey,
+    IdempotencyKey,
+    Match,
+    MoveRecord,
+    Seat,
+    as_utc,
+    utcnow,
+)
 from .rows import LogEntry, MatchRow, SeatRow
 from .seats import NewSeat
 
@@ -353,8 +361,52 @@ def find_idempotent(match_pk: int, seat: int, key: str, since: datetime) -> Idem
 
 
 def purge_idempotency(before: datetime, limit: int = 10_000) -> int:
-    """Delete up to ``limit`` idempotency records made before ``before``; how many."""
-    columns = (IdempotencyKey.match_pk, IdempotencyKey.seat, IdempotencyKey.key)
-    old = select(*columns).where(IdempotencyKey.created_at < before).limit(limit)
-    result = db.session.execute(delete(IdempotencyKey).where(tuple_(*columns).in_(old)))
-    return int(result.rowcount or 0)  # type: ignore[attr-defined]
+    """Delete up to ``limit`` idempotency records (of moves, and of creates) made before
+    ``before``; how many."""
+    purged = 0
+    for table, columns in (
+            (IdempotencyKey, (IdempotencyKey.match_pk, IdempotencyKey.seat, IdempotencyKey.key)),
+            (CreateKey, (CreateKey.tenant_pk, CreateKey.caller, CreateKey.key))):
+        old = select(*columns).where(table.created_at < before).limit(limit)
+        result = db.session.execute(delete(table).where(tuple_(*columns).in_(old)))
+        purged += int(result.rowcount or 0)  # type: ignore[attr-defined]
+    return purged
+
+
+@dataclass(frozen=True)
+class CreateRecord:
+    """A create's Idempotency-Key as stored: the body's fingerprint, the match it made
+    and what its seat tokens were derived from."""
+
+    fingerprint: str
+    match_id: str
+    salt: str
+    token_check: str
+
+
+def find_create(tenant: int, caller: str, key: str, since: datetime) -> CreateRecord | None:
+    """The record of a caller's create Idempotency-Key if it was used at or after
+    ``since`` (older keys have expired)."""
+    row = db.session.execute(
+        select(CreateKey.fingerprint, Match.id, CreateKey.salt, CreateKey.token_check,
+               CreateKey.created_at).join(Match, Match.pk == CreateKey.match_pk)
+        .where(CreateKey.tenant_pk == tenant, CreateKey.caller == caller,
+               CreateKey.key == key)).first()
+    if row is None or as_utc(row[4]) < since:
+        return None
+    return CreateRecord(*row[:4])
+
+
+def remember_create(tenant: int, caller: str, key: str, record: CreateRecord, match_pk: int,
+                    since: datetime) -> bool:
+    """Record a create's Idempotency-Key with the match it made (an expired record of the
+    key is replaced); False if a record made at or after ``since`` holds it already (a
+    concurrent create with the key made its match first)."""
+    mine = (CreateKey.tenant_pk == tenant, CreateKey.caller == caller, CreateKey.key == key)
+    db.session.execute(delete(CreateKey).where(*mine, CreateKey.created_at < since))
+    dialect = postgresql if backend() == "postgresql" else sqlite
+    stmt = dialect.insert(CreateKey).values(
+        tenant_pk=tenant, caller=caller, key=key, fingerprint=record.fingerprint,
+        match_pk=match_pk, salt=record.salt, token_check=record.token_check,
+        created_at=utcnow()).on_conflict_do_nothing()
+    return bool(db.session.execute(stmt).rowcount)  # type: ignore[attr-defined]

@@ -49,6 +49,9 @@ TIMEOUT_LAG = Histogram("basra_timeout_lag_seconds",
                         buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60))
 WEBHOOK_TRIES = Counter("basra_webhook_tries", "Webhook delivery tries by what followed",
                         ["outcome"])
+WEBHOOK_LAG = Histogram("basra_webhook_delivery_lag_seconds",
+                        "From a webhook message's writing to its delivery",
+                        buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600))
 
 
 class _Database(Collector):

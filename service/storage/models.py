@@ -1,5 +1,5 @@
 """Tables: tenants and their API keys, players, matches (snapshot + version), seats, the
-append-only move log, idempotency keys, webhooks."""
+append-only move log, idempotency keys (of moves and creates), webhooks."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from sqlalchemy import (
     Index,
     Integer,
     LargeBinary,
+    SmallInteger,
     String,
     Text,
     false,
@@ -301,6 +302,28 @@ class IdempotencyKey(db.Model):  # type: ignore[name-defined,misc]
     __table_args__ = (Index("ix_idempotency_keys_created_at", "created_at"),)
 
 
+class CreateKey(db.Model):  # type: ignore[name-defined,misc]
+    """A create request's Idempotency-Key, the front end and caller it belongs to (a
+    digest: a player, an API key, a browser visitor), and the match it made. A retry is
+    answered that match again, its seat tokens derived again from ``salt`` and the
+    service's secret key (only their hashes are stored, as for any seat)."""
+
+    __tablename__ = "create_keys"
+
+    tenant_pk: Mapped[int] = mapped_column(ForeignKey("tenants.pk"), primary_key=True)
+    caller: Mapped[str] = mapped_column(String(64), primary_key=True)
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64), nullable=False)
+    match_pk: Mapped[int] = mapped_column(
+        ForeignKey("matches.pk", ondelete="CASCADE"), nullable=False)
+    salt: Mapped[str] = mapped_column(String(64), nullable=False)
+    token_check: Mapped[str] = mapped_column(String(64), nullable=False)
+    """Says whether the secret key is still the one the tokens were derived with."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    __table_args__ = (Index("ix_create_keys_created_at", "created_at"),)
+
+
 class Webhook(db.Model):  # type: ignore[name-defined,misc]
     """A tenant's endpoint for signed event callbacks (Standard Webhooks)."""
 
@@ -344,10 +367,23 @@ class WebhookMessage(db.Model):  # type: ignore[name-defined,misc]
     next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     """When a worker may try it (also a claim's lease: a killed worker's try is retried)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    lane: Mapped[str | None] = mapped_column(String(40))
+    """The match (or tournament) whose messages go out in order; none for a finish."""
+    holds_lane: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False,
+                                             server_default=false())
+    """Untried or in its first try: later messages of its lane wait for it."""
+    priority: Mapped[int] = mapped_column(SmallInteger, nullable=False, default=1,
+                                          server_default=text("1"))
+    """0 for a finish (claimed before anything else due), 1 for the rest."""
 
     __table_args__ = (
-        Index("ix_webhook_messages_due", "status", "next_attempt_at"),
+        Index("ix_webhook_messages_due", "priority", "next_attempt_at", "pk",
+              postgresql_where=text("status = 'pending'"),
+              sqlite_where=text("status = 'pending'")),
         Index("ix_webhook_messages_webhook", "webhook_pk", "pk"),
+        Index("ix_webhook_messages_created_at", "created_at"),
+        Index("ix_webhook_messages_lane", "webhook_pk", "lane", "pk",
+              postgresql_where=text("holds_lane"), sqlite_where=text("holds_lane")),
     )
 
 

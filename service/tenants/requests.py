@@ -11,6 +11,7 @@ refused there (403 ``server_key_required``) before its body is read or a budget 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -124,6 +125,24 @@ def tenant() -> int:
 def waiter() -> str:
     """Who a parked request counts against: its front end and its address."""
     return f"{g.caller.tenant}:{request.remote_addr}"
+
+
+def sender() -> str:
+    """Who sent the request within its front end: the player its player token proved;
+    else its API key, with the client address for a browser key (every visitor of the
+    page holds it); with no key, the client address. A digest, never the key."""
+    key = request.headers.get("X-API-Key")
+    address = request.remote_addr or "unknown"
+    player = g.get(limits.PLAYER)
+    if player is not None:
+        who = f"player:{player}"
+    elif not key:
+        who = f"address:{address}"
+    elif g.caller.server:
+        who = f"key:{key}"
+    else:
+        who = f"browser:{key}:{address}"
+    return hashlib.sha256(who.encode()).hexdigest()
 
 
 def keyed_tenant() -> int:

@@ -79,9 +79,39 @@ class BodyParser(FlaskParser):
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
-    """flask-smorest's Blueprint parsing with :class:`BodyParser`."""
+    """flask-smorest's Blueprint parsing with :class:`BodyParser`, whose ``doc`` adds
+    parameters rather than replacing them."""
 
     ARGUMENTS_PARSER = BodyParser()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # after the arguments' callback, which sets the parameters it generates
+        self._prepare_doc_cbks.append(self._prepare_added_parameters_doc)
+
+    @staticmethod
+    def doc(**kwargs: Any) -> Any:
+        """As flask-smorest's, except that ``parameters`` (headers, say) are documented
+        beside those ``arguments`` generates (a query string): flask-smorest's manual doc
+        would replace that list, and the query parameters would go missing."""
+        parameters = kwargs.pop("parameters", [])
+        documented = flask_smorest.Blueprint.doc(**kwargs)
+
+        def decorator(func: Any) -> Any:
+            wrapper = documented(func)
+            wrapper._apidoc["added_parameters"] = [
+                *wrapper._apidoc.get("added_parameters", []), *parameters]
+            return wrapper
+
+        return decorator
+
+    @staticmethod
+    def _prepare_added_parameters_doc(doc: dict[str, Any], doc_info: dict[str, Any],
+                                      **_: Any) -> dict[str, Any]:
+        added = doc_info.get("added_parameters")
+        if added:
+            doc["parameters"] = [*doc.get("parameters", []), *added]
+        return doc
 
     def arguments(self, schema: Any, *args: Any, **kwargs: Any) -> Any:
         """As flask-smorest's, with a schema class made an instance once (webargs would

@@ -33,6 +33,8 @@ from .errors import WebhookNotFound, WebhookUrlNotAllowed
 
 EVENTS = ("match.started", "match.turn", "match.move", "match.finished",
           "tournament.started", "tournament.round", "tournament.finished")
+FINISHES = frozenset({"match.finished", "tournament.finished"})
+"""Sent ahead of every other waiting message, held behind none of their lane."""
 
 
 @dataclass(frozen=True)
@@ -224,7 +226,8 @@ def subscribed(tenant: int) -> bool:
 def outbox(tenant: int, happened: Sequence[tuple[str, Any]]) -> list[Rows]:
     """Events (a match change's, or a tournament's) as outbox messages for every enabled
     webhook of the tenant that asked for them, to write in the change's own transaction
-    (none, and no work, without such a webhook)."""
+    (none, and no work, without such a webhook). Each but a finish joins its match's (or
+    tournament's) lane, delivered in order; a finish is in no lane and goes first."""
     subscriptions = _subscribed(tenant)
     if not subscriptions or not happened:
         return []
@@ -234,8 +237,11 @@ def outbox(tenant: int, happened: Sequence[tuple[str, Any]]) -> list[Rows]:
     for kind, data in happened:
         body = json.dumps({"type": kind, "timestamp": stamp, "data": data},
                           separators=(",", ":"))
+        finish = kind in FINISHES
+        lane = None if finish else data.get("match_id") or data.get("tournament_id")
         rows.extend({"webhook_pk": pk, "msg_id": "msg_" + secrets.token_hex(16), "type": kind,
                      "body": body, "status": MessageStatus.PENDING, "attempts": 0,
-                     "next_attempt_at": now, "created_at": now}
+                     "next_attempt_at": now, "created_at": now, "lane": lane,
+                     "holds_lane": lane is not None, "priority": 0 if finish else 1}
                     for pk, events in subscriptions if kind in events)
     return [Rows(WebhookMessage.__table__, tuple(rows))] if rows else []

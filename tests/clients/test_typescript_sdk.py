@@ -2,7 +2,8 @@
 from openapi.yaml, then ``tsc``) and its Node tests run against a live server: a whole
 match played through it, the match and player streams reconnecting across cut and hung
 connections without losing or repeating an event, ETag polls seeing 304, a move retried
-with its Idempotency-Key applied once, refusals as typed problems with their reason."""
+with its Idempotency-Key applied once, a create whose answer was lost retried with its
+key making one match, refusals as typed problems with their reason."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ two folders below the root, as clients/typescript is, so ``npm run generate`` re
 same ../../openapi.yaml; the source tree gets no node_modules or dist from a test run."""
 SOURCES = ("package.json", "package-lock.json", "tsconfig.json", "tsconfig.test.json",
            "src", "test")
-NODE_TESTS = 8
+NODE_TESTS = 9
 """The tests in clients/typescript/test/*.test.ts: every one must run and pass."""
 
 

@@ -72,6 +72,27 @@ def test_openapi_document_is_valid_and_covers_the_api() -> None:
     assert list(error) == ["application/problem+json"]
 
 
+def test_conditional_reads_declare_their_headers_and_query() -> None:
+    """Every operation that answers 304 takes `If-None-Match` and says its 304 carries an
+    `ETag`; the match's long poll lists `?wait=` beside that header (a manual list of
+    header parameters once replaced the generated query parameters)."""
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    conditional = {}
+    for item in spec["paths"].values():
+        for op in item.values():
+            if isinstance(op, dict) and "304" in op.get("responses", {}):
+                conditional[op["operationId"]] = op
+    assert {"getMatch", "listMoves"} <= set(conditional)
+    for name, op in conditional.items():
+        params = {(p["in"], p["name"]) for p in op.get("parameters", [])}
+        assert ("header", "If-None-Match") in params, name
+        assert "ETag" in op["responses"]["304"].get("headers", {}), name
+    get_match = {(p["in"], p["name"]) for p in conditional["getMatch"]["parameters"]}
+    assert ("query", "wait") in get_match
+    list_moves = {(p["in"], p["name"]) for p in conditional["listMoves"]["parameters"]}
+    assert ("query", "after") in list_moves
+
+
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_schema_conformance]
 

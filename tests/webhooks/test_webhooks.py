@@ -108,15 +108,16 @@ def subscribe(client: FlaskClient, key: dict[str, str], url: str,
 
 
 def deliver_all(app: Flask, until: Callable[[], bool], seconds: float = 20) -> None:
-    """Run the worker's delivery passes until ``until()`` holds."""
+    """Deliver as the worker does (the dispatcher's own thread) until ``until()`` holds."""
     dispatcher = deliveries.Dispatcher(app)
+    dispatcher.start(0.05)
     deadline = time.monotonic() + seconds
-    with app.app_context():
+    try:
         while not until():
             assert time.monotonic() < deadline, "deliveries did not finish"
-            dispatcher.pass_once()
             time.sleep(0.05)
-    dispatcher.wait()
+    finally:
+        dispatcher.wait()
 
 
 def pending(app: Flask) -> int:
@@ -585,3 +586,107 @@ def test_a_claim_never_takes_more_than_a_front_ends_room_across_its_looks(
         names = dict(db.session.execute(select(Tenant.pk, Tenant.name)).all())
     taken = Counter(names[message.tenant] for message in claimed)
     assert taken == {"first": 2, "second": 2}
+
+
+def _play(client: FlaskClient, key: dict[str, str], matches: int) -> list[str]:
+    """``matches`` one-deal matches of a player against the random bot, played to the
+    end (the player taking their first legal move); their ids."""
+    ids = []
+    for _ in range(matches):
+        created = client.post("/v1/matches", headers=key, json={
+            "players": [{"name": "ana"}, {"bot": "random"}],
+            "rules": {"target_score": 1}}).get_json()
+        auth = {**key, "Authorization": f"Bearer {created['seats'][0]['token']}"}
+        state = created["state"]
+        while state["status"] == "active":
+            mine = client.get(f"/v1/matches/{created['id']}", headers=auth).get_json()
+            r = client.post(f"/v1/matches/{created['id']}/moves", json=mine["legal_moves"][0],
+                            headers=auth)
+            state = r.get_json()["state"]
+        ids.append(created["id"])
+    return ids
+
+
+def test_one_endpoint_gets_tries_in_parallel_and_each_match_in_order(
+    backend: str, tmp_path: Path,
+) -> None:
+    """Six matches' messages for one endpoint: up to BASRA_WEBHOOK_PER_ENDPOINT tries are
+    open at once (the receiver sees four together), while each match's messages arrive
+    in the order they happened (their versions never go back)."""
+    open_now, most = [0], [0]
+    lock = threading.Lock()
+
+    def answer(_: int) -> int:
+        with lock:
+            open_now[0] += 1
+            most[0] = max(most[0], open_now[0])
+        time.sleep(0.02)  # a receiver's work: parallel tries overlap in it
+        with lock:
+            open_now[0] -= 1
+        return 204
+
+    receiver = Receiver(answer)
+    try:
+        app = hooked(backend, tmp_path, BASRA_WEBHOOK_PER_ENDPOINT=4)
+        client = app.test_client()
+        key = key_of(app)
+        subscribe(client, key, receiver.url)
+        _play(client, key, 6)
+        deliver_all(app, lambda: pending(app) == 0, seconds=60)
+    finally:
+        receiver.server.shutdown()
+    assert most[0] == 4  # in parallel, and never past the endpoint's share
+    versions: dict[str, list[int]] = {}
+    for payload in receiver.payloads():
+        if payload["type"] != "match.finished":
+            versions.setdefault(payload["data"]["match_id"], []).append(
+                payload["data"]["version"])
+    assert len(versions) == 6
+    for seen in versions.values():
+        assert seen == sorted(seen) and len(seen) > 10
+
+
+def test_a_finish_is_claimed_first_and_a_lane_gives_one_message_at_a_time(
+    backend: str, tmp_path: Path, receiver: Receiver,
+) -> None:
+    """With a played match's messages all due, the finish (written last) is claimed
+    first, and the rest of its match one at a time, in the order they happened: nothing
+    more of the match while its next message is out."""
+    app = hooked(backend, tmp_path)
+    client = app.test_client()
+    key = key_of(app)
+    subscribe(client, key, receiver.url)
+    _play(client, key, 1)
+    lease = timedelta(minutes=1)
+    with app.app_context():
+        first = deliveries.claim(1, lease, lambda tenant: 16)
+        after = deliveries.claim(16, lease, lambda tenant: 16)
+        again = deliveries.claim(16, lease, lambda tenant: 16)
+        earliest = db.session.scalar(
+            select(func.min(WebhookMessage.pk)).where(WebhookMessage.lane.is_not(None)))
+    assert [json.loads(m.body)["type"] for m in first] == ["match.finished"]
+    assert [m.pk for m in after] == [earliest]
+    assert json.loads(after[0].body)["type"] == "match.started"
+    assert again == []
+
+
+def test_a_failed_try_frees_its_lane(backend: str, tmp_path: Path) -> None:
+    """A match's first message fails (500): the rest of the match goes on being
+    delivered, in order, while the failed one waits for its retry."""
+    receiver = Receiver(lambda n: 500 if n == 0 else 204)
+    try:
+        app = hooked(backend, tmp_path, BASRA_WEBHOOK_RETRY_SECONDS=600)
+        client = app.test_client()
+        key = key_of(app)
+        subscribe(client, key, receiver.url, ["match.started", "match.move"])
+        _play(client, key, 1)
+        deliver_all(app, lambda: pending(app) == 1)
+    finally:
+        receiver.server.shutdown()
+    kinds = [p["type"] for p in receiver.payloads()]
+    assert kinds[0] == "match.started" and set(kinds[1:]) == {"match.move"}
+    with app.app_context():
+        waiting = db.session.execute(select(WebhookMessage.type, WebhookMessage.attempts,
+                                            WebhookMessage.holds_lane)
+                                     .where(WebhookMessage.status == "pending")).all()
+    assert [tuple(row) for row in waiting] == [("match.started", 1, False)]

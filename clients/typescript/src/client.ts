@@ -52,6 +52,8 @@ export interface PlayOptions extends CallOptions {
 }
 
 export interface CreateOptions extends CallOptions {
+  /** The Idempotency-Key of this create (default: a new random one), sent on every try. */
+  idempotencyKey?: string;
   retry?: RetryOptions;
 }
 
@@ -80,8 +82,9 @@ export interface BasraClient {
   readonly options: Readonly<BasraClientOptions>;
   /** The same client with another bearer token (a seat's, a player's), or none. */
   withToken(token: string | undefined): BasraClient;
-  /** Create a match. Retried only where the service says nothing was done (429, 503):
-   * creates take no Idempotency-Key, so a retry after a lost answer could make two. */
+  /** Create a match, with one Idempotency-Key across its retries (after a network error
+   * or time-out, a 5xx, a 429): a create whose answer was lost makes one match, and the
+   * retry gets its seat tokens. */
   createMatch(body: CreateMatch, options?: CreateOptions): Promise<CreatedMatch>;
   /** Play a card for the token's seat, with one Idempotency-Key across its retries (after
    * a network error or time-out, a 5xx, a 429). Adds the new state's `etag`. */
@@ -136,18 +139,14 @@ export function createBasraClient(options: BasraClientOptions): BasraClient {
   /** A retry is worth it: the answer was lost, or the service was busy or failing. */
   const transient = (error: unknown) =>
     isNetworkError(error) || (error instanceof BasraProblem && isRetryableStatus(error.status));
-  /** The service says it did nothing: busy (429) or its database away (503). */
-  const refused = (error: unknown) =>
-    error instanceof BasraProblem && (error.status === 429 || error.status === 503);
 
   async function getMatchIfChanged(matchId: string, etag: string | undefined,
                                    opts: CallOptions & { wait?: number } = {}):
       Promise<Conditional> {
     const wait = opts.wait ?? 0;
     const result = await api.GET("/v1/matches/{match_id}", {
-      params: { path: { match_id: matchId }, header: etag ? { "If-None-Match": etag } : {} },
-      // `wait` is served (docs/front-ends.md) but not declared in openapi.yaml's getMatch
-      ...(wait > 0 ? { querySerializer: () => `wait=${encodeURIComponent(String(wait))}` } : {}),
+      params: { path: { match_id: matchId }, query: wait > 0 ? { wait } : {},
+                header: etag ? { "If-None-Match": etag } : {} },
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
     const tag = result.response.headers.get("ETag") ?? "";
@@ -164,9 +163,10 @@ export function createBasraClient(options: BasraClientOptions): BasraClient {
     },
 
     async createMatch(body, opts = {}) {
+      const header = { "Idempotency-Key": opts.idempotencyKey ?? newIdempotencyKey() };
       return withRetries(async (signal) => unwrap(await api.POST("/v1/matches", {
-        body, ...(signal ? { signal } : {}),
-      })), refused, { ...retryDefaults, ...opts.retry }, opts.signal);
+        params: { header }, body, ...(signal ? { signal } : {}),
+      })), transient, { ...retryDefaults, ...opts.retry }, opts.signal);
     },
 
     async playMove(matchId, move, opts = {}) {

@@ -150,16 +150,62 @@ test("a move whose answer was lost is retried with its key and applied once", LI
   assert.ok(isProblem(reused, "idempotency_key_reused"), String(reused));
 });
 
-test("429 and 503 are retried after Retry-After; a create is never retried blind", LIMIT, async () => {
+test("a create whose answer was lost is retried with its key and makes one match", LIMIT,
+     async () => {
+  const name = `lost-${globalThis.crypto.randomUUID()}`;
+  const keys: (string | null)[] = [];
+  let lose = 1;
+  // the first try reaches the service and makes the match; its answer is lost on the way
+  const lossy = createBasraClient({
+    baseUrl: BASE,
+    fetch: async (request: Request) => {
+      const isCreate = request.method === "POST" && new URL(request.url).pathname === "/v1/matches";
+      if (isCreate) keys.push(request.headers.get("Idempotency-Key"));
+      const response = await fetch(request);
+      if (isCreate && lose > 0) {
+        lose -= 1;
+        await response.arrayBuffer();
+        throw new TypeError("fetch failed (the answer was lost)");
+      }
+      return response;
+    },
+  });
+  const retries: RetryInfo[] = [];
+  const created = await lossy.createMatch({ players: [{ name }, { bot: "greedy" }] },
+                                          { retry: { baseDelayMs: 10, onRetry: (r) => retries.push(r) } });
+  assert.equal(retries.length, 1);
+  assert.ok(isNetworkError(retries[0]?.error));
+  assert.equal(keys.length, 2);
+  assert.ok(keys[0]);
+  assert.equal(keys[1], keys[0], "one Idempotency-Key for every try");
+  const history = unwrap(await sdk().api.GET("/v1/matches", {
+    params: { query: { player: name } },
+  }));
+  assert.deepEqual(history.matches.map((m) => m.id), [created.id], "one match made");
+  // the retry's answer carries the seat's token, which plays
+  const { state } = await sdk(created.seats[0]?.token ?? undefined).getMatch(created.id);
+  assert.equal(state.seat, 0);
+  assert.equal(state.hand?.length, 4);
+  // the same key with another body is refused
+  const reused = await sdk().createMatch({ players: [{ name }, { name: "bo" }] },
+                                         { idempotencyKey: keys[0]! })
+    .catch((error: unknown) => error);
+  assert.ok(isProblem(reused, "idempotency_key_reused"), String(reused));
+});
+
+test("429 and 503 are retried after Retry-After, with one key for a create's tries", LIMIT,
+     async () => {
   const problem = (status: number, reason: string) => new Response(JSON.stringify({
     type: "about:blank", title: "busy", status, detail: "try later", reason,
   }), { status, headers: { "Content-Type": "application/problem+json", "Retry-After": "0" } });
   let refusals = 2;
   const keys: (string | null)[] = [];
+  const createKeys: (string | null)[] = [];
   const busy = createBasraClient({
     baseUrl: BASE,
     fetch: async (request: Request) => {
       if (request.url.endsWith("/moves")) keys.push(request.headers.get("Idempotency-Key"));
+      if (request.url.endsWith("/matches")) createKeys.push(request.headers.get("Idempotency-Key"));
       if (refusals > 0) {
         refusals -= 1;
         return problem(refusals ? 429 : 503, refusals ? "rate_limited" : "database_unavailable");
@@ -174,8 +220,11 @@ test("429 and 503 are retried after Retry-After; a create is never retried blind
                    ["rate_limited", "database_unavailable"]);
   assert.deepEqual(retries.map((r) => r.delayMs), [0, 0], "Retry-After: 0 honoured");
   assert.equal(created.seats.length, 2);
+  assert.equal(createKeys.length, 3);
+  assert.ok(createKeys[0]);
+  assert.equal(new Set(createKeys).size, 1, "one key for the create's three tries");
 
-  // an answer lost on a create: not retried (the service takes no key there)
+  // a service that never answers: the tries are bounded, and the last error thrown
   let calls = 0;
   const lossy = createBasraClient({
     baseUrl: BASE,
@@ -184,10 +233,11 @@ test("429 and 503 are retried after Retry-After; a create is never retried blind
       throw new TypeError("fetch failed");
     },
   });
-  const lost = await lossy.createMatch({ players: [{ name: "ana" }, { name: "bo" }] })
+  const lost = await lossy.createMatch({ players: [{ name: "ana" }, { name: "bo" }] },
+                                       { retry: { baseDelayMs: 1, attempts: 2 } })
     .catch((error: unknown) => error);
   assert.ok(isNetworkError(lost));
-  assert.equal(calls, 1);
+  assert.equal(calls, 2);
 
   // the tries are bounded
   refusals = 10;
