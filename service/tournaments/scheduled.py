@@ -34,6 +34,7 @@ from .service import (
     counted_games,
     end,
     load,
+    names_of,
     result_of,
     standings_of,
 )
@@ -123,7 +124,7 @@ def _start(t: Tournament, now: datetime) -> None:
         assert t.duration_minutes is not None
         t.ends_at = now + timedelta(minutes=t.duration_minutes)
     announce(t, "tournament.started", {"name": t.name, "system": t.system,
-                                        "entrants": entrants},
+                                        "entrants": entrants, "names": names_of(loaded)},
               {p: {"name": t.name, "system": t.system} for p in entrants})
     _pair(t, loaded, now)
 
@@ -176,10 +177,6 @@ def _playing(t: Tournament, now: datetime) -> list[str]:
     return busy
 
 
-def _names(loaded: Loaded) -> dict[str, str]:
-    return {e.player_id: e.name or e.player_id for e in loaded.entrants}
-
-
 def _open_match(t: Tournament, first: str, second: str, names: dict[str, str]) -> MatchRow:
     """The match of a pairing, its seats bound to the two players (their player tokens
     act for them), with the tournament's clock and rules."""
@@ -195,7 +192,7 @@ def _pair(t: Tournament, loaded: Loaded, now: datetime) -> bool:
     """The next Swiss round, or games for the arena's free players; whether any."""
     games = counted_games(t, loaded)
     order = [s for s in standings_of(t, loaded, games) if not s.withdrawn]
-    names = _names(loaded)
+    names = names_of(loaded)
     made: list[tuple[Pairing, MatchRow | None]] = []
     bye: str | None = None
     if t.system == TournamentSystem.SWISS:
@@ -232,10 +229,12 @@ def _pair(t: Tournament, loaded: Loaded, now: datetime) -> bool:
         for seat, (me, other) in enumerate(((p.first, p.second), (p.second, p.first))):
             assert me is not None
             personal[me] = {"round": t.round, "bye": False, "match_id": m.id, "seat": seat,
-                            "opponent": other}
+                            "opponent": other, "opponent_name": names[other or ""]}
     announce(t, "tournament.round", {
         "round": t.round if t.system == TournamentSystem.SWISS else None,
         "pairings": games, "bye": bye,
+        "names": {who: names[who] for who in (bye, *(p for g in games for p in g["players"]))
+                  if who is not None},
     }, personal)
     return True
 

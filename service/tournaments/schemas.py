@@ -13,7 +13,7 @@ from ..players.schemas import PLAYER_ID_FIELD
 from ..storage.enums import PairingStatus, TournamentStatus, TournamentSystem
 from ..storage.models import utcnow
 from ..web.fields import JsonInteger, UTCDateTime, ZonedDateTime
-from ..webhooks.schemas import StandingSchema
+from ..webhooks.schemas import NAMES, StandingSchema
 
 MAX_AHEAD = timedelta(days=90)
 """How far ahead a tournament may be scheduled."""
@@ -124,6 +124,7 @@ class TournamentSchema(ma.Schema):
         "description": "swiss: the round being played; arena: batches of pairings made"})
     entrants = ma.fields.List(ma.fields.String(), required=True)
     withdrawn = ma.fields.List(ma.fields.String(), required=True)
+    names = ma.fields.Dict(**NAMES)
     standings = ma.fields.List(ma.fields.Nested(StandingSchema), required=True)
     rounds = ma.fields.List(ma.fields.Nested(RoundSchema), required=True, allow_none=True,
                             metadata={"description": "swiss: each round's pairings"})

@@ -107,6 +107,8 @@ class TournamentView:
     round: int
     entrants: list[str]
     withdrawn: list[str]
+    names: dict[str, str]
+    """Every entrant's display name, by player id."""
     standings: list[dict[str, Any]]
     """Each line as :func:`standing_row` gives it; once finished, the final standings as
     kept (later ratings do not move them)."""
@@ -340,8 +342,10 @@ def _view(t: Tournament, loaded: Loaded | None = None) -> TournamentView:
     else:
         arena = [_pairing_view(p, match_id) for p, match_id in loaded.pairings]
     final = t.status == TournamentStatus.FINISHED and t.standings is not None
-    standings = list(t.standings or []) if final \
-        else [standing_row(s) for s in standings_of(t, loaded)]
+    names = names_of(loaded)
+    standings = [{**row, "name": names.get(row["player_id"], row["player_id"])}
+                 for row in t.standings or []] if final \
+        else [standing_row(s, names) for s in standings_of(t, loaded)]
     return TournamentView(
         t.id, t.name, t.variant, dict(t.rules or {}), t.system, t.status, t.rounds,
         t.duration_minutes, as_utc(t.starts_at), as_utc(t.ends_at) if t.ends_at else None,
@@ -349,7 +353,7 @@ def _view(t: Tournament, loaded: Loaded | None = None) -> TournamentView:
         {"move_seconds": t.clock_seconds, "timeout": t.clock_timeout}, t.round,
         [e.player_id for e in loaded.entrants if e.withdrawn_at is None],
         [e.player_id for e in loaded.entrants if e.withdrawn_at is not None],
-        standings, rounds, arena, as_utc(t.created_at),
+        names, standings, rounds, arena, as_utc(t.created_at),
         as_utc(t.finished_at) if t.finished_at else None)
 
 
@@ -392,18 +396,26 @@ def end(t: Tournament, now: datetime, status: TournamentStatus, loaded: Loaded) 
     """Finish (or cancel) the tournament, its final standings kept and announced."""
     t.status, t.finished_at = status, now
     final = standings_of(t, loaded) if status == TournamentStatus.FINISHED else []
-    t.standings = [standing_row(s) for s in final]
+    names = names_of(loaded)
+    t.standings = [standing_row(s, names) for s in final]
     places = {s.player_id: s for s in final}
-    announce(t, "tournament.finished", {"status": status, "standings": t.standings}, {
+    announce(t, "tournament.finished", {"status": status, "standings": t.standings,
+                                         "names": names}, {
         e.player_id: {"status": status,
                       "rank": places[e.player_id].rank if e.player_id in places else None,
                       "points": places[e.player_id].points if e.player_id in places else None}
         for e in loaded.entrants})
 
 
-def standing_row(s: Standing) -> dict[str, Any]:
+def names_of(loaded: Loaded) -> dict[str, str]:
+    """Every entrant's display name (their id if they gave none), by player id."""
+    return {e.player_id: e.name or e.player_id for e in loaded.entrants}
+
+
+def standing_row(s: Standing, names: dict[str, str]) -> dict[str, Any]:
     """A standings line as the API and the webhooks show it."""
-    return {"rank": s.rank, "player_id": s.player_id, "points": s.points,
+    return {"rank": s.rank, "player_id": s.player_id,
+            "name": names.get(s.player_id, s.player_id), "points": s.points,
             "buchholz": s.buchholz, "sonneborn_berger": s.sonneborn_berger,
             "rating": s.rating, "games": s.games, "wins": s.wins, "draws": s.draws,
             "losses": s.losses, "byes": s.byes, "streak": s.streak,

@@ -146,6 +146,10 @@ class _OfTournament(_Open):
     tournament_id = ma.fields.String(required=True)
 
 
+NAMES = {"required": True, "keys": ma.fields.String(), "values": ma.fields.String(),
+         "metadata": {"description": "the display name of every player named here, by id"}}
+
+
 class TournamentStartedSchema(_OfTournament):
     """A tournament started: its entrants, and its first pairings follow."""
 
@@ -153,6 +157,7 @@ class TournamentStartedSchema(_OfTournament):
     system = ma.fields.String(required=True,
                               validate=validate.OneOf([s.value for s in TournamentSystem]))
     entrants = ma.fields.List(ma.fields.String(), required=True)
+    names = ma.fields.Dict(**NAMES)
 
 
 class TournamentPairingSchema(_Open):
@@ -169,6 +174,7 @@ class TournamentRoundSchema(_OfTournament):
         "description": "the Swiss round; null in an arena"})
     pairings = ma.fields.List(ma.fields.Nested(TournamentPairingSchema), required=True)
     bye = ma.fields.String(required=True, allow_none=True)
+    names = ma.fields.Dict(**NAMES)
 
 
 class StandingSchema(_Open):
@@ -176,6 +182,7 @@ class StandingSchema(_Open):
 
     rank = ma.fields.Integer(required=True)
     player_id = ma.fields.String(required=True)
+    name = ma.fields.String(required=True, metadata={"description": "the display name"})
     points = ma.fields.Float(required=True)
     buchholz = ma.fields.Float(required=True, metadata={
         "description": "the points of every opponent played"})
@@ -198,6 +205,7 @@ class TournamentFinishedSchema(_OfTournament):
     status = ma.fields.String(required=True, validate=validate.OneOf(
         [TournamentStatus.FINISHED.value, TournamentStatus.CANCELLED.value]))
     standings = ma.fields.List(ma.fields.Nested(StandingSchema), required=True)
+    names = ma.fields.Dict(**NAMES)
 
 
 def _message(kind: str, data: type[ma.Schema]) -> type[ma.Schema]:

@@ -28,8 +28,9 @@ def test_a_tournament_sends_its_webhooks_and_its_players_events(
     key = key_of(app)
     hook = subscribe(client, key, receiver.url, KINDS)
     tokens = {}
-    for p in ("h1", "h2", "h3"):
-        r = client.post(f"/v1/players/{p}/tokens", headers=key, json={})
+    names = {"h1": "Hoda", "h2": "Hany", "h3": "Hala"}
+    for p in names:
+        r = client.post(f"/v1/players/{p}/tokens", headers=key, json={"name": names[p]})
         tokens[p] = r.get_json()["token"]
     tid = create(client, key, rounds=1)["id"]
     for p in tokens:
@@ -64,6 +65,12 @@ def test_a_tournament_sends_its_webhooks_and_its_players_events(
     standings = by_kind["tournament.finished"]["standings"]
     assert standings == final["standings"]
     assert {s["player_id"]: s["points"] for s in standings} == {first: 1, bye: 1, second: 0}
+    # display names beside ids, in one shape: a line's own name, a payload's names by id
+    assert {s["player_id"]: s["name"] for s in standings} == names
+    assert final["names"] == names
+    assert by_kind["tournament.started"]["names"] == names
+    assert by_kind["tournament.round"]["names"] == names  # both players and the bye
+    assert by_kind["tournament.finished"]["names"] == names
 
     with app.app_context():  # each player's own stream: their round and their result
         def kinds(player: str) -> list[tuple[str, dict]]:
@@ -76,7 +83,8 @@ def test_a_tournament_sends_its_webhooks_and_its_players_events(
                                         "tournament.finished"]
         rounds = [d for k, d in mine if k == "tournament.round"]
         assert rounds == [{"tournament_id": tid, "round": 1, "bye": False,
-                           "match_id": pairing["match_id"], "seat": 1, "opponent": first}]
+                           "match_id": pairing["match_id"], "seat": 1, "opponent": first,
+                           "opponent_name": names[first]}]
         finished = [d for k, d in mine if k == "tournament.finished"]
         assert finished == [{"tournament_id": tid, "status": "finished", "rank": 3,
                              "points": 0.0}]
