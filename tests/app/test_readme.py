@@ -8,13 +8,14 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.servers import ROOT, gunicorn
+from tests.servers import ROOT, gunicorn, request
 
 pytestmark = pytest.mark.process  # starts processes: the process stage
 
@@ -34,9 +35,13 @@ def walk_through() -> str:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("readme")
-    with gunicorn(f"sqlite:///{folder / 'basra.sqlite3'}", workers=2) as base:
+def database(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return f"sqlite:///{tmp_path_factory.mktemp('readme') / 'basra.sqlite3'}"
+
+
+@pytest.fixture(scope="module")
+def server(database: str) -> Iterator[str]:
+    with gunicorn(database, workers=2) as base:
         yield base
 
 
@@ -78,3 +83,31 @@ def test_the_front_page_taste_plays_a_move_against_the_computer(server: str,
     assert len(view["hand"]) == 4 and view["turn"] == 0  # a leading bot has played
     assert answer["move"]["seat"] == 0 and answer["move"]["card"] in view["hand"]
     assert answer["replies"] and all(r["seat"] == 1 for r in answer["replies"])
+
+
+def test_the_players_walk_through_meets_at_rated_quick_play(server: str, database: str,
+                                                            tmp_path: Path) -> None:
+    """The players' guide as printed, with a server key made by `basra keys create`: both
+    players' tokens alone seat them at one rated table, Ana's stream says it started and
+    that it is her turn, her move is taken and Bo sees it."""
+    made = subprocess.run([sys.executable, "-m", "service.cli", "keys", "create", "studio"],
+                          env={**os.environ, "DATABASE_URL": database}, cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout
+    key = next(word for word in made.split() if word.startswith("bk_"))
+    block = shell_block("docs/players.md", "## A player's side with curl")
+    run = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=tmp_path,
+                         env={**os.environ, "API": server, "SERVER_KEY": key},
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    ana, bo, *events, move, bo_view = run.stdout.splitlines()
+    ana, bo, move, bo_view = (json.loads(line) for line in (ana, bo, move, bo_view))
+    # one table: Ana waited at it in seat 0, Bo's call filled it
+    assert ana == {"id": bo["id"], "seat": 0, "status": "waiting"}
+    assert bo == {"id": ana["id"], "seat": 1, "status": "active"}
+    assert events == ["event: match.started", "event: match.turn"]
+    assert move is not None and move["seat"] == 0  # the answer of an accepted move
+    assert bo_view == {"turn": 1, "last_move": move}
+    status, rated, _ = request(server, "GET", f"/v1/matches/{ana['id']}",
+                               headers={"X-API-Key": key})
+    assert status == 200 and rated["rated"] is True
+    assert [seat["player_id"] for seat in rated["seats"]] == ["u-17", "u-18"]
