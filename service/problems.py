@@ -26,6 +26,7 @@ from .players.errors import (
     PlayerNotFound,
     PlayerRequired,
     PlayerUnverified,
+    TokenRevoked,
     WrongFrontEnd,
 )
 from .storage.errors import DatabaseUnavailable
@@ -71,6 +72,7 @@ STATUSES: Statuses = [
     (ServerKeyRequired, 403),
     (NotThisPlayer, 403),
     (InvalidPlayerToken, 401),
+    (TokenRevoked, 401),
     (WrongFrontEnd, 401),
     (VersionMismatch, 412),
     (InvalidRules, 422),
@@ -96,6 +98,7 @@ HEADERS: ProblemHeaders = {
     MissingApiKey: {"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
     InvalidApiKey: {"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
     InvalidPlayerToken: {"WWW-Authenticate": 'Bearer realm="basra", error="invalid_token"'},
+    TokenRevoked: {"WWW-Authenticate": 'Bearer realm="basra", error="invalid_token"'},
     WrongFrontEnd: {"WWW-Authenticate": 'Bearer realm="basra", error="invalid_token"'},
     DatabaseUnavailable: {"Retry-After": str(RETRY_AFTER_SECONDS)},
     TooManyWaiters: {"Retry-After": str(RETRY_AFTER_SECONDS)},

@@ -12,13 +12,13 @@ from flask import Response, current_app, json, request, url_for
 from flask.views import MethodView
 
 from ..errors import MatchNotFound
-from ..players.requests import credential, seat_for
+from ..players.requests import credential, seat_for, stream_heartbeat, stream_still_valid
 from ..players.service import Credential, PlayerProof
 from ..tenants.limits import budget
-from ..tenants.requests import key_still_valid, sender, tenant, waiter
+from ..tenants.requests import sender, tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
-from ..web.streams import heartbeat_seconds, last_event_id, sse_response
+from ..web.streams import last_event_id, sse_response
 from . import reading
 from . import service as matches
 from .headers import etag_for, if_match_version, seen
@@ -305,7 +305,7 @@ class Events(MethodView):
         comment every 15 s when nothing happens; the stream ends after the match does,
         or once its API key is revoked."""
         events = reading.follow_match(match_id, tenant(), credential(), last_event_id(),
-                                      heartbeat_seconds(), waiter())
+                                      stream_heartbeat(), waiter())
         first = next(events)  # errors (unknown match, bad token) answer as problems
 
         def chunks() -> Iterator[str]:
@@ -316,7 +316,7 @@ class Events(MethodView):
                     data = json.dumps(EVENT_SCHEMA.dump(event.view), separators=(",", ":"))
                     yield f"id: {event.view.version}\nevent: state\ndata: {data}\n\n"
 
-        return sse_response(chunks(), key_still_valid)
+        return sse_response(chunks(), stream_still_valid)
 
 
 player_matches = Blueprint("player_matches", __name__, url_prefix="/v1/players",

@@ -18,6 +18,12 @@ class InvalidPlayerToken(ServiceError):
     reason = "invalid_player_token"
 
 
+class TokenRevoked(ServiceError):
+    """A player token issued before its player was signed out everywhere."""
+
+    reason = "token_revoked"
+
+
 class PlayerRequired(ServiceError):
     """A request for a vouched player's own (a tournament entry, their quick-play tables)
     without one: a player token, or a server key naming ``player_id``."""

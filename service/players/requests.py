@@ -11,8 +11,10 @@ from ..tenants.requests import (
     bearer_token,
     check_scope,
     is_player_token,
+    key_still_valid,
 )
 from ..tenants.service import caller_named
+from ..web.streams import heartbeat_seconds
 from . import service as players
 from .errors import InvalidPlayerToken, PlayerUnverified, WrongFrontEnd
 from .service import Credential, PlayerProof
@@ -76,3 +78,22 @@ def seat_for(player_id: str | None, name: str | None,
     raise PlayerUnverified(
         f"player_id {player_id!r} needs that player's token (Authorization: Bearer) or "
         "a server key", field="player_id", problem="not proven by this request")
+
+
+def stream_still_valid() -> bool:
+    """For a long answer (an event stream), checked before each event or heartbeat:
+    whether its API key still holds and its player token has neither expired nor been
+    signed out since (then the stream ends)."""
+    if not key_still_valid():
+        return False
+    proof: PlayerProof | None = getattr(g, _PROOF, None)
+    return proof is None or players.still_valid(g.caller.tenant, proof)
+
+
+def stream_heartbeat() -> float:
+    """How long a stream stays silent before a heartbeat: at most a sign-out's read time
+    with a player token, so its expiry or sign-out ends the stream within about two."""
+    heartbeat = heartbeat_seconds()
+    if getattr(g, _PROOF, None) is not None:
+        heartbeat = min(heartbeat, players.SIGN_OUTS_SECONDS)
+    return heartbeat

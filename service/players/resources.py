@@ -13,15 +13,15 @@ from ..engine import load_variant
 from ..engine.errors import UnknownVariant
 from ..errors import MissingToken
 from ..tenants.limits import budget
-from ..tenants.requests import key_still_valid, server_key_only, tenant, waiter
+from ..tenants.requests import server_key_only, tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
-from ..web.streams import heartbeat_seconds, last_event_id, sse_response
+from ..web.streams import last_event_id, sse_response
 from . import events as player_events
 from . import service as players
 from .errors import NotThisPlayer
 from .leaderboards import LeaderboardPage, Listing, Record, leaderboard, rating_history, record
-from .requests import credential
+from .requests import credential, stream_heartbeat, stream_still_valid
 from .schemas import (
     BoardQuerySchema,
     BoardSchema,
@@ -30,6 +30,7 @@ from .schemas import (
     PlayerEventSchema,
     RatingHistorySchema,
     RecordSchema,
+    SignedOutSchema,
 )
 from .service import PLAYER_ID, MintedToken, PlayerProof
 
@@ -64,6 +65,22 @@ class Tokens(MethodView):
         seat as that player at create, join and quick play."""
         return players.mint(tenant(), g.caller.name, player_id, body.get("name"),
                             body["ttl_seconds"]), 201
+
+
+@blp.route("/<string:player_id>/tokens/revoke")
+class SignOut(MethodView):
+    """Sign a player out everywhere."""
+
+    @server_key_only(blp)
+    @budget("creates")
+    @blp.response(200, SignedOutSchema)
+    @blp.doc(operationId="revokePlayerTokens")
+    def post(self, player_id: str) -> dict[str, Any]:
+        """Sign the player out everywhere (with a server key): every token of theirs
+        issued before now is refused (`401 token_revoked`) on every instance within
+        about a second, and their open streams end; tokens minted afterwards work."""
+        return {"player_id": player_id,
+                "signed_out_at": players.sign_out(tenant(), player_id)}
 
 
 @blp.route("/<string:player_id>")
@@ -111,8 +128,9 @@ class PlayerEvents(MethodView):
     def get(self, player_id: str) -> Response:
         """Server-Sent Events of the player's matches starting, their turns (with the
         deadline), their matches ending, and their tournaments' events, each with `id:`;
-        without `Last-Event-ID`, from now on; a comment every 15 s when nothing happens.
-        Only with that player's token. It counts against the same waiter limits as a
+        without `Last-Event-ID`, from now on; a comment after BASRA_HEARTBEAT_SECONDS
+        (15) of silence, every second with a player token, whose expiry or sign-out ends
+        the stream. Only with that player's token. It counts against the same waiter limits as a
         match's stream."""
         proof = credential()
         if proof is None:
@@ -120,7 +138,7 @@ class PlayerEvents(MethodView):
         if not isinstance(proof, PlayerProof) or proof.player_id != player_id:
             raise NotThisPlayer(f"only player {player_id!r}'s token follows their events")
         batches = player_events.follow(tenant(), player_id, last_event_id(),
-                                       heartbeat_seconds(), waiter())
+                                       stream_heartbeat(), waiter())
         next(batches)  # here, not in the stream: a waiter refused answers as a problem
 
         def chunks() -> Iterator[str]:
@@ -132,7 +150,7 @@ class PlayerEvents(MethodView):
                 yield "".join(f"id: {e.id}\nevent: {e.type}\ndata: {e.data}\n\n"
                               for e in batch)
 
-        return sse_response(chunks(), key_still_valid)
+        return sse_response(chunks(), stream_still_valid)
 
 
 leaderboards = Blueprint("leaderboards", __name__, url_prefix="/v1/leaderboards",

@@ -30,6 +30,14 @@ class MintSchema(ma.Schema):
         metadata={"description": "how long the token lives"})
 
 
+class SignedOutSchema(ma.Schema):
+    """A player signed out everywhere."""
+
+    player_id = ma.fields.String(required=True)
+    signed_out_at = UTCDateTime(required=True, metadata={
+        "description": "tokens issued before this are refused"})
+
+
 class MintedSchema(ma.Schema):
     """A player token: send it as ``Authorization: Bearer <token>``."""
 

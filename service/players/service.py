@@ -10,6 +10,7 @@ token lives at most :data:`MAX_TTL_SECONDS`.
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
 import time
@@ -17,12 +18,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import jwt
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from ..storage.db import db, transaction
-from ..storage.models import Player, Tenant, utcnow
+from ..storage.models import Player, Tenant, as_utc, utcnow
 from . import cache
-from .errors import InvalidPlayerToken, PlayerNotFound
+from .errors import InvalidPlayerToken, PlayerNotFound, TokenRevoked
 
 ISSUER = "basra"
 ALGORITHM = "HS256"
@@ -41,6 +42,8 @@ class PlayerProof:
 
     player_id: str
     name: str | None = None
+    issued_at: float = 0.0
+    expires_at: float = float("inf")
 
 
 Credential = str | PlayerProof
@@ -106,9 +109,10 @@ def mint(tenant: int, audience: str, player_id: str, name: str | None,
     secret = player_secret(tenant)
     with transaction(write=True):
         remember(tenant, player_id, name)
-    now = int(time.time())
+    issued = math.ceil(time.time() * 1000) / 1000  # to the millisecond: a sign-out's
+    now = int(issued)                                # tokens are those issued before it
     claims: dict[str, object] = {"iss": ISSUER, "aud": audience, "sub": player_id,
-                                 "iat": now, "exp": now + ttl_seconds}
+                                 "iat": issued, "exp": now + ttl_seconds}
     if name:
         claims["name"] = name
     token = jwt.encode(claims, secret, algorithm=ALGORITHM)
@@ -144,4 +148,58 @@ def verify(tenant: int, audience: str, token: str) -> PlayerProof:
     if not isinstance(claims["exp"], int | float) or not isinstance(claims["iat"], int | float) \
             or claims["exp"] - claims["iat"] > MAX_TTL_SECONDS:
         raise InvalidPlayerToken(f"a player token lives at most {MAX_TTL_SECONDS} s")
-    return PlayerProof(player_id, name if isinstance(name, str) and name else None)
+    proof = PlayerProof(player_id, name if isinstance(name, str) and name else None,
+                        float(claims["iat"]), float(claims["exp"]))
+    if not still_valid(tenant, proof):
+        raise TokenRevoked("this player was signed out everywhere after the token was "
+                           "issued: mint a new one")
+    return proof
+
+
+SIGN_OUTS_SECONDS = 1.0
+"""How long a process trusts what it read of sign-outs: a sign-out is refused on every
+instance within this (and a read's time)."""
+_OVERLAP = 10.0
+"""Each read looks this far back past the last one: a sign-out stamped just before a
+read but committed after it is still seen."""
+
+
+def sign_out(tenant: int, player_id: str) -> datetime:
+    """Sign the player out everywhere: every token of theirs issued before now is
+    refused (:class:`TokenRevoked`), on every instance within
+    :data:`SIGN_OUTS_SECONDS`; the moment."""
+    now = utcnow()
+    with transaction(write=True):
+        remember(tenant, player_id, None)
+        db.session.execute(update(Player).where(Player.tenant_pk == tenant,
+                                                Player.player_id == player_id)
+                           .values(signed_out_at=now))
+    cache.forget_sign_outs()
+    return now
+
+
+def still_valid(tenant: int, proof: PlayerProof) -> bool:
+    """Whether a verified token still holds: not expired, and issued after its player's
+    last sign-out (as this process read them within :data:`SIGN_OUTS_SECONDS`)."""
+    if time.time() >= proof.expires_at:
+        return False
+    signed_out = _sign_outs().get((tenant, proof.player_id))
+    return signed_out is None or proof.issued_at >= signed_out
+
+
+def _sign_outs() -> dict[tuple[int, str], float]:
+    """The sign-outs of the last day, by front end and player: what is new read at most
+    once a :data:`SIGN_OUTS_SECONDS` per process (one query, whatever the players)."""
+    known = cache.sign_outs(SIGN_OUTS_SECONDS)
+    if known is not None:
+        return known
+    now = time.time()
+    since = cache.read_sign_outs_since()
+    since = now - MAX_TTL_SECONDS if since is None else since - _OVERLAP
+    with transaction(one_statement=True):
+        found = {(tenant, player): as_utc(at).timestamp() if at else 0.0
+                 for tenant, player, at in db.session.execute(  # at: never null here
+                     select(Player.tenant_pk, Player.player_id, Player.signed_out_at)
+                     .where(Player.signed_out_at > datetime.fromtimestamp(since, UTC)))}
+    cache.keep_sign_outs(found, now, now - MAX_TTL_SECONDS)
+    return cache.sign_outs(SIGN_OUTS_SECONDS) or found

@@ -96,6 +96,8 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
     """The front end's own id for its user."""
     name: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    signed_out_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """Signed out everywhere then: the player's tokens issued before it are refused."""
     # the record's totals over finished matches, counted as each one finishes
     matches: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     wins: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
@@ -113,7 +115,12 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
     points: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     """Their side's final score, summed."""
 
-    __table_args__ = (Index("ix_players_tenant_player", "tenant_pk", "player_id", unique=True),)
+    __table_args__ = (
+        Index("ix_players_tenant_player", "tenant_pk", "player_id", unique=True),
+        Index("ix_players_signed_out_at", "signed_out_at",
+              postgresql_where=text("signed_out_at IS NOT NULL"),
+              sqlite_where=text("signed_out_at IS NOT NULL")),
+    )
 
 
 class Rating(db.Model):  # type: ignore[name-defined,misc]

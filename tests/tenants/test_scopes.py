@@ -88,7 +88,8 @@ def test_the_rule_is_documented_with_each_route_it_covers(keyed: Flask) -> None:
               for method, op in item.items() if isinstance(op, dict)
               if "server_key_required" in str(op.get("responses", {}).get("403", ""))}
     assert marked == {
-        ("POST", "/v1/players/{player_id}/tokens"), ("GET", "/v1/webhooks"),
+        ("POST", "/v1/players/{player_id}/tokens"),
+        ("POST", "/v1/players/{player_id}/tokens/revoke"), ("GET", "/v1/webhooks"),
         ("POST", "/v1/webhooks"), ("DELETE", "/v1/webhooks/{webhook_id}"),
         ("GET", "/v1/webhooks/{webhook_id}/deliveries"), ("POST", "/v1/tournaments"),
         ("POST", "/v1/tournaments/{tournament_id}/cancel"),
