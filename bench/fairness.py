@@ -19,19 +19,15 @@ tournament was running; what the flood got (created, refused).
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import statistics
-import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bench.http import ROOT, Client, serve
+from bench.http import Client, cli, fresh_database, serve, worker
 
 DATABASE = "postgresql+psycopg://postgres@127.0.0.1:5432/basra_bench_fairness"
 REDIS = os.environ.get("BASRA_BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
@@ -46,35 +42,10 @@ GIVE_UP_SECONDS = 90.0
 
 
 def _fresh_database() -> None:
-    import psycopg
     import redis
 
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres",
-                         autocommit=True) as conn:
-        conn.execute("DROP DATABASE IF EXISTS basra_bench_fairness WITH (FORCE)")
-        conn.execute("CREATE DATABASE basra_bench_fairness")
+    fresh_database(DATABASE)
     redis.Redis.from_url(REDIS).flushdb()
-    _cli("db", "upgrade")
-
-
-def _cli(*args: str) -> str:
-    return subprocess.run([sys.executable, "-m", "service.cli", *args], cwd=ROOT,
-                          env={**os.environ, "DATABASE_URL": DATABASE}, check=True,
-                          capture_output=True, text=True).stdout
-
-
-@contextlib.contextmanager
-def _worker() -> Iterator[None]:
-    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], cwd=ROOT,
-                            env={**os.environ, "DATABASE_URL": DATABASE,
-                                 "REDIS_URL": REDIS},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    try:
-        yield
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(10)
 
 
 def _call(client: Client, method: str, path: str, key: str, body: Any = None,
@@ -224,13 +195,14 @@ def run(settings: dict[str, str] | None = None) -> dict[str, float]:
     wanted = os.environ.get("BASRA_BENCH_FAIRNESS_RUNS", ",".join(runs)).split(",")
     for label, extra in ((name, runs[name]) for name in wanted):
         _fresh_database()
-        keys = {name: _cli("keys", "create", name).strip() for name in ("quiet", "flood")}
+        keys = {name: cli(DATABASE, "keys", "create", name).strip()
+                for name in ("quiet", "flood")}
         env = {"DATABASE_URL": DATABASE, "BASRA_API_KEYS": "required", "REDIS_URL": REDIS,
                "WEB_CONCURRENCY": "2", "BASRA_RATE_LIMITS": "on", **extra,
                **(settings or {})}
         os.environ.update({k: v for k, v in extra.items()})
         try:
-            with serve(**env), _worker():
+            with serve(**env), worker(DATABASE, REDIS_URL=REDIS):
                 alone = _phase(keys, flood=False)
                 flooded = _phase(keys, flood=True)
         finally:

@@ -56,6 +56,40 @@ def bench_database() -> str:
     return url
 
 
+def fresh_database(url: str) -> None:
+    """A new, empty database at ``url`` (dropped first if there), migrated."""
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    admin = url.replace("postgresql+psycopg://", "postgresql://").rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    cli(url, "db", "upgrade")
+
+
+def cli(url: str, *args: str) -> str:
+    """What ``basra ARGS`` prints, run on the database at ``url``."""
+    return subprocess.run([sys.executable, "-m", "service.cli", *args], cwd=ROOT,
+                          env={**os.environ, "DATABASE_URL": url}, check=True,
+                          capture_output=True, text=True).stdout
+
+
+@contextlib.contextmanager
+def worker(url: str, **settings: str) -> Iterator[None]:
+    """``basra worker`` on the database at ``url`` (with ``settings`` in its environment)
+    while the block runs."""
+    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], cwd=ROOT,
+                            env={**os.environ, "DATABASE_URL": url, **settings},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        yield
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(10)
+
+
 class Client:
     """A keep-alive HTTP/1.1 connection speaking JSON."""
 

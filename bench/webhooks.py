@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.http import ROOT, Client, play_matches, serve
+from bench.http import ROOT, Client, cli, fresh_database, play_matches, serve, worker
 
 DATABASE = "postgresql+psycopg://postgres@127.0.0.1:5432/basra_bench_webhooks"
 RECEIVER_PORT = int(os.environ.get("BASRA_BENCH_RECEIVER_PORT", "8798"))
@@ -97,35 +97,18 @@ def _receiver(out: Path) -> Iterator[list[tuple[float, str, str]]]:
 # ---- the service's side -------------------------------------------------------------
 
 
-def _fresh_database() -> None:
+def _worker() -> contextlib.AbstractContextManager[None]:
+    """The worker, allowed to deliver to the receiver on this machine."""
+    return worker(DATABASE, BASRA_WEBHOOKS_ALLOW_PRIVATE="1", BASRA_LISTEN="0")
+
+
+def _count(sql: str) -> int:
+    """What a ``SELECT count(*)`` on the bench's database gives."""
     import psycopg
 
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres",
-                         autocommit=True) as conn:
-        conn.execute("DROP DATABASE IF EXISTS basra_bench_webhooks WITH (FORCE)")
-        conn.execute("CREATE DATABASE basra_bench_webhooks")
-    _cli("db", "upgrade")
-
-
-def _env() -> dict[str, str]:
-    return {**os.environ, "DATABASE_URL": DATABASE, "BASRA_WEBHOOKS_ALLOW_PRIVATE": "1"}
-
-
-def _cli(*args: str) -> str:
-    return subprocess.run([sys.executable, "-m", "service.cli", *args], cwd=ROOT,
-                          env=_env(), check=True, capture_output=True, text=True).stdout
-
-
-@contextlib.contextmanager
-def _worker() -> Iterator[None]:
-    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], cwd=ROOT,
-                            env={**_env(), "BASRA_LISTEN": "0"}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        yield
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(10)
+    with psycopg.connect(DATABASE.replace("+psycopg", "")) as conn:
+        row = conn.execute(sql).fetchone()
+    return int(row[0]) if row else 0
 
 
 def _subscribe(key: str) -> int:
@@ -183,12 +166,7 @@ def throughput(key: str, webhook: int, out: Path) -> dict[str, float]:
 
 
 def _pending() -> int:
-    import psycopg
-
-    with psycopg.connect(DATABASE.replace("+psycopg", "")) as conn:
-        row = conn.execute(
-            "SELECT count(*) FROM webhook_messages WHERE status = 'pending'").fetchone()
-    return int(row[0]) if row else 0
+    return _count("SELECT count(*) FROM webhook_messages WHERE status = 'pending'")
 
 
 def finish_lag(key: str, out: Path) -> dict[str, float]:
@@ -236,11 +214,7 @@ def finish_lag(key: str, out: Path) -> dict[str, float]:
 
 
 def _written() -> int:
-    import psycopg
-
-    with psycopg.connect(DATABASE.replace("+psycopg", "")) as conn:
-        row = conn.execute("SELECT count(*) FROM webhook_messages").fetchone()
-    return int(row[0]) if row else 0
+    return _count("SELECT count(*) FROM webhook_messages")
 
 
 PARTS = [globals()[name] for name in
@@ -256,8 +230,8 @@ def run() -> dict[str, float]:
           f"messages, then {MATCHES} clients playing for {SECONDS:g} s")
     with tempfile.TemporaryDirectory() as folder:
         for part in PARTS:
-            _fresh_database()
-            key = _cli("keys", "create", "studio").strip()
+            fresh_database(DATABASE)
+            key = cli(DATABASE, "keys", "create", "studio").strip()
             env = {"BASRA_API_KEYS": "required", "BASRA_WEBHOOKS_ALLOW_PRIVATE": "1",
                    "DATABASE_URL": DATABASE}
             with serve(**env):

@@ -1,8 +1,7 @@
 """``basra worker``: applies what time decides, with no request needed.
 
-Each pass applies passed turn deadlines (``clocks.apply_due_timeouts``), aborts
-tables nobody filled in time and purges expired idempotency keys
-(:mod:`service.matches.scheduled`). Deadlines are
+Each pass applies passed turn deadlines (``clocks.apply_due_timeouts``) and aborts
+tables nobody filled in time (:mod:`service.matches.scheduled`). Deadlines are
 rows of the matches table (indexed), so the worker is a short polling loop over
 that index: any number of workers may run, each match is locked while its
 timeout is applied (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, SQLite's single
@@ -12,8 +11,9 @@ next pass (or the next read of the match) applies what is due.
 
 Each pass also takes every due tournament's next step (start, pair, record results,
 finish: :mod:`service.tournaments.scheduled`, under the tournament's row lock, so each
-happens once) and purges webhook messages and attempts older than a week
-(:mod:`service.webhooks.scheduled`). Webhook messages are delivered beside the passes by
+happens once) and ranks the leaderboards again when due. Once a minute the worker
+also purges what has expired: idempotency keys, and webhook messages, attempts and
+stream events older than a week. Webhook messages are delivered beside the passes by
 :class:`deliveries.Dispatcher` (its own threads, so a slow receiver never delays a
 deadline, and a claim as soon as a try ends, not at the next pass).
 """
@@ -42,15 +42,26 @@ def run_once() -> int:
     """One pass of every domain's chores; how many matches it timed out."""
     applied = match_chores.run_clocks()
     tournament_chores.run_tournaments()
-    webhook_chores.purge_old()
     player_chores.rank_leaderboards()
-    player_chores.purge_events()
     return applied
+
+
+PURGE_SECONDS = 60.0
+"""What has expired (idempotency keys, week-old webhook messages and stream events) is
+purged at most this often per worker: a pass comes every 0.2 s."""
+
+
+def purge() -> None:
+    """Every domain's purge of what has expired."""
+    match_chores.purge_expired()
+    webhook_chores.purge_old()
+    player_chores.purge_events()
 
 
 def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:
     """Pass after pass every ``interval`` seconds (``passes`` of them, or for ever)."""
     done = 0
+    purged = float("-inf")
     dispatcher = deliveries.Dispatcher(app)
     dispatcher.start(interval)
     with app.app_context():
@@ -60,6 +71,9 @@ def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:
                 applied = run_once()
                 if applied:
                     log.info("applied timeouts", extra={"timeouts": applied})
+                if started - purged >= PURGE_SECONDS:
+                    purge()
+                    purged = started
             except (DatabaseUnavailable, *DISCONNECTED):  # a failover, a restart
                 log.warning("database unavailable; retrying")
                 end_session()  # the next pass starts on a new connection

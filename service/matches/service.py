@@ -302,11 +302,9 @@ def _idempotency_since() -> datetime:
 _purged = [0.0]
 
 
-def purge_expired(every: float = 0.0) -> None:
+def purge_expired() -> None:
     """Remove expired Idempotency-Key records (the worker's chore, and at most hourly
-    per process a keyed move's), unless this process did in the last ``every`` seconds."""
-    if time.monotonic() - _purged[0] < every:
-        return
+    per process a keyed move's)."""
     _purged[0] = time.monotonic()
     with transaction(write=True):
         store.purge_idempotency(_idempotency_since())

@@ -53,15 +53,16 @@ def read_sign_outs_since() -> float | None:
 
 
 def keep_sign_outs(found: dict[tuple[int, str], float], upto: float,
-                   forget_before: float) -> None:
-    """Add the sign-outs just read (up to ``upto``); forget those before
-    ``forget_before``."""
+                   forget_before: float) -> dict[tuple[int, str], float]:
+    """Add the sign-outs just read (up to ``upto``), forget those before
+    ``forget_before``; every sign-out kept."""
     with _lock:
         for place, at in list(_sign_outs.items()):
             if at < forget_before:
                 del _sign_outs[place]
         _sign_outs.update(found)
         _sign_outs_read[:] = [time.monotonic(), upto]
+        return _sign_outs
 
 
 def forget_sign_outs() -> None:

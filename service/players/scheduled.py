@@ -13,8 +13,6 @@ from . import events
 from .leaderboards import Listing, refresh_ranks
 
 _ranked = [float("-inf")]
-_purged = [float("-inf")]
-PURGE_SECONDS = 60.0
 
 
 def rank_leaderboards(force: bool = False) -> int:
@@ -29,10 +27,5 @@ def rank_leaderboards(force: bool = False) -> int:
 
 
 def purge_events() -> int:
-    """Remove stream events older than :data:`events.EVENT_DAYS`, at most once a
-    PURGE_SECONDS per process; how many."""
-    now = time.monotonic()
-    if now - _purged[0] < PURGE_SECONDS:
-        return 0
-    _purged[0] = now
+    """Remove stream events older than :data:`events.EVENT_DAYS`; how many."""
     return events.purge(utcnow() - timedelta(days=events.EVENT_DAYS))

@@ -197,9 +197,9 @@ def _sign_outs() -> dict[tuple[int, str], float]:
     since = cache.read_sign_outs_since()
     since = now - MAX_TTL_SECONDS if since is None else since - _OVERLAP
     with transaction(one_statement=True):
-        found = {(tenant, player): as_utc(at).timestamp() if at else 0.0
-                 for tenant, player, at in db.session.execute(  # at: never null here
+        found = {(tenant, player): as_utc(at).timestamp()
+                 for tenant, player, at in db.session.execute(
                      select(Player.tenant_pk, Player.player_id, Player.signed_out_at)
-                     .where(Player.signed_out_at > datetime.fromtimestamp(since, UTC)))}
-    cache.keep_sign_outs(found, now, now - MAX_TTL_SECONDS)
-    return cache.sign_outs(SIGN_OUTS_SECONDS) or found
+                     .where(Player.signed_out_at > datetime.fromtimestamp(since, UTC)))
+                 if at is not None}
+    return cache.keep_sign_outs(found, now, now - MAX_TTL_SECONDS)
