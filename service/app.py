@@ -28,6 +28,7 @@ from .players import cache as player_cache
 from .players import events as player_events
 from .players import resources as players
 from .players.requests import resolve_player
+from .safety import resources as safety
 from .storage import MIGRATIONS, models  # noqa: F401  (the tables, for migrations)
 from .storage.db import DISCONNECTED, db, init_db
 from .storage.errors import DatabaseUnavailable
@@ -101,7 +102,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         expose_headers=["ETag", "Location", "Link"],
         allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match",
                        "Idempotency-Key", "X-API-Key"],
-        methods=["GET", "POST", "OPTIONS"],
+        methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"],
         max_age=600,
     )
 
@@ -134,6 +135,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                       webhook_routes):
         api.register_blueprint(resources.blp)
     api.register_blueprint(players.leaderboards)
+    api.register_blueprint(safety.players_blp)
+    api.register_blueprint(safety.blp)
     api.register_blueprint(matches.player_matches)
     webhook_routes.describe_messages(api.spec)
     document_common_problems(api)

@@ -78,7 +78,8 @@ def _worker(args: argparse.Namespace) -> int:
 def _keys(args: argparse.Namespace) -> int:
     from .db_cli import run_keys_command
 
-    return run_keys_command(args.keys_command, args.name, args.origin or [])
+    return run_keys_command(args.keys_command, args.name, args.origin or [],
+                            key=args.key, grace=args.grace)
 
 
 class _Version(argparse.Action):
@@ -135,12 +136,20 @@ def build_parser() -> argparse.ArgumentParser:
     worker.set_defaults(func=_worker)
 
     keys = sub.add_parser("keys", help="front ends' API keys (DATABASE_URL)")
-    keys.add_argument("keys_command", choices=["create", "list", "revoke", "secret"],
-                      help="secret: print the front end's player-token secret (HS256)")
+    keys.add_argument("keys_command",
+                      choices=["create", "list", "revoke", "secret", "rotate-secret"],
+                      help="secret: print the front end's player-token secret (HS256); "
+                      "rotate-secret: sign new player tokens with a new one (printed)")
     keys.add_argument("name", nargs="?", help="the front end (tenant) name")
     keys.add_argument("--origin", action="append", metavar="URL",
                       help="a browser origin this key may be used from (repeatable); "
                       "without one, a server key, which may vouch for players")
+    keys.add_argument("--key", metavar="PREFIX",
+                      help="revoke: only the key starting so (as `list` shows it); revoking "
+                      "a front end's last key retires its player-token secret")
+    keys.add_argument("--grace", type=int, default=0, metavar="SECONDS",
+                      help="rotate-secret: accept tokens signed with the old secret this "
+                      "long (0 to 86400; default 0: refused within about a second)")
     keys.set_defaults(func=_keys)
     return parser
 

@@ -22,14 +22,17 @@ def run_db_command(command: str, revision: str | None) -> int:
     return 0
 
 
-def run_keys_command(command: str, name: str | None, origins: list[str]) -> int:
-    """Create a key (printed once, one line), list tenants and keys, or revoke a tenant's."""
+def run_keys_command(command: str, name: str | None, origins: list[str], *,
+                     key: str | None = None, grace: int = 0) -> int:
+    """Create a key (printed once, one line), list tenants and keys, revoke a tenant's
+    (or one), print or rotate its player-token secret."""
     import sys
 
     from . import create_app
     from .engine.errors import BasraError
     from .players import service as players
     from .tenants import service as tenants
+    from .tenants.audit import COMMAND_LINE
 
     if command != "list" and not (name and 0 < len(name) <= 64):
         print(f"basra keys {command}: give a tenant NAME of 1 to 64 characters", file=sys.stderr)
@@ -43,9 +46,16 @@ def run_keys_command(command: str, name: str | None, origins: list[str]) -> int:
             elif command == "secret":
                 assert name is not None
                 print(players.player_secret(tenants.tenant_pk(name)))
+            elif command == "rotate-secret":
+                assert name is not None
+                if not 0 <= grace <= players.MAX_GRACE_SECONDS:
+                    print(f"basra keys rotate-secret: --grace is 0 to "
+                          f"{players.MAX_GRACE_SECONDS} seconds", file=sys.stderr)
+                    return 2
+                print(players.rotate_secret(tenants.tenant_pk(name), grace, COMMAND_LINE))
             elif command == "revoke":
                 assert name is not None
-                revoked = tenants.revoke_keys(name)
+                revoked = tenants.revoke_keys(name, key)
                 print(f"revoked {revoked} key(s) of {name}", file=sys.stderr)
                 return 0 if revoked else 1
             else:

@@ -12,6 +12,7 @@ from .matches.errors import (
     ClockRanOut,
     IdempotencyKeyReused,
     InvalidCursor,
+    MatchNotFinished,
     MatchNotStarted,
     NoHumanSeat,
     RatedNeedsPlayers,
@@ -21,13 +22,23 @@ from .matches.errors import (
 )
 from .players.errors import (
     BadBoardCursor,
+    BlockedPlayer,
     InvalidPlayerToken,
     NotThisPlayer,
     PlayerNotFound,
     PlayerRequired,
+    PlayerSuspended,
     PlayerUnverified,
     TokenRevoked,
+    TooManyBlocks,
     WrongFrontEnd,
+)
+from .safety.errors import (
+    AlreadyReported,
+    BadAuditCursor,
+    NotReportable,
+    ReportNotFound,
+    ReportResolved,
 )
 from .storage.errors import DatabaseUnavailable
 from .tenants.errors import (
@@ -73,6 +84,15 @@ STATUSES: Statuses = [
     (NotThisPlayer, 403),
     (InvalidPlayerToken, 401),
     (TokenRevoked, 401),
+    (ReportNotFound, 404),
+    (NotReportable, 422),
+    (AlreadyReported, 409),
+    (ReportResolved, 409),
+    (BadAuditCursor, 422),
+    (MatchNotFinished, 409),
+    (TooManyBlocks, 409),
+    (PlayerSuspended, 403),
+    (BlockedPlayer, 409),
     (WrongFrontEnd, 401),
     (VersionMismatch, 412),
     (InvalidRules, 422),

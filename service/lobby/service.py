@@ -15,6 +15,7 @@ from ..matches import service as matches
 from ..matches.results import MatchView, MoveResult, match_view
 from ..matches.rows import MatchRow
 from ..matches.seats import PlayerSpec, require_seat
+from ..players import blocks
 from ..players import ratings as players_ratings
 from ..players.service import Credential
 from ..storage.db import transaction
@@ -49,6 +50,9 @@ def join_match(match_id: str, tenant: int, who: PlayerSpec, seat: int | None = N
             if match.status == MatchStatus.WAITING else []
         if seat is not None:
             open_seats = [s for s in open_seats if s == seat]
+        if open_seats and who.vouched:
+            blocks.check_not_blocked(tenant, who.player_id,
+                                     [player for _, player in match.vouched])
         if open_seats and match.rated:
             matches.check_ratable(who, [s.player_id for s in match.seats if s.player_id],
                                   "player_id")
@@ -89,14 +93,17 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
                 seat = _seat_of(match, who.player_id)
                 token, match = seating.reissue(match, state, seat)
                 return Seated(match.id, seat, token, match_view(match, state, seat))
+        avoided = blocks.avoided_by(tenant, who.player_id) \
+            if who.vouched and who.player_id is not None else frozenset()
         if rated:
             matches.check_ratable(who, [], "player_id")
             tables = seating.quick_tables(tenant, rules.content_hash, since, True,
                                           QUICK_TABLES_LOOKED_AT)
-            table = _by_skill(tenant, variant, who, tables)
-        else:
-            table = next(iter(seating.quick_tables(tenant, rules.content_hash, since, False, 1)),
-                         None)
+            table = _by_skill(tenant, variant, who, _without(tables, avoided))
+        else:  # the oldest table, or with blocks the oldest without anyone avoided
+            looked = QUICK_TABLES_LOOKED_AT if avoided else 1
+            table = next(iter(_without(seating.quick_tables(
+                tenant, rules.content_hash, since, False, looked), avoided)), None)
         if table is not None:
             match, state = table
             return _sat(match, state, next(s.seat for s in match.seats if s.open), who)
@@ -106,6 +113,14 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
         token = new.tokens[0].token
         assert token is not None
         return Seated(match.id, 0, token, match_view(match, new.state, 0))
+
+
+def _without(tables: list[tuple[MatchRow, State]],
+             avoided: frozenset[str]) -> list[tuple[MatchRow, State]]:
+    """The tables where nobody the caller blocks, or is blocked by, is seated."""
+    if not avoided:
+        return tables
+    return [t for t in tables if not avoided & {p for _, p in t[0].vouched}]
 
 
 def _seat_of(match: MatchRow, player_id: str) -> int:
@@ -121,6 +136,23 @@ def leave_quick_play(tenant: int, player_id: str, variant: str | None) -> list[s
         for match, state in mine:
             seating.unseat(match, state, _seat_of(match, player_id))
     return [match.id for match, _ in mine]
+
+
+def release_player(tenant: int, player_id: str) -> list[str]:
+    """The vouched player leaves every table of theirs still waiting for players (quick
+    play or not; a suspension): the ids of the tables left."""
+    with transaction():
+        waiting = seating.waiting_tables_of(tenant, player_id)
+    left = []
+    for match_id in waiting:
+        with transaction(write=True):
+            match, state = seating.locked(match_id, tenant)
+            if match.status != MatchStatus.WAITING:
+                continue
+            for seat in sorted(seat for seat, holder in match.vouched if holder == player_id):
+                match = seating.unseat(match, state, seat)
+        left.append(match_id)
+    return left
 
 
 QUICK_TABLES_LOOKED_AT = 50

@@ -47,6 +47,8 @@ class MatchChanged:
     before_version: int
     match: MatchRow
     entries: tuple[LogEntry, ...] = ()
+    voided: bool = False
+    """The change voided the finished match's result."""
 
     @property
     def ended(self) -> bool:
@@ -89,6 +91,12 @@ class MatchChanged:
                 "rounds": m.rounds, "seed": m.seed.hex(), "commitment": m.commitment,
                 "rating_changes": [with_display(c) for c in m.rating_changes]
                 if m.rating_changes else None}))
+        if self.voided:
+            assert m.voided_at is not None
+            events.append(("match.voided", {
+                **base, "voided_at": stamp(m.voided_at), "reason": m.void_reason,
+                "rated": m.rated, "scores": list(m.scores), "winner": m.winner,
+                "draw": m.draw}))
         return tuple(events)
 
 
@@ -148,12 +156,17 @@ class Pending:
 def prepare(before: MatchRow, state: State, entries: Sequence[LogEntry] = (), *,
             status: MatchStatus | None = None, end_reason: EndReason | None = None,
             seats: tuple[SeatRow, ...] | None = None, timeouts: tuple[int, ...] | None = None,
-            rematch_id: str | None = None) -> Pending:
+            rematch_id: str | None = None, void_reason: str | None = None) -> Pending:
     """The change that saves the match (read as ``before``) in ``state``, with the log
     ``entries`` (the version moves on by as many, at least one) and whatever else
     changed: the new row, its finish's consequences (worked out now, under the row lock
-    the caller holds: :func:`finish.keeps_record`), and its subscribers' rows."""
+    the caller holds: :func:`finish.keeps_record`), and its subscribers' rows. A
+    ``void_reason`` voids a finished match: what its finish recorded is taken back."""
     changed: dict[str, Any] = {}
+    voids = void_reason is not None and before.voided_at is None
+    if voids:
+        changed.update(voided_at=utcnow(), void_reason=void_reason)
+        status, end_reason = before.status, before.end_reason
     if seats is not None:
         changed["seats"] = seats
     if timeouts is not None:
@@ -162,13 +175,15 @@ def prepare(before: MatchRow, state: State, entries: Sequence[LogEntry] = (), *,
         changed["rematch_id"] = rematch_id
     after = before.after(state, before.version + max(1, len(entries)), utcnow(),
                          status=status, end_reason=end_reason, **changed)
-    change = MatchChanged(before.status, before.version, after, tuple(entries))
+    change = MatchChanged(before.status, before.version, after, tuple(entries), voids)
     parts: list[writes.Rows] = []
     if change.ended and after.status == MatchStatus.FINISHED and finish.keeps_record(after):
         recorded = finish.record(after, change.entries, before.version)
         change = dataclasses.replace(change, match=dataclasses.replace(
             after, rating_changes=recorded.rating_changes))
         parts.extend(recorded.parts)
+    if voids and finish.keeps_record(after):
+        parts.extend(finish.take_back(after))
     parts.extend(_heard(change))
     return Pending(change, state, tuple(parts), seats is not None)
 
@@ -193,11 +208,13 @@ def commit(pending: Pending, *, key: KeyRecord | None = None,
 def save(before: MatchRow, state: State, entries: Sequence[LogEntry] = (), *,
          status: MatchStatus | None = None, end_reason: EndReason | None = None,
          seats: tuple[SeatRow, ...] | None = None,
-         timeouts: tuple[int, ...] | None = None, rematch_id: str | None = None) -> MatchRow:
+         timeouts: tuple[int, ...] | None = None, rematch_id: str | None = None,
+         void_reason: str | None = None) -> MatchRow:
     """:func:`prepare` and :func:`commit` a change under the match's row lock (the caller's
     write transaction): it cannot find the match moved on."""
     saved = commit(prepare(before, state, entries, status=status, end_reason=end_reason,
-                           seats=seats, timeouts=timeouts, rematch_id=rematch_id))
+                           seats=seats, timeouts=timeouts, rematch_id=rematch_id,
+                           void_reason=void_reason))
     if saved is None:
         raise RuntimeError(f"match {before.id} changed under its row lock")
     return saved

@@ -65,3 +65,10 @@ class RatedNeedsPlayers(ServiceError):
     """A rated match's seat that is a bot, anonymous, or a player seated twice."""
 
     reason = "rated_needs_players"
+
+
+class MatchNotFinished(ServiceError):
+    """Only a finished match's result can be voided (not one waiting, playing or
+    aborted)."""
+
+    reason = "match_not_finished"

@@ -53,6 +53,20 @@ def record(match: MatchRow, entries: Sequence[LogEntry], logged: int) -> Recorde
     return Recorded(changes, parts)
 
 
+def take_back(match: MatchRow) -> list[Rows]:
+    """What voiding a finished match takes back (under its row lock): each rated
+    player's rating moved back by what the match gave or took, and each vouched
+    player's totals less what it added."""
+    parts: list[Rows] = []
+    if match.rated and match.rating_changes:
+        parts.extend(ratings.take_back(match.tenant, match.variant, match.pk,
+                                       match.rating_changes))
+    if match.vouched:
+        parts.append(totals.count(match.tenant, _results(match, (), match.version),
+                                  sign=-1))
+    return parts
+
+
 def _results(match: MatchRow, entries: Sequence[LogEntry],
              logged: int) -> list[totals.SeatResult]:
     """What each vouched seat adds to its player's totals."""

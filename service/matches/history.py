@@ -18,7 +18,7 @@ from ..storage.db import read_rows
 from ..storage.enums import EndReason, MatchStatus
 from ..storage.models import Match, Seat, as_utc
 from .errors import InvalidCursor
-from .results import MatchSummary, SeatInfo
+from .results import MatchSummary, SeatInfo, voided
 
 
 def encode_cursor(match_id: str, key: bytes) -> str:
@@ -61,7 +61,7 @@ class HistoryQuery:
 _BEFORE_SEATS = (Match.id, Match.variant, Match.status, Match.version, Match.rules_hash,
                  Match.scores, Match.winner, Match.draw)
 _AFTER_SEATS = (Match.created_at, Match.finished_at, Match.end_reason, Match.rounds,
-                Match.rated, Match.rating_changes)
+                Match.rated, Match.rating_changes, Match.voided_at, Match.void_reason)
 """:class:`MatchSummary`'s fields before its seats and after them."""
 _SEAT = 1 + len(_BEFORE_SEATS) + len(_AFTER_SEATS)
 """Where a listing row's seat columns start (after the pk and the summary's)."""
@@ -146,8 +146,9 @@ def history(query: HistoryQuery, cursor_key: bytes,
 def _summary(r: Sequence[Any], seats: tuple[SeatInfo, ...]) -> MatchSummary:
     """A listing row (the pk, then :data:`_BEFORE_SEATS` and :data:`_AFTER_SEATS`)."""
     (_, match_id, variant, status, version, rules_hash, scores, winner, draw, created_at,
-     finished_at, end_reason, rounds, rated, rating_changes) = r[:_SEAT]
+     finished_at, end_reason, rounds, rated, rating_changes, voided_at, void_reason) = r[:_SEAT]
     return MatchSummary(
         match_id, variant, MatchStatus(status), version, rules_hash, scores, winner, draw,
         seats, as_utc(created_at), as_utc(finished_at) if finished_at else None,
-        EndReason(end_reason) if end_reason else None, rounds, rated, rating_changes)
+        EndReason(end_reason) if end_reason else None, rounds, rated, rating_changes,
+        voided(as_utc(voided_at) if voided_at else None, void_reason))

@@ -60,7 +60,7 @@ def view_fields(m: MatchView) -> dict[str, Any]:
         "last_move": v.last_play, "winner": v.winner, "draw": v.draw, "seats": m.seats,
         "commitment": m.commitment, "explicit_decks": m.explicit_decks, "seed": m.seed,
         "end_reason": m.end_reason, "rematch": m.rematch, "rated": m.rated,
-        "rating_changes": m.rating_changes, "clock": m.clock,
+        "rating_changes": m.rating_changes, "voided": m.voided, "clock": m.clock,
         "deadline": m.deadline, "created_at": m.created_at,
     })
     return data
@@ -98,6 +98,7 @@ _RENDER: dict[str, Callable[[Any], Any]] = {
          "after": _skill(c["after"])} for c in changes],
     "deadline": _moment,
     "created_at": _moment,
+    "voided": lambda v: None if v is None else {"at": _moment(v["at"]), "reason": v["reason"]},
 }
 """How each field that is not already JSON is rendered (the rest go out as they are)."""
 
@@ -122,6 +123,7 @@ def summary(m: MatchSummary) -> dict[str, Any]:
         "draw": m.draw, "seats": _RENDER["seats"](m.seats), "created_at": _moment(m.created_at),
         "finished_at": _moment(m.finished_at), "end_reason": m.end_reason, "rounds": m.rounds,
         "rated": m.rated, "rating_changes": _RENDER["rating_changes"](m.rating_changes),
+        "voided": _RENDER["voided"](m.voided),
     }
 
 

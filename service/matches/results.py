@@ -51,6 +51,8 @@ class MatchView:
     rated: bool = False
     rating_changes: tuple[dict[str, Any], ...] | None = None
     """Each seat's rating before and after, once a rated match finished."""
+    voided: dict[str, Any] | None = None
+    """``{"at", "reason"}`` once its front end voided its result."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,13 @@ def match_view(match: MatchRow, state: State, seat: int | None, *,
         clock={"move_seconds": match.clock_seconds, "timeout": match.clock_timeout}
         if match.clock_seconds else None,
         deadline=match.deadline if version is None and status == MatchStatus.ACTIVE else None,
+        voided=voided(match.voided_at, match.void_reason) if version is None else None,
     )
+
+
+def voided(at: datetime | None, reason: str | None) -> dict[str, Any] | None:
+    """A voided match's ``{"at", "reason"}`` as views and listings show it."""
+    return None if at is None else {"at": at, "reason": reason}
 
 
 @dataclass(frozen=True)
@@ -152,6 +160,7 @@ class MatchSummary:
     rounds: int
     rated: bool
     rating_changes: list[dict[str, Any]] | None
+    voided: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

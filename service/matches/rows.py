@@ -75,6 +75,9 @@ class MatchRow:
     timeouts: tuple[int, ...]
     """Each seat's timeouts in a row."""
     seats: tuple[SeatRow, ...]
+    voided_at: datetime | None = None
+    """When its front end voided its result (None: it stands)."""
+    void_reason: str | None = None
 
     @property
     def seat_keys(self) -> tuple[SeatKey, ...]:

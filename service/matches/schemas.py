@@ -15,6 +15,13 @@ from .results import MatchView
 from .service import BOT_LEVELS
 
 STATUSES = [s.value for s in MatchStatus]
+class VoidedSchema(ma.Schema):
+    """A voided result: when, and the front end's reason."""
+
+    at = UTCDateTime(required=True)
+    reason = ma.fields.String(required=True, allow_none=True)
+
+
 END_REASON = ma.fields.String(
     required=True, allow_none=True,
     validate=validate.OneOf([r.value for r in EndReason]),
@@ -197,6 +204,9 @@ class MatchStateSchema(ma.Schema):
         "description": "the follow-up match's id, once a seat asked for one"})
     rated = ma.fields.Boolean(required=True)
     rating_changes = ma.fields.List(ma.fields.Nested(RatingChangeSchema), **RATING_CHANGES)
+    voided = ma.fields.Nested(VoidedSchema, required=True, allow_none=True, metadata={
+        "description": "set once the front end voided the match's result: nothing it gave "
+        "or took counts (ratings, totals, tournament points)"})
     clock = ma.fields.Nested(ClockSchema, required=True, allow_none=True)
     deadline = UTCDateTime(required=True, allow_none=True, metadata={
         "description": "when the seat to play runs out of time (null: no clock running)"})
@@ -343,6 +353,9 @@ class MatchSummarySchema(ma.Schema):
     rounds = ma.fields.Integer(required=True, metadata={"description": "rounds played"})
     rated = ma.fields.Boolean(required=True)
     rating_changes = ma.fields.List(ma.fields.Nested(RatingChangeSchema), **RATING_CHANGES)
+    voided = ma.fields.Nested(VoidedSchema, required=True, allow_none=True, metadata={
+        "description": "set once the front end voided the match's result: nothing it gave "
+        "or took counts (ratings, totals, tournament points)"})
 
 
 class HistoryPageSchema(ma.Schema):

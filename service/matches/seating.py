@@ -87,6 +87,11 @@ def quick_tables_of(tenant: int, player_id: str, since: datetime, variant: str |
     return store.quick_tables_of(tenant, player_id, since, variant)
 
 
+def waiting_tables_of(tenant: int, player_id: str) -> list[str]:
+    """Ids of the tables waiting for players where the vouched player holds a seat."""
+    return store.matches_of(tenant, player_id, [MatchStatus.WAITING])
+
+
 def quick_tables(tenant: int, rules_hash: str, since: datetime, rated: bool,
                  limit: int) -> list[tuple[MatchRow, State]]:
     """The oldest ``limit`` waiting quick-play tables of a tenant with these rules (rated

@@ -46,14 +46,16 @@ from ..engine import (
 from ..engine.bots import POLICIES, SEARCHING
 from ..players import service as players
 from ..players.service import Credential
-from ..storage.db import on_replica, statement_connection, transaction
+from ..storage.db import after_commit, on_replica, statement_connection, transaction
 from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 from ..storage.models import MoveRecord, utcnow
+from ..tenants import audit
 from . import cache, changes, clocks, finish, history, store
 from .errors import (
     ClaimTooEarly,
     ClockRanOut,
     IdempotencyKeyReused,
+    MatchNotFinished,
     MatchNotStarted,
     NoHumanSeat,
     RatedNeedsPlayers,
@@ -470,6 +472,54 @@ def _replay(state: State, records: Sequence[MoveRecord]) -> State:
     return rebuilt
 
 
+@dataclass(frozen=True)
+class Deal:
+    """The cards as one deal left them: each seat's hand and the floor."""
+
+    round: int
+    hands: tuple[tuple[str, ...], ...]
+    floor: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """All a match holds, for its front end's staff: the public view, the whole log,
+    and once it is over every deal's hands."""
+
+    view: MatchView
+    log: MoveLog
+    deals: tuple[Deal, ...] | None
+
+
+def match_record(match_id: str, tenant: int) -> MatchRecord:
+    """A match as its front end's staff review it (a report's evidence)."""
+    with transaction():
+        match, state = store.read(match_id, tenant)
+        records = store.move_log(match.pk)
+    log = _log_of(match, state, records)
+    deals = _deals(state, records) if match.status.over else None
+    return MatchRecord(match_view(match, state, None), log, deals)
+
+
+def _deals(state: State, records: Sequence[MoveRecord]) -> tuple[Deal, ...]:
+    """Every deal of a match, as dealt: the match replayed from its log."""
+    rebuilt = new_match(state.rules, state.seed, state.decks)
+    deals: list[Deal] = []
+
+    def seen(at: State) -> None:
+        if not at.finished and not at.deal_plays and any(at.hands):
+            deals.append(Deal(at.round, tuple(tuple(str(c) for c in h) for h in at.hands),
+                              tuple(str(c) for c in at.floor)))
+
+    seen(rebuilt)
+    for record in records:
+        if record.kind == MoveKind.PLAY and record.card is not None:
+            rebuilt = apply_move(rebuilt, move_from_parts(record.seat, record.card,
+                                                          record.captured))
+            seen(rebuilt)
+    return tuple(deals)
+
+
 def _replayed(match: MatchRow, state: State, seat: int, first_seq: int,
               version: int) -> MoveResult:
     """The result a move request got, from log entries ``first_seq`` to ``version``."""
@@ -522,6 +572,51 @@ def claim_win(match_id: str, tenant: int, token: Credential | None,
     return MoveResult(None, (), match_view(saved, state, seat))
 
 
+def forfeit_player(tenant: int, player_id: str) -> list[str]:
+    """Every active match where the vouched player holds a seat ends as their side's
+    loss (``end_reason`` ``suspended``; a rated one is rated so): the ids."""
+    with transaction():
+        found = store.matches_of(tenant, player_id, [MatchStatus.ACTIVE])
+    ended = []
+    for match_id in found:
+        with transaction(write=True):
+            match, state = store.read(match_id, tenant, lock=True)
+            seats = [seat for seat, holder in match.vouched if holder == player_id]
+            if match.status != MatchStatus.ACTIVE or not seats:
+                continue
+            entries = [changes.log(MoveKind.FORFEIT, seats[0], state)]
+            changes.save(match, resign(state, seats[0]), entries,
+                         end_reason=EndReason.SUSPENDED)
+        cache.written.drop((tenant, match_id))
+        ended.append(match_id)
+    return ended
+
+
+def pseudonymize(tenant: int, player_id: str, pseudonym: str, name: str) -> int:
+    """Replace an erased player's id and name in every match of theirs (caller's write
+    transaction; the matches' cached rows forgotten): how many matches."""
+    changed = store.pseudonymize(tenant, player_id, pseudonym, name)
+    if changed:
+        after_commit(cache.reset)
+    return changed
+
+
+def void_match(match_id: str, tenant: int, reason: str, actor: str) -> MatchView:
+    """Void a finished match's result: what it gave or took is taken back (ratings,
+    totals; tournament points by the tournaments' subscriber), it shows as voided, and
+    a ``match.voided`` event goes out. Again: nothing more (the view as voided)."""
+    with transaction(write=True):
+        match, state = store.read(match_id, tenant, lock=True)
+        if match.voided_at is None:
+            if match.status != MatchStatus.FINISHED:
+                raise MatchNotFinished(f"match {match_id!r} is {match.status}: only a "
+                                       "finished match's result can be voided")
+            match = changes.save(match, state, void_reason=reason)
+            audit.record(tenant, actor, "match.voided", f"match:{match_id}", reason=reason)
+    cache.written.drop((tenant, match_id))
+    return match_view(match, state, None)
+
+
 def call_off(match_id: str, tenant: int) -> None:
     """End a match that its event called off (a cancelled tournament's game), in the
     caller's write transaction: ``aborted``, nobody wins; one over already stays so."""
@@ -560,6 +655,13 @@ def match_history(query: history.HistoryQuery) -> HistoryPage:
     return HistoryPage(rows, nxt)
 
 
+def player_matches(tenant: int, player_id: str, cursor: str | None = None,
+                   limit: int = 20) -> HistoryPage:
+    """A page of the matches a vouched player sat in, newest first."""
+    return match_history(history.HistoryQuery(tenant, player_id=player_id, cursor=cursor,
+                                              limit=limit))
+
+
 @dataclass(frozen=True)
 class MoveLog:
     """The public move log, with the seed and decks once the match is over."""
@@ -581,6 +683,10 @@ def move_log(match_id: str, tenant: int, after: int = 0) -> MoveLog:
     with transaction():
         match, state = store.read(match_id, tenant)
         moves = store.move_log(match.pk, first=after + 1)
+    return _log_of(match, state, moves)
+
+
+def _log_of(match: MatchRow, state: State, moves: list[MoveRecord]) -> MoveLog:
     finished = match.status == MatchStatus.FINISHED
     return MoveLog(
         match.id, match.status, match.version, match.commitment, match.explicit_decks, moves,

@@ -43,7 +43,7 @@ _ROW = (_M.c.pk, _M.c.id, _M.c.tenant_pk, _M.c.variant, _M.c.rules_hash, _M.c.st
         _M.c.updated_at, _M.c.finished_at, _M.c.scores, _M.c.winner, _M.c.draw,
         _M.c.end_reason, _M.c.rounds, _M.c.turn, _M.c.rated, _M.c.rating_changes,
         _M.c.quick, _M.c.tournament_game, _M.c.rematch_id, _M.c.clock_seconds,
-        _M.c.clock_timeout, _M.c.deadline, _M.c.timeouts)
+        _M.c.clock_timeout, _M.c.deadline, _M.c.timeouts, _M.c.voided_at, _M.c.void_reason)
 """The columns of a :class:`MatchRow`, in its fields' order (its seats apart)."""
 _SEAT = (_S.c.seat, _S.c.name, _S.c.player_id, _S.c.bot, _S.c.token_hash, _S.c.vouched)
 _READ = (*_ROW, _M.c.rules, _M.c.snapshot, *_SEAT)
@@ -61,7 +61,8 @@ def _row(r: Sequence[Any], seats: tuple[SeatRow, ...]) -> MatchRow:
         as_utc(r[10]), as_utc(r[11]), _moment(r[12]), tuple(r[13]), r[14], r[15],
         EndReason(r[16]) if r[16] else None, r[17], r[18], r[19],
         tuple(changes) if changes is not None else None, r[21], r[22], r[23], r[24],
-        ClockTimeout(r[25]) if r[25] else None, _moment(r[26]), tuple(r[27] or ()), seats)
+        ClockTimeout(r[25]) if r[25] else None, _moment(r[26]), tuple(r[27] or ()), seats,
+        _moment(r[28]), r[29])
 
 
 def _found(rows: Sequence[Sequence[Any]]) -> tuple[MatchRow, State]:
@@ -166,7 +167,7 @@ def facts(match_id: str) -> Facts:
 
 _SAVED = ("snapshot", "version", "status", "end_reason", "rounds", "turn", "scores",
           "winner", "draw", "updated_at", "finished_at", "deadline", "timeouts",
-          "rating_changes", "rematch_id")
+          "rating_changes", "rematch_id", "voided_at", "void_reason")
 """The columns a change sets."""
 
 
@@ -308,6 +309,39 @@ def quick_tables_of(tenant: int, player_id: str, since: datetime, variant: str |
     locked = db.session.execute(
         query.order_by(_M.c.pk).limit(limit).with_for_update(of=_M)).scalars().all()
     return _read_locked(locked)
+
+
+def matches_of(tenant: int, player_id: str, statuses: Sequence[MatchStatus],
+               limit: int = 100) -> list[str]:
+    """Ids of a tenant's matches in ``statuses`` where the vouched player holds a seat,
+    oldest first."""
+    mine = select(_S.c.match_pk).where(_S.c.player_id == player_id, _S.c.vouched.is_(True))
+    return list(db.session.execute(select(_M.c.id).where(
+        _M.c.tenant_pk == tenant, _M.c.status.in_(list(statuses)), _M.c.pk.in_(mine)
+    ).order_by(_M.c.pk).limit(limit)).scalars())
+
+
+def pseudonymize(tenant: int, player_id: str, pseudonym: str, name: str) -> int:
+    """Replace a player's id (and name) in every seat of the tenant's matches, and in
+    their rating changes, by ``pseudonym``, each match a version on (caller's write
+    transaction): how many matches."""
+    found = db.session.execute(select(_M.c.pk, _M.c.rating_changes).where(
+        _M.c.tenant_pk == tenant, _M.c.pk.in_(select(_S.c.match_pk).where(
+            _S.c.player_id == player_id)))).all()
+    pks = [pk for pk, _ in found]
+    for pk, changes in found:
+        if changes and any(c.get("player_id") == player_id for c in changes):
+            db.session.execute(_M.update().where(_M.c.pk == pk).values(rating_changes=[
+                {**c, "player_id": pseudonym} if c.get("player_id") == player_id else c
+                for c in changes]))
+    if pks:
+        db.session.execute(_S.update().where(_S.c.match_pk.in_(pks),
+                                             _S.c.player_id == player_id)
+                           .values(player_id=pseudonym, name=name))
+        # a new version: every process's views of the old one (and clients' ETags) lapse
+        db.session.execute(_M.update().where(_M.c.pk.in_(pks))
+                           .values(version=_M.c.version + 1))
+    return len(pks)
 
 
 def _read_locked(locked: Sequence[int]) -> list[tuple[MatchRow, State]]:

@@ -54,3 +54,23 @@ class NotThisPlayer(ServiceError):
     that player's token."""
 
     reason = "not_this_player"
+
+
+class PlayerSuspended(ServiceError):
+    """The player is suspended by their front end: their tokens are refused, none is
+    minted, no seat is taken for them."""
+
+    reason = "player_suspended"
+
+
+class BlockedPlayer(ServiceError):
+    """An action between two players one of whom blocked the other (seating them
+    together, an invitation), or a block of oneself."""
+
+    reason = "player_blocked"
+
+
+class TooManyBlocks(ServiceError):
+    """A player who already blocks as many players as they may."""
+
+    reason = "too_many_blocks"

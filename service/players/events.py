@@ -29,7 +29,7 @@ EVENT_DAYS = 7
 """Events are kept this long: a stream resumes within a week."""
 REPLAY_ROWS = 200
 """At most this many events are read at once (a stream resuming far back pages)."""
-FOR_PLAYERS = ("match.started", "match.turn", "match.finished")
+FOR_PLAYERS = ("match.started", "match.turn", "match.finished", "match.voided")
 """The match events a seated player's stream gets (a turn only when it is theirs)."""
 
 

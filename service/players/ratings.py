@@ -152,3 +152,29 @@ def rate(tenant: int, pool: str, match_pk: int, seats: Sequence[tuple[int, int, 
     return Rated(sorted(changes, key=lambda c: c["seat"]), (
         Rows(Rating.__table__, tuple(rows), key=("player_pk", "pool")),
         Rows(RatingChange.__table__, tuple(charted))))
+
+
+def take_back(tenant: int, pool: str, match_pk: int,
+              changes: Sequence[Mapping[str, Any]]) -> tuple[Rows, ...]:
+    """A voided match's rating changes taken back, in the caller's write transaction with
+    its players' ratings locked: each player's mu and sigma moved back by what the match
+    changed them by (the changes of their later matches kept; sigma never above a new
+    player's), one game fewer, and a point on their rating chart. A player erased since
+    has no rating to move."""
+    ratings = _locked(tenant, sorted({c["player_id"] for c in changes}), pool)
+    now = utcnow()
+    rows, charted = [], []
+    for change in changes:
+        if change["player_id"] not in ratings:
+            continue
+        pk, mu, sigma, games = ratings[change["player_id"]]
+        before, after = change["before"], change["after"]
+        figures = skill(mu - (after["mu"] - before["mu"]),
+                        min(MODEL.sigma, sigma + (before["sigma"] - after["sigma"])))
+        rows.append({"player_pk": pk, "pool": pool, **figures, "games": max(0, games - 1)})
+        charted.append({"player_pk": pk, "pool": pool, "match_pk": match_pk, **figures,
+                        "at": now})
+    if not rows:
+        return ()
+    return (Rows(Rating.__table__, tuple(rows), key=("player_pk", "pool")),
+            Rows(RatingChange.__table__, tuple(charted)))

@@ -16,7 +16,7 @@ from ..tenants.requests import (
 from ..tenants.service import caller_named
 from ..web.streams import heartbeat_seconds
 from . import service as players
-from .errors import InvalidPlayerToken, PlayerUnverified, WrongFrontEnd
+from .errors import InvalidPlayerToken, NotThisPlayer, PlayerUnverified, WrongFrontEnd
 from .service import Credential, PlayerProof
 
 _PROOF = "player_proof"
@@ -74,16 +74,28 @@ def seat_for(player_id: str | None, name: str | None,
     if isinstance(proof, PlayerProof) and proof.player_id == player_id:
         return player_id, name or proof.name, True
     if g.caller.server:
+        players.check_player(g.caller.tenant, player_id)  # a suspended player sits nowhere
         return player_id, name, True
     raise PlayerUnverified(
         f"player_id {player_id!r} needs that player's token (Authorization: Bearer) or "
         "a server key", field="player_id", problem="not proven by this request")
 
 
+def act_for(player_id: str) -> None:
+    """A request acting for a player (their blocks, their reports): with that player's
+    own token, or a server key (:class:`NotThisPlayer` otherwise)."""
+    proof = credential()
+    if isinstance(proof, PlayerProof) and proof.player_id == player_id:
+        return
+    if g.caller.server and not isinstance(proof, PlayerProof):
+        return
+    raise NotThisPlayer(f"only player {player_id!r}'s token, or a server key, may do this")
+
+
 def stream_still_valid() -> bool:
     """For a long answer (an event stream), checked before each event or heartbeat:
     whether its API key still holds and its player token has neither expired nor been
-    signed out since (then the stream ends)."""
+    signed out or suspended since (then the stream ends)."""
     if not key_still_valid():
         return False
     proof: PlayerProof | None = getattr(g, _PROOF, None)
@@ -91,9 +103,10 @@ def stream_still_valid() -> bool:
 
 
 def stream_heartbeat() -> float:
-    """How long a stream stays silent before a heartbeat: at most a sign-out's read time
-    with a player token, so its expiry or sign-out ends the stream within about two."""
+    """How long a stream stays silent before a heartbeat: at most an access change's read
+    time with a player token, so its expiry, sign-out or suspension ends the stream within
+    about two."""
     heartbeat = heartbeat_seconds()
     if getattr(g, _PROOF, None) is not None:
-        heartbeat = min(heartbeat, players.SIGN_OUTS_SECONDS)
+        heartbeat = min(heartbeat, players.ACCESS_SECONDS)
     return heartbeat

@@ -13,16 +13,21 @@ from ..engine import load_variant
 from ..engine.errors import UnknownVariant
 from ..errors import MissingToken
 from ..tenants.limits import budget
-from ..tenants.requests import server_key_only, tenant, waiter
+from ..tenants.requests import actor, server_key_only, tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
 from ..web.streams import last_event_id, sse_response
+from . import blocks
 from . import events as player_events
 from . import service as players
+from .blocks import Blocked
 from .errors import NotThisPlayer
 from .leaderboards import LeaderboardPage, Listing, Record, leaderboard, rating_history, record
-from .requests import credential, stream_heartbeat, stream_still_valid
+from .requests import act_for, credential, stream_heartbeat, stream_still_valid
 from .schemas import (
+    BlockSchema,
+    BlocksPageSchema,
+    BlocksQuerySchema,
     BoardQuerySchema,
     BoardSchema,
     MintedSchema,
@@ -41,13 +46,19 @@ blp = Blueprint("players", __name__, url_prefix="/v1/players",
 @blp.url_value_preprocessor
 def _known_id(_endpoint: str | None, values: dict[str, Any] | None) -> None:
     """A player id outside the alphabet is refused before anything else."""
-    player_id = (values or {}).get("player_id")
-    if player_id is not None and not PLAYER_ID.fullmatch(player_id):
-        shown = re.sub(r"[^ -~]", "?", player_id[:32])  # printable, and short
-        raise Problem(422, "validation_error", "the player id is not one: 1-128 of "
-                      "A-Z a-z 0-9 . _ : @ -, not . or ..", field="player_id",
-                      message=f"{shown!r} is not a player id: 1-128 of A-Z a-z 0-9 . _ : @ -,"
-                      " not . or ..")
+    known_player_ids(values)
+
+
+def known_player_ids(values: dict[str, Any] | None) -> None:
+    """A player id in the path (``player_id``, ``other``) outside the alphabet: 422."""
+    for field in ("player_id", "other"):
+        player_id = (values or {}).get(field)
+        if player_id is not None and not PLAYER_ID.fullmatch(player_id):
+            shown = re.sub(r"[^ -~]", "?", player_id[:32])  # printable, and short
+            raise Problem(422, "validation_error", "the player id is not one: 1-128 of "
+                          "A-Z a-z 0-9 . _ : @ -, not . or ..", field=field,
+                          message=f"{shown!r} is not a player id: 1-128 of A-Z a-z 0-9 . _ "
+                          ": @ -, not . or ..")
 
 
 @blp.route("/<string:player_id>/tokens")
@@ -80,7 +91,55 @@ class SignOut(MethodView):
         issued before now is refused (`401 token_revoked`) on every instance within
         about a second, and their open streams end; tokens minted afterwards work."""
         return {"player_id": player_id,
-                "signed_out_at": players.sign_out(tenant(), player_id)}
+                "signed_out_at": players.sign_out(tenant(), player_id, actor())}
+
+
+@blp.route("/<string:player_id>/blocks/<string:other>")
+class BlockById(MethodView):
+    """One player the player blocks."""
+
+    @budget("creates")
+    @blp.response(200, BlockSchema)
+    @blp.alt_response(403, **problem_doc("`not_this_player`: neither the player's token nor "
+                                         "a server key"))
+    @blp.alt_response(409, **problem_doc("`player_blocked`: a player cannot block "
+                                         "themselves; `too_many_blocks`"))
+    @blp.doc(operationId="blockPlayer")
+    def put(self, player_id: str, other: str) -> Blocked:
+        """Block `other` (the player's token, or a server key): quick play and rated
+        matching never seat the two together, and neither can join the other's table.
+        Again: no change."""
+        act_for(player_id)
+        return blocks.block(tenant(), player_id, other, actor())
+
+    @budget("creates")
+    @blp.response(204)
+    @blp.alt_response(403, **problem_doc("`not_this_player`: neither the player's token nor "
+                                         "a server key"))
+    @blp.doc(operationId="unblockPlayer")
+    def delete(self, player_id: str, other: str) -> None:
+        """Stop blocking `other` (no error if the player did not)."""
+        act_for(player_id)
+        blocks.unblock(tenant(), player_id, other, actor())
+
+
+@blp.route("/<string:player_id>/blocks")
+class Blocks(MethodView):
+    """Whom a player blocks."""
+
+    @budget("reads")
+    @blp.arguments(BlocksQuerySchema, location="query")
+    @blp.response(200, BlocksPageSchema)
+    @blp.alt_response(403, **problem_doc("`not_this_player`: neither the player's token nor "
+                                         "a server key"))
+    @blp.doc(operationId="listBlocks")
+    def get(self, query: dict[str, Any], player_id: str) -> dict[str, Any]:
+        """Whom the player blocks, by id, a page at a time (`after`: the page's `next`)."""
+        act_for(player_id)
+        found = blocks.blocks_of(tenant(), player_id, query.get("after"), query["limit"] + 1)
+        page = found[:query["limit"]]
+        return {"blocks": page,
+                "next": page[-1].player_id if len(found) > query["limit"] else None}
 
 
 @blp.route("/<string:player_id>")

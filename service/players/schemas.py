@@ -38,6 +38,28 @@ class SignedOutSchema(ma.Schema):
         "description": "tokens issued before this are refused"})
 
 
+class BlockSchema(ma.Schema):
+    """A player the player blocks."""
+
+    player_id = ma.fields.String(required=True, metadata={"description": "the blocked player"})
+    at = UTCDateTime(required=True, metadata={"description": "blocked since"})
+
+
+class BlocksQuerySchema(ma.Schema):
+    """A page of blocks."""
+
+    after = ma.fields.String(**PLAYER_ID_FIELD)
+    limit = ma.fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+
+
+class BlocksPageSchema(ma.Schema):
+    """Whom a player blocks, by id."""
+
+    blocks = ma.fields.List(ma.fields.Nested(BlockSchema), required=True)
+    next = ma.fields.String(required=True, allow_none=True, metadata={
+        "description": "the next page's `after`; null on the last page"})
+
+
 class MintedSchema(ma.Schema):
     """A player token: send it as ``Authorization: Bearer <token>``."""
 

@@ -16,14 +16,17 @@ import secrets
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import jwt
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 
+from ..storage import writes
 from ..storage.db import db, transaction
-from ..storage.models import Player, Tenant, as_utc, utcnow
+from ..storage.models import Player, PlayerEvent, Rating, RatingChange, Tenant, as_utc, utcnow
+from ..tenants import audit
 from . import cache
-from .errors import InvalidPlayerToken, PlayerNotFound, TokenRevoked
+from .errors import InvalidPlayerToken, PlayerNotFound, PlayerSuspended, TokenRevoked
 
 ISSUER = "basra"
 ALGORITHM = "HS256"
@@ -60,20 +63,63 @@ class MintedToken:
     expires_at: datetime
 
 
-def player_secret(tenant: int) -> str:
-    """The front end's secret for signing its players' tokens, made on first use (shown to
-    its operator by ``basra keys secret NAME``)."""
-    known = cache.secret(tenant)
+SECRETS_SECONDS = 1.0
+"""How long a process trusts what it read of a front end's secrets: a rotation, or a
+secret retired with the front end's last key, holds everywhere within this."""
+MAX_GRACE_SECONDS = MAX_TTL_SECONDS
+"""A rotated secret's tokens are accepted at most this long (no token lives longer)."""
+
+
+def signing_secrets(tenant: int) -> cache.Secrets:
+    """The front end's secrets for signing its players' tokens (the current one made on
+    first use, shown to its operator by ``basra keys secret NAME``), as read within
+    :data:`SECRETS_SECONDS`."""
+    known = cache.secrets(tenant, SECRETS_SECONDS)
     if known is not None:
         return known
+    with transaction(one_statement=True):
+        row = db.session.execute(select(
+            Tenant.player_secret, Tenant.previous_player_secret, Tenant.previous_secret_until
+        ).where(Tenant.pk == tenant)).one()
+    current, previous, until = row
+    if current is None:
+        current = _make_secret(tenant)
+    found = cache.Secrets(current, previous, as_utc(until).timestamp() if until else 0.0)
+    cache.keep_secrets(tenant, found)
+    return found
+
+
+def _make_secret(tenant: int) -> str:
     with transaction(write=True):
         row = db.session.get(Tenant, tenant)
         assert row is not None, f"tenant {tenant} exists"
         if row.player_secret is None:
             row.player_secret = secrets.token_hex(32)
-        secret = row.player_secret
-    cache.keep_secret(tenant, secret)
-    return secret
+        return row.player_secret
+
+
+def player_secret(tenant: int) -> str:
+    """The front end's current signing secret (made on first use)."""
+    return signing_secrets(tenant).current
+
+
+def rotate_secret(tenant: int, grace_seconds: int, actor: str) -> str:
+    """Sign new tokens with a new secret; the old one's tokens are accepted
+    ``grace_seconds`` more (0: refused at once, as once every process has read the
+    change, within :data:`SECRETS_SECONDS`). The new secret."""
+    if not 0 <= grace_seconds <= MAX_GRACE_SECONDS:
+        raise ValueError(f"the grace is 0 to {MAX_GRACE_SECONDS} s")
+    new = secrets.token_hex(32)
+    with transaction(write=True):
+        row = db.session.get(Tenant, tenant, with_for_update=True)
+        assert row is not None, f"tenant {tenant} exists"
+        row.previous_player_secret = row.player_secret if grace_seconds else None
+        row.previous_secret_until = utcnow() + timedelta(seconds=grace_seconds) \
+            if grace_seconds else None
+        row.player_secret = new
+        audit.record(tenant, actor, "secret.rotated", "keys", grace_seconds=grace_seconds)
+    cache.forget_secrets()
+    return new
 
 
 def find(tenant: int, player_id: str) -> Player | None:
@@ -88,6 +134,12 @@ def vouched_player(tenant: int, player_id: str) -> Player:
     if found is None:
         raise PlayerNotFound(f"no player {player_id!r}")
     return found
+
+
+def vouched_player_now(tenant: int, player_id: str) -> None:
+    """:class:`PlayerNotFound` unless the front end vouched for the player."""
+    with transaction():
+        vouched_player(tenant, player_id)
 
 
 def remember(tenant: int, player_id: str, name: str | None) -> None:
@@ -105,10 +157,14 @@ def remember(tenant: int, player_id: str, name: str | None) -> None:
 def mint(tenant: int, audience: str, player_id: str, name: str | None,
          ttl_seconds: int) -> MintedToken:
     """A token of ``player_id`` for ``ttl_seconds``, signed with the front end's secret;
-    the player is recorded."""
+    the player is recorded. None for a suspended player (:class:`PlayerSuspended`)."""
     secret = player_secret(tenant)
     with transaction(write=True):
         remember(tenant, player_id, name)
+        held = suspension_of(vouched_player(tenant, player_id))
+    if held is not None:
+        raise PlayerSuspended(f"player {player_id!r} is suspended: no token is minted for "
+                              "them")
     issued = math.ceil(time.time() * 1000) / 1000  # to the millisecond: a sign-out's
     now = int(issued)                                # tokens are those issued before it
     claims: dict[str, object] = {"iss": ISSUER, "aud": audience, "sub": player_id,
@@ -135,11 +191,13 @@ def audience_of(token: str) -> str:
 
 def verify(tenant: int, audience: str, token: str) -> PlayerProof:
     """The player a token proves, or :class:`InvalidPlayerToken`."""
-    secret = player_secret(tenant)
+    known = signing_secrets(tenant)
     try:
-        claims = jwt.decode(token, secret, algorithms=[ALGORITHM], audience=audience,
-                            issuer=ISSUER, leeway=LEEWAY_SECONDS,
-                            options={"require": ["iss", "aud", "sub", "iat", "exp"]})
+        claims = _decode(token, known.current, audience)
+    except jwt.InvalidSignatureError as error:
+        if known.previous is None or time.time() >= known.previous_until:
+            raise InvalidPlayerToken(f"the player token is not valid here: {error}") from error
+        claims = _decode(token, known.previous, audience)
     except jwt.InvalidTokenError as error:
         raise InvalidPlayerToken(f"the player token is not valid here: {error}") from error
     player_id, name = claims["sub"], claims.get("name")
@@ -150,56 +208,187 @@ def verify(tenant: int, audience: str, token: str) -> PlayerProof:
         raise InvalidPlayerToken(f"a player token lives at most {MAX_TTL_SECONDS} s")
     proof = PlayerProof(player_id, name if isinstance(name, str) and name else None,
                         float(claims["iat"]), float(claims["exp"]))
-    if not still_valid(tenant, proof):
-        raise TokenRevoked("this player was signed out everywhere after the token was "
-                           "issued: mint a new one")
+    check_access(tenant, proof)
     return proof
 
 
-SIGN_OUTS_SECONDS = 1.0
-"""How long a process trusts what it read of sign-outs: a sign-out is refused on every
-instance within this (and a read's time)."""
+def _decode(token: str, secret: str, audience: str) -> dict[str, Any]:
+    try:
+        return jwt.decode(token, secret, algorithms=[ALGORITHM], audience=audience,
+                          issuer=ISSUER, leeway=LEEWAY_SECONDS,
+                          options={"require": ["iss", "aud", "sub", "iat", "exp"]})
+    except jwt.InvalidSignatureError:
+        raise
+    except jwt.InvalidTokenError as error:
+        raise InvalidPlayerToken(f"the player token is not valid here: {error}") from error
+
+
+ACCESS_SECONDS = 1.0
+"""How long a process trusts what it read of sign-outs and suspensions: one is refused
+on every instance within this (and a read's time)."""
 _OVERLAP = 10.0
-"""Each read looks this far back past the last one: a sign-out stamped just before a
-read but committed after it is still seen."""
+"""Each read looks this far back past the last one: a change stamped just before a read
+but committed after it is still seen."""
 
 
-def sign_out(tenant: int, player_id: str) -> datetime:
+def sign_out(tenant: int, player_id: str, actor: str) -> datetime:
     """Sign the player out everywhere: every token of theirs issued before now is
-    refused (:class:`TokenRevoked`), on every instance within
-    :data:`SIGN_OUTS_SECONDS`; the moment."""
+    refused (:class:`TokenRevoked`), on every instance within :data:`ACCESS_SECONDS`;
+    the moment."""
     now = utcnow()
     with transaction(write=True):
         remember(tenant, player_id, None)
         db.session.execute(update(Player).where(Player.tenant_pk == tenant,
                                                 Player.player_id == player_id)
-                           .values(signed_out_at=now))
-    cache.forget_sign_outs()
+                           .values(signed_out_at=now, access_changed_at=now))
+        audit.record(tenant, actor, "player.signed_out", f"player:{player_id}")
+    cache.forget_access()
     return now
 
 
+@dataclass(frozen=True)
+class Suspension:
+    """A player's suspension: since when, until when (None: for good), why."""
+
+    player_id: str
+    since: datetime
+    until: datetime | None
+    reason: str
+
+
+def suspend(tenant: int, player_id: str, until: datetime | None, reason: str,
+            actor: str) -> Suspension:
+    """Suspend a vouched player until ``until`` (None: for good): their tokens are refused
+    (:class:`PlayerSuspended`) on every instance within :data:`ACCESS_SECONDS`, and no
+    token is minted for them. Suspending again changes the end and the reason."""
+    now = utcnow()
+    if until is not None and until <= now:
+        raise ValueError("until is in the past")
+    with transaction(write=True):
+        player = vouched_player(tenant, player_id)
+        since = as_utc(player.suspended_at) if player.suspended_at and \
+            _suspended_now(player, now) else now
+        player.suspended_at, player.suspended_until = since, until
+        player.suspension_reason, player.access_changed_at = reason, now
+        audit.record(tenant, actor, "player.suspended", f"player:{player_id}",
+                     until=until.isoformat() if until else None, reason=reason)
+    cache.forget_access()
+    return Suspension(player_id, since, until, reason)
+
+
+def lift_suspension(tenant: int, player_id: str, actor: str) -> bool:
+    """End a player's suspension at once; whether they were suspended."""
+    now = utcnow()
+    with transaction(write=True):
+        player = vouched_player(tenant, player_id)
+        was = _suspended_now(player, now)
+        if player.suspended_at is not None:
+            player.suspended_at = player.suspended_until = player.suspension_reason = None
+            player.access_changed_at = now
+        if was:
+            audit.record(tenant, actor, "player.suspension_lifted", f"player:{player_id}")
+    cache.forget_access()
+    return was
+
+
+def suspension_of(player: Player, now: datetime | None = None) -> Suspension | None:
+    """The player's suspension, if it holds now."""
+    if not _suspended_now(player, now or utcnow()):
+        return None
+    assert player.suspended_at is not None
+    return Suspension(player.player_id, as_utc(player.suspended_at),
+                      as_utc(player.suspended_until) if player.suspended_until else None,
+                      player.suspension_reason or "")
+
+
+def _suspended_now(player: Player, now: datetime) -> bool:
+    return player.suspended_at is not None and (
+        player.suspended_until is None or as_utc(player.suspended_until) > now)
+
+
+def check_access(tenant: int, proof: PlayerProof) -> None:
+    """A verified token that no longer holds: expired (:class:`InvalidPlayerToken`),
+    issued before its player's last sign-out (:class:`TokenRevoked`), or its player
+    suspended (:class:`PlayerSuspended`), as this process read them within
+    :data:`ACCESS_SECONDS`."""
+    now = time.time()
+    if now >= proof.expires_at:
+        raise InvalidPlayerToken("the player token has expired")
+    check_player(tenant, proof.player_id, proof.issued_at, now)
+
+
+def check_player(tenant: int, player_id: str, issued_at: float | None = None,
+                 now: float | None = None) -> None:
+    """:func:`check_access` of a player (without a token: only a suspension), also for a
+    server key acting for them (seating them, minting their token)."""
+    found = _access().get((tenant, player_id))
+    if found is None:
+        return
+    now = time.time() if now is None else now
+    if found.suspended_until is not None and now < found.suspended_until:
+        until = found.suspended_until
+        raise PlayerSuspended(
+            f"player {player_id!r} is suspended " + ("for good" if until == math.inf else
+            f"until {datetime.fromtimestamp(until, UTC).isoformat().replace('+00:00', 'Z')}"))
+    if issued_at is not None and found.signed_out is not None and issued_at < found.signed_out:
+        raise TokenRevoked("this player was signed out everywhere after the token was "
+                           "issued: mint a new one")
+
+
 def still_valid(tenant: int, proof: PlayerProof) -> bool:
-    """Whether a verified token still holds: not expired, and issued after its player's
-    last sign-out (as this process read them within :data:`SIGN_OUTS_SECONDS`)."""
-    if time.time() >= proof.expires_at:
+    """Whether a verified token still holds (:func:`check_access`)."""
+    try:
+        check_access(tenant, proof)
+    except (InvalidPlayerToken, TokenRevoked, PlayerSuspended):
         return False
-    signed_out = _sign_outs().get((tenant, proof.player_id))
-    return signed_out is None or proof.issued_at >= signed_out
+    return True
 
 
-def _sign_outs() -> dict[tuple[int, str], float]:
-    """The sign-outs of the last day, by front end and player: what is new read at most
-    once a :data:`SIGN_OUTS_SECONDS` per process (one query, whatever the players)."""
-    known = cache.sign_outs(SIGN_OUTS_SECONDS)
+def _access() -> dict[tuple[int, str], cache.Access]:
+    """The access changes that hold, by front end and player: what is new read at most
+    once an :data:`ACCESS_SECONDS` per process (one query, whatever the players)."""
+    known = cache.access(ACCESS_SECONDS)
     if known is not None:
         return known
     now = time.time()
-    since = cache.read_sign_outs_since()
+    since = cache.access_read_since()
+    first = since is None
     since = now - MAX_TTL_SECONDS if since is None else since - _OVERLAP
+    changed = Player.access_changed_at > datetime.fromtimestamp(since, UTC)
+    if first:  # every suspension that holds, however old
+        changed = changed | Player.suspended_at.is_not(None)
     with transaction(one_statement=True):
-        found = {(tenant, player): as_utc(at).timestamp()
-                 for tenant, player, at in db.session.execute(
-                     select(Player.tenant_pk, Player.player_id, Player.signed_out_at)
-                     .where(Player.signed_out_at > datetime.fromtimestamp(since, UTC)))
-                 if at is not None}
-    return cache.keep_sign_outs(found, now, now - MAX_TTL_SECONDS)
+        found = {(tenant, player): cache.Access(
+                     as_utc(signed_out).timestamp() if signed_out else None,
+                     (as_utc(until).timestamp() if until else math.inf)
+                     if suspended else None)
+                 for tenant, player, signed_out, suspended, until in db.session.execute(
+                     select(Player.tenant_pk, Player.player_id, Player.signed_out_at,
+                            Player.suspended_at, Player.suspended_until).where(changed))}
+    return cache.keep_access(found, now, now - MAX_TTL_SECONDS)
+
+
+def erase(tenant: int, player_id: str, pseudonym: str, name: str) -> None:
+    """Erase what the players domain holds of a player (caller's write transaction):
+    their ratings, rating charts, totals, name, suspension and stream events, and their
+    id and name in other players' events (``pseudonym`` and ``name`` instead). Their row
+    stays, holding only their id and a sign-out now, so every token issued before is
+    refused (and a token minted later makes a new player)."""
+    player = vouched_player(tenant, player_id)
+    writes.replace_in_json_text(
+        PlayerEvent.body, PlayerEvent.tenant_pk == tenant,
+        {player_id: pseudonym, **({player.name: name} if player.name else {})})
+    db.session.execute(delete(RatingChange).where(RatingChange.player_pk == player.pk))
+    db.session.execute(delete(Rating).where(Rating.player_pk == player.pk))
+    db.session.execute(delete(PlayerEvent).where(PlayerEvent.tenant_pk == tenant,
+                                                 PlayerEvent.player_id == player_id))
+    now = utcnow()
+    db.session.execute(update(Player).where(Player.pk == player.pk).values(
+        name=None, created_at=now, signed_out_at=now, access_changed_at=now,
+        suspended_at=None, suspended_until=None, suspension_reason=None,
+        **{total: 0 for total in ERASED_TOTALS}))
+    cache.forget_access()
+
+
+ERASED_TOTALS = ("matches", "wins", "losses", "draws", "resigned", "timed_out", "basras",
+                 "jack_basras", "points")

@@ -33,9 +33,10 @@ class SeatResult:
     """Their side's final score."""
 
 
-def count(tenant: int, results: Sequence[SeatResult]) -> Rows:
-    """A finished match's vouched seats added to their players' totals, written with its
-    save (a player holding two seats counts both, as a seat each). Their rows are locked
+def count(tenant: int, results: Sequence[SeatResult], sign: int = 1) -> Rows:
+    """A finished match's vouched seats added to their players' totals (``sign`` -1: taken
+    out, as a void does), written with its save (a player holding two seats counts both,
+    as a seat each). Their rows are locked
     now, in player order, so two matches finishing at once never deadlock (the caller's
     write transaction); the lock leaves their keys free, as an UPDATE's does."""
     added: dict[str, Counter[str]] = {}
@@ -49,7 +50,8 @@ def count(tenant: int, results: Sequence[SeatResult]) -> Rows:
             Player.tenant_pk == tenant, Player.player_id.in_(list(added))
         ).order_by(Player.player_id).with_for_update(key_share=True))
     return Rows(Player.__table__, tuple(
-        {"tenant_pk": tenant, "player_id": player, **{name: n.get(name, 0) for name in _TOTALS}}
+        {"tenant_pk": tenant, "player_id": player,
+         **{name: sign * n.get(name, 0) for name in _TOTALS}}
         for player, n in added.items()), key=("tenant_pk", "player_id"), add=True)
 
 

@@ -35,6 +35,8 @@ class EndReason(StrEnum):
     CLAIMED = "claimed"
     """The team to play had been silent past BASRA_CLAIM_AFTER_SECONDS: an opponent
     claimed the win."""
+    SUSPENDED = "suspended"
+    """A seat's player was suspended by the front end, which forfeited their matches."""
 
 
 class MoveKind(StrEnum):
@@ -88,3 +90,27 @@ class MessageStatus(StrEnum):
     DELIVERED = "delivered"
     FAILED = "failed"
     """Out of retries."""
+
+
+class ReportReason(StrEnum):
+    """What a player reports another for."""
+
+    CHEATING = "cheating"
+    ABUSE = "abuse"
+    STALLING = "stalling"
+    OTHER = "other"
+
+
+class ReportStatus(StrEnum):
+    OPEN = "open"
+    RESOLVED = "resolved"
+
+
+class ReportAction(StrEnum):
+    """What the front end did about a report."""
+
+    DISMISS = "dismiss"
+    SUSPEND = "suspend"
+    """The reported player suspended."""
+    VOID = "void"
+    """The match's result voided."""

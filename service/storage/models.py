@@ -62,6 +62,10 @@ class Tenant(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     player_secret: Mapped[str | None] = mapped_column(String(64))
     """Signs its players' tokens (HS256); made on first use."""
+    previous_player_secret: Mapped[str | None] = mapped_column(String(64))
+    """The secret before the last rotation: its tokens still accepted until
+    ``previous_secret_until``."""
+    previous_secret_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class ApiKey(db.Model):  # type: ignore[name-defined,misc]
@@ -98,6 +102,13 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     signed_out_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     """Signed out everywhere then: the player's tokens issued before it are refused."""
+    suspended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """Suspended since then (null: not suspended)."""
+    suspended_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """The suspension's end (null while suspended: for good)."""
+    suspension_reason: Mapped[str | None] = mapped_column(String(500))
+    access_changed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """When a sign-out or a suspension last changed: what every process reads anew."""
     # the record's totals over finished matches, counted as each one finishes
     matches: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     wins: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
@@ -117,9 +128,12 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
 
     __table_args__ = (
         Index("ix_players_tenant_player", "tenant_pk", "player_id", unique=True),
-        Index("ix_players_signed_out_at", "signed_out_at",
-              postgresql_where=text("signed_out_at IS NOT NULL"),
-              sqlite_where=text("signed_out_at IS NOT NULL")),
+        Index("ix_players_access_changed_at", "access_changed_at",
+              postgresql_where=text("access_changed_at IS NOT NULL"),
+              sqlite_where=text("access_changed_at IS NOT NULL")),
+        Index("ix_players_suspended", "tenant_pk", "player_id",
+              postgresql_where=text("suspended_at IS NOT NULL"),
+              sqlite_where=text("suspended_at IS NOT NULL")),
     )
 
 
@@ -223,6 +237,9 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     """When the seat to play runs out of time (null without a clock or while not playing)."""
     timeouts: Mapped[list[int]] = mapped_column(JSON, nullable=False, default=list)
     """Timeouts in a row, per seat."""
+    voided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """Its result voided then (by its front end): nothing it gave or took counts."""
+    void_reason: Mapped[str | None] = mapped_column(String(500))
 
     seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", lazy="selectin")
     """Loaded with the match: in the same query where the store asks (joinedload). One
@@ -528,4 +545,72 @@ class Pairing(db.Model):  # type: ignore[name-defined,misc]
         Index("ix_tournament_pairings_tournament", "tournament_pk", "round", "pk"),
         Index("ix_tournament_pairings_playing", "tournament_pk", "status"),
         Index("ix_tournament_pairings_match", "match_pk"),
+    )
+
+
+class AuditEntry(db.Model):  # type: ignore[name-defined,misc]
+    """What was done to a front end's players, matches and reports, by whom (a key's
+    prefix, a player, the command line) and when."""
+
+    __tablename__ = "audit_log"
+
+    pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), nullable=False
+    )
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    actor: Mapped[str] = mapped_column(String(160), nullable=False)
+    action: Mapped[str] = mapped_column(String(32), nullable=False)
+    subject: Mapped[str] = mapped_column(String(200), nullable=False)
+    """What it was done to: ``player:<id>``, ``match:<id>``, ``report:<id>``, ``keys``."""
+    details: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+
+    __table_args__ = (Index("ix_audit_log_tenant", "tenant_pk", "pk"),)
+
+
+class Block(db.Model):  # type: ignore[name-defined,misc]
+    """A player blocked another of their front end: never seated together by quick
+    play, no invitations between them."""
+
+    __tablename__ = "player_blocks"
+
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), primary_key=True
+    )
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    blocked_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+    __table_args__ = (Index("ix_player_blocks_blocked", "tenant_pk", "blocked_id"),)
+
+
+class Report(db.Model):  # type: ignore[name-defined,misc]
+    """A seated player's report of another seat of the same match."""
+
+    __tablename__ = "reports"
+
+    pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
+    id: Mapped[str] = mapped_column(String(36), unique=True, nullable=False)
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), nullable=False
+    )
+    match_pk: Mapped[int] = mapped_column(
+        ForeignKey("matches.pk", ondelete="CASCADE"), nullable=False
+    )
+    reporter: Mapped[str] = mapped_column(String(128), nullable=False)
+    player_id: Mapped[str] = mapped_column(String(128), nullable=False)
+    """The player reported."""
+    reason: Mapped[str] = mapped_column(String(16), nullable=False)
+    text: Mapped[str | None] = mapped_column(String(1000))
+    status: Mapped[str] = mapped_column(String(10), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    resolution: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    """``{"action", "note"?, "by"}`` once resolved."""
+
+    __table_args__ = (
+        Index("ix_reports_once", "tenant_pk", "match_pk", "reporter", "player_id",
+              unique=True),
+        Index("ix_reports_queue", "tenant_pk", "status", "pk"),
+        Index("ix_reports_player", "tenant_pk", "player_id"),
     )

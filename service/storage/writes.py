@@ -13,6 +13,7 @@ compiled once.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -28,6 +29,7 @@ from sqlalchemy import (
     exists,
     func,
     literal_column,
+    or_,
     select,
     update,
 )
@@ -199,3 +201,21 @@ def _step(shape: Hashable) -> Any:
         stmt = stmt.on_conflict_do_update(index_elements=primary, set_={
             name: stmt.excluded[name] for name in names if name not in primary})
     return stmt
+
+
+def replace_in_json_text(text_column: Any, where: Any, replaced: Mapping[str, str]) -> int:
+    """In the rows ``where`` selects, replace each JSON string of ``replaced`` (a key) by
+    another (its value) in the serialised JSON ``text_column`` (caller's write transaction):
+    how many rows changed. An erased player's id and name in events kept as text."""
+    quoted = {json.dumps(old): json.dumps(new) for old, new in replaced.items() if old}
+    if not quoted:
+        return 0
+    table = text_column.table
+    (pk,) = table.primary_key.columns
+    found = db.session.execute(select(pk, text_column).where(where, or_(
+        *(text_column.contains(old) for old in quoted)))).all()
+    for key, body in found:
+        for old, new in quoted.items():
+            body = body.replace(old, new)
+        db.session.execute(table.update().where(pk == key).values({text_column.name: body}))
+    return len(found)

@@ -22,6 +22,9 @@ class Caller:
     origins: tuple[str, ...] = ()
     by_token: bool = False
     """Known by a player token alone (no key sent): a browser key's rights."""
+    key: str | None = None
+    """The key's first characters (as ``basra keys list`` shows them), for the audit
+    log; None without a key."""
 
     @property
     def server(self) -> bool:

@@ -145,6 +145,15 @@ def sender() -> str:
     return hashlib.sha256(who.encode()).hexdigest()
 
 
+def actor() -> str:
+    """Who acts, for the audit log: the player a player token proved, else the API key
+    (its first characters), else ``local`` (no key, where keys are optional)."""
+    player = g.get(limits.PLAYER)
+    if player is not None:
+        return f"player:{player}"
+    return f"key:{g.caller.key}" if g.caller.key else "local"
+
+
 def keyed_tenant() -> int:
     """The tenant of the request's API key: a key is needed even where keys are optional
     (for what belongs to a front end, such as its webhooks)."""

@@ -21,7 +21,7 @@ from sqlalchemy import select, update
 from ..live.single_flight import SingleFlight
 from ..storage.db import db, read_fresh, transaction
 from ..storage.models import LOCAL_TENANT, ApiKey, Tenant, utcnow
-from . import cache
+from . import audit, cache
 from .cache import LOCAL, Caller
 from .errors import (
     InvalidApiKey,
@@ -130,11 +130,11 @@ def _lookup(digest: str) -> Caller | None:
 def _lookup_now(digest: str) -> Caller | None:
     with transaction(one_statement=True):
         row = db.session.execute(
-            select(Tenant.pk, Tenant.name, ApiKey.origins)
+            select(Tenant.pk, Tenant.name, ApiKey.origins, ApiKey.prefix)
             .join(ApiKey, ApiKey.tenant_pk == Tenant.pk)
             .where(ApiKey.key_hash == digest, ApiKey.revoked_at.is_(None))
         ).first()
-    return None if row is None else Caller(row[0], row[1], tuple(row[2] or ()))
+    return None if row is None else Caller(row[0], row[1], tuple(row[2] or ()), key=row[3])
 
 
 # --- the `basra keys` command -------------------------------------------------------
@@ -154,6 +154,8 @@ def create_key(name: str, origins: list[str]) -> str:
             db.session.flush()
         db.session.add(ApiKey(tenant_pk=tenant.pk, key_hash=hash_key(key), prefix=key[:10],
                               origins=origins, created_at=utcnow()))
+        audit.record(tenant.pk, audit.COMMAND_LINE, "keys.created", "keys",
+                     prefix=key[:10], origins=origins)
     return key
 
 
@@ -194,15 +196,27 @@ def list_keys() -> list[TenantKeys]:
     return out
 
 
-def revoke_keys(name: str) -> int:
-    """Revoke every key of tenant ``name``; how many were revoked."""
+def revoke_keys(name: str, prefix: str | None = None) -> int:
+    """Revoke every key of tenant ``name`` (only the one starting ``prefix``, if given);
+    how many were revoked. Revoking its last key retires the front end's player-token
+    secret: its players' tokens are refused everywhere within a second or two."""
+    now = utcnow()
     with transaction(write=True):
-        tenant = db.session.execute(select(Tenant.pk).where(Tenant.name == name)).scalar()
+        tenant = db.session.execute(select(Tenant).where(Tenant.name == name)).scalar()
         if tenant is None:
             return 0
-        result = db.session.execute(
-            update(ApiKey).where(ApiKey.tenant_pk == tenant, ApiKey.revoked_at.is_(None))
-            .values(revoked_at=utcnow())
-        )
+        which = [ApiKey.tenant_pk == tenant.pk, ApiKey.revoked_at.is_(None)]
+        if prefix is not None:
+            which.append(ApiKey.prefix == prefix[:16])
+        result = db.session.execute(update(ApiKey).where(*which).values(revoked_at=now))
+        revoked = int(result.rowcount or 0)  # type: ignore[attr-defined]
+        left = db.session.execute(select(ApiKey.pk).where(
+            ApiKey.tenant_pk == tenant.pk, ApiKey.revoked_at.is_(None)).limit(1)).first()
+        if revoked and left is None:
+            tenant.player_secret = tenant.previous_player_secret = None
+            tenant.previous_secret_until = None
+        if revoked:
+            audit.record(tenant.pk, audit.COMMAND_LINE, "keys.revoked", "keys",
+                         count=revoked, prefix=prefix, secret_retired=left is None)
     cache.reset()
-    return int(result.rowcount or 0)  # type: ignore[attr-defined]
+    return revoked

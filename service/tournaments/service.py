@@ -214,6 +214,7 @@ def join(tenant: int, tournament_id: str, player_id: str, name: str | None) -> T
             return _view(t)
         if sum(1 for e in entrants.values() if e.withdrawn_at is None) >= t.max_players:
             raise EntryClosed(f"the tournament is full ({t.max_players} players)")
+        players.check_player(tenant, player_id)  # a suspended player enters nothing
         players.remember(tenant, player_id, name)
         if mine is None:
             db.session.add(Entrant(tournament_pk=t.pk, player_id=player_id, name=name,
@@ -241,6 +242,61 @@ def withdraw(tenant: int, tournament_id: str, player_id: str) -> TournamentView:
             mine.withdrawn_at = utcnow()
         db.session.flush()
         return _view(t)
+
+
+def withdraw_everywhere(tenant: int, player_id: str) -> list[str]:
+    """Withdraw the player from every tournament not over that they are in (a
+    suspension): the tournaments' ids."""
+    with transaction():
+        ids = list(db.session.execute(
+            select(Tournament.id).join(Entrant, Entrant.tournament_pk == Tournament.pk)
+            .where(Tournament.tenant_pk == tenant, Tournament.status.not_in(list(OVER)),
+                   Entrant.player_id == player_id, Entrant.withdrawn_at.is_(None))
+            .order_by(Tournament.pk)).scalars())
+    left = []
+    for tournament_id in ids:
+        try:
+            withdraw(tenant, tournament_id, player_id)
+        except (NotEntered, EntryClosed):
+            continue  # withdrawn, or over, since
+        left.append(tournament_id)
+    return left
+
+
+def pseudonymize(tenant: int, player_id: str, pseudonym: str) -> None:
+    """Replace an erased player's id in the tenant's tournaments: entries, pairings and
+    kept standings (caller's write transaction)."""
+    mine = select(Tournament.pk).where(Tournament.tenant_pk == tenant)
+    db.session.execute(update(Entrant).where(Entrant.tournament_pk.in_(mine),
+                                             Entrant.player_id == player_id)
+                       .values(player_id=pseudonym, name=None))
+    for column in ("first", "second", "winner"):
+        db.session.execute(update(Pairing).where(
+            Pairing.tournament_pk.in_(mine), getattr(Pairing, column) == player_id)
+            .values({column: pseudonym}))
+    for t in db.session.execute(select(Tournament).where(
+            Tournament.tenant_pk == tenant, Tournament.standings.is_not(None))).scalars():
+        if any(row.get("player_id") == player_id for row in t.standings or []):
+            t.standings = [{**row, "player_id": pseudonym, "name": pseudonym}
+                           if row.get("player_id") == player_id else row
+                           for row in t.standings or []]
+
+
+def stand_again(tenant: int, match_id: str) -> None:
+    """A finished tournament's kept standings worked out again, once one of its games was
+    voided (a game of one not over counts no more from the void on)."""
+    with transaction(write=True):
+        t = db.session.execute(
+            select(Tournament).join(Pairing, Pairing.tournament_pk == Tournament.pk)
+            .join(Match, Match.pk == Pairing.match_pk)
+            .where(Match.id == match_id, Tournament.tenant_pk == tenant,
+                   Tournament.status == TournamentStatus.FINISHED)
+            .with_for_update(of=Tournament)).scalar()
+        if t is None:
+            return
+        loaded = load(t)
+        names = names_of(loaded)
+        t.standings = [standing_row(s, names) for s in standings_of(t, loaded)]
 
 
 def read(tenant: int, tournament_id: str) -> TournamentView:
@@ -372,10 +428,14 @@ def result_of(status: str, winner: int | None, draw: bool,
 
 def results(change: MatchChanged) -> list[Rows]:
     """A tournament game's result, written as its match ends (a subscriber to every match
-    change). A game the arena's end voided already stays void."""
+    change). A game the arena's end voided already stays void; a match voided by its
+    front end voids its game (its points no longer count)."""
+    match = change.match
+    if change.voided:
+        return [Rows(Pairing.__table__, ({"match_pk": match.pk, "status": PairingStatus.VOID},),
+                     key=("match_pk",), where=(("status", PairingStatus.FINISHED),))]
     if not change.ended:
         return []
-    match = change.match
     ended = result_of(match.status, match.winner, match.draw, [s.player_id for s in match.seats])
     return [Rows(Pairing.__table__, ({"match_pk": match.pk, **ended,
                                       "finished_at": match.updated_at},),

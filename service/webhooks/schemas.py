@@ -142,6 +142,30 @@ class MatchFinishedSchema(_Change):
     rating_changes = ma.fields.List(ma.fields.Nested(RatingChangeSchema), **RATING_CHANGES)
 
 
+class MatchVoidedSchema(_Change):
+    """The front end voided a finished match's result: its rating changes, totals and
+    tournament points are taken back."""
+
+    voided_at = UTCDateTime(required=True)
+    reason = ma.fields.String(required=True, allow_none=True)
+    rated = ma.fields.Boolean(required=True)
+    scores = ma.fields.List(ma.fields.Integer(), required=True)
+    winner = ma.fields.Integer(required=True, allow_none=True)
+    draw = ma.fields.Boolean(required=True)
+
+
+class ReportCreatedSchema(_Open):
+    """A player reported another seat of a match they played: the report to review
+    (``GET /v1/reports/{id}`` has its evidence)."""
+
+    report_id = ma.fields.String(required=True)
+    match_id = ma.fields.String(required=True)
+    reporter = ma.fields.String(required=True, metadata={"description": "who reported"})
+    player_id = ma.fields.String(required=True, metadata={"description": "who is reported"})
+    reason = ma.fields.String(required=True)
+    text = ma.fields.String(required=True, allow_none=True)
+
+
 class _OfTournament(_Open):
     tournament_id = ma.fields.String(required=True)
 
@@ -223,8 +247,10 @@ MESSAGES: dict[str, type[ma.Schema]] = {
     "match.move": _message("match.move", MatchMoveSchema),
     "match.turn": _message("match.turn", MatchTurnSchema),
     "match.finished": _message("match.finished", MatchFinishedSchema),
+    "match.voided": _message("match.voided", MatchVoidedSchema),
     "tournament.started": _message("tournament.started", TournamentStartedSchema),
     "tournament.round": _message("tournament.round", TournamentRoundSchema),
     "tournament.finished": _message("tournament.finished", TournamentFinishedSchema),
+    "report.created": _message("report.created", ReportCreatedSchema),
 }
 """Each event type's message, as the OpenAPI document's ``webhooks`` describe it."""

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import delete, select
 
+from ..storage import writes
 from ..storage.db import db, transaction
 from ..storage.enums import MessageStatus
 from ..storage.models import Webhook, WebhookAttempt, WebhookMessage, as_utc, utcnow
@@ -31,8 +32,8 @@ from ..storage.writes import Rows
 from . import cache
 from .errors import WebhookNotFound, WebhookUrlNotAllowed
 
-EVENTS = ("match.started", "match.turn", "match.move", "match.finished",
-          "tournament.started", "tournament.round", "tournament.finished")
+EVENTS = ("match.started", "match.turn", "match.move", "match.finished", "match.voided",
+          "tournament.started", "tournament.round", "tournament.finished", "report.created")
 FINISHES = frozenset({"match.finished", "tournament.finished"})
 """Sent ahead of every other waiting message, held behind none of their lane."""
 
@@ -245,3 +246,11 @@ def outbox(tenant: int, happened: Sequence[tuple[str, Any]]) -> list[Rows]:
                      "holds_lane": lane is not None, "priority": 0 if finish else 1}
                     for pk, events in subscriptions if kind in events)
     return [Rows(WebhookMessage.__table__, tuple(rows))] if rows else []
+
+
+def scrub(tenant: int, replaced: dict[str, str]) -> None:
+    """Replace an erased player's id and name in the tenant's kept messages (caller's
+    write transaction)."""
+    mine = select(Webhook.pk).where(Webhook.tenant_pk == tenant)
+    writes.replace_in_json_text(WebhookMessage.body, WebhookMessage.webhook_pk.in_(mine),
+                                replaced)

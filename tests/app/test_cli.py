@@ -94,6 +94,36 @@ def test_keys_create_list_revoke(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "built-in" in capsys.readouterr().err
 
 
+def test_keys_rotate_the_secret_and_revoke_one_key(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """`rotate-secret NAME [--grace S]` prints a new secret (the grace bounded);
+    `revoke NAME --key PREFIX` revokes one key, and the last one retires the secret."""
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'r.sqlite3'}")
+    assert main(["db", "upgrade"]) == 0
+    keys = []
+    for _ in range(2):
+        assert main(["keys", "create", "acme"]) == 0
+        keys.append(capsys.readouterr().out.strip())
+    capsys.readouterr()
+    assert main(["keys", "secret", "acme"]) == 0
+    first = capsys.readouterr().out.strip()
+    assert main(["keys", "rotate-secret", "acme", "--grace", "600"]) == 0
+    rotated = capsys.readouterr().out.strip()
+    assert len(rotated) == 64 and rotated != first
+    assert main(["keys", "secret", "acme"]) == 0
+    assert capsys.readouterr().out.strip() == rotated
+    assert main(["keys", "rotate-secret", "acme", "--grace", "90000"]) == 2
+    assert "--grace" in capsys.readouterr().err
+    assert main(["keys", "revoke", "acme", "--key", keys[0][:10]]) == 0
+    assert main(["keys", "secret", "acme"]) == 0
+    assert capsys.readouterr().out.strip() == rotated  # one key left: kept
+    assert main(["keys", "revoke", "acme", "--key", keys[1][:10]]) == 0
+    assert main(["keys", "revoke", "acme", "--key", keys[1][:10]]) == 1  # none left
+    assert main(["keys", "secret", "acme"]) == 0
+    assert capsys.readouterr().out.strip() not in (first, rotated)  # retired: a new one
+
+
 def test_the_workers_metrics_listen_on_this_machine_unless_told(tmp_path: Path) -> None:
     """`basra worker --metrics-port` serves /metrics on 127.0.0.1 by default (the
     operator's network, never the public one); `--metrics-host` widens it."""

@@ -60,7 +60,7 @@ def test_a_sign_out_written_by_another_instance_is_refused_here_within_two_secon
     assert _record(client, token) == 200
     with app.app_context(), transaction(write=True):
         db.session.execute(update(Player).where(Player.player_id == "ali")
-                           .values(signed_out_at=utcnow()))
+                           .values(signed_out_at=utcnow(), access_changed_at=utcnow()))
     started = time.monotonic()
     while _record(client, token) == 200:
         assert time.monotonic() - started < 2.0, "still served 2 s after the sign-out"
@@ -80,7 +80,7 @@ def test_a_players_stream_ends_at_a_sign_out_and_at_the_tokens_expiry(
     assert b"connected" in next(chunks)
     with app.app_context(), transaction(write=True):  # as another instance would
         db.session.execute(update(Player).where(Player.player_id == "ali")
-                           .values(signed_out_at=utcnow()))
+                           .values(signed_out_at=utcnow(), access_changed_at=utcnow()))
     started = time.monotonic()
     for _ in chunks:
         assert time.monotonic() - started < 4, "the stream outlived its sign-out"

@@ -55,6 +55,15 @@ def test_a_browser_key_is_refused_what_administers_the_front_end(keyed: Flask) -
                                      "starts_at": _LATER, "clock": {"move_seconds": 30}}),
         ("POST", "/v1/tournaments", {"rounds": 2.5}),
         ("POST", f"/v1/tournaments/{tid}/cancel", None),
+        ("PUT", "/v1/players/ali/suspension", {"reason": "cheating"}),
+        ("DELETE", "/v1/players/ali/suspension", None),
+        ("GET", "/v1/players/ali/export", None),
+        ("DELETE", "/v1/players/ali", None),
+        ("POST", "/v1/matches/nope/void", {"reason": "collusion"}),
+        ("GET", "/v1/audit", None),
+        ("GET", "/v1/reports", None),
+        ("GET", "/v1/reports/nope", None),
+        ("POST", "/v1/reports/nope/resolve", {"action": "dismiss"}),
     ]
     calls += [("HEAD", "/v1/webhooks", None),  # HEAD runs the get: the same rule
               ("HEAD", f"/v1/webhooks/{hook.get_json()['id']}/deliveries", None)]
@@ -93,4 +102,10 @@ def test_the_rule_is_documented_with_each_route_it_covers(keyed: Flask) -> None:
         ("POST", "/v1/webhooks"), ("DELETE", "/v1/webhooks/{webhook_id}"),
         ("GET", "/v1/webhooks/{webhook_id}/deliveries"), ("POST", "/v1/tournaments"),
         ("POST", "/v1/tournaments/{tournament_id}/cancel"),
+        ("PUT", "/v1/players/{player_id}/suspension"),
+        ("DELETE", "/v1/players/{player_id}/suspension"),
+        ("GET", "/v1/players/{player_id}/export"), ("DELETE", "/v1/players/{player_id}"),
+        ("POST", "/v1/matches/{match_id}/void"), ("GET", "/v1/audit"),
+        ("GET", "/v1/reports"), ("GET", "/v1/reports/{report_id}"),
+        ("POST", "/v1/reports/{report_id}/resolve"),
     }

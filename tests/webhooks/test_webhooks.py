@@ -181,9 +181,9 @@ def test_every_event_arrives_signed_and_shows_no_hidden_card(
     backend: str, tmp_path: Path, receiver: Receiver,
 ) -> None:
     """A whole clocked match against a bot: the receiver gets match.started, match.turn
-    (with the deadline), one match.move per play and match.finished, each verified with
-    the standardwebhooks library; no payload holds a hand, the stock or the seed before
-    the end."""
+    (with the deadline), one match.move per play, match.finished, and once the front end
+    voids it match.voided, each verified with the standardwebhooks library; no payload
+    holds a hand, the stock or the seed before the end."""
     app = hooked(backend, tmp_path)
     client = app.test_client()
     key = key_of(app)
@@ -202,6 +202,8 @@ def test_every_event_arrives_signed_and_shows_no_hidden_card(
         state = r.get_json()["state"]
     log = client.get(f"/v1/matches/{match_id}/moves", headers=key).get_json()
     plays = [m for m in log["moves"] if m["kind"] == "play"]
+    assert client.post(f"/v1/matches/{match_id}/void", headers=key,
+                       json={"reason": "a test"}).status_code == 200
 
     deliver_all(app, lambda: pending(app) == 0)
     verifier = Verifier(hook["secret"])
@@ -211,8 +213,8 @@ def test_every_event_arrives_signed_and_shows_no_hidden_card(
     assert set(kinds) == {e for e in EVENTS if e.startswith("match.")}
     assert kinds.count("match.started") == kinds.count("match.finished") == 1
     # deliveries may overtake each other: `version` orders them
-    last = max(payloads, key=lambda p: (p["data"]["version"], EVENTS.index(p["type"])))
-    assert last["type"] == "match.finished"
+    ordered = sorted(payloads, key=lambda p: (p["data"]["version"], EVENTS.index(p["type"])))
+    assert [p["type"] for p in ordered[-2:]] == ["match.finished", "match.voided"]
     spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
     for p in payloads:
         assert set(p) == {"type", "timestamp", "data"} and p["data"]["match_id"] == match_id

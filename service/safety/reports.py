@@ -1,0 +1,182 @@
+"""Reports: a player seated in a match reports another seat of it (once per match and
+player) for the front end's staff, who read it with its evidence and resolve it once:
+dismissed, the reported player suspended, or the match voided."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from ..live.listener import CHANNEL
+from ..matches import service as matches
+from ..matches.results import MatchSummary
+from ..matches.service import MatchRecord
+from ..storage import cursors, writes
+from ..storage.db import db, transaction
+from ..storage.enums import ReportAction, ReportReason, ReportStatus
+from ..storage.models import Match, Report, as_utc, utcnow
+from ..tenants import audit
+from ..webhooks import service as webhooks
+from . import service as safety
+from .errors import AlreadyReported, BadAuditCursor, NotReportable, ReportNotFound, ReportResolved
+
+
+@dataclass(frozen=True)
+class ReportView:
+    """A report, and (read one by one) its evidence."""
+
+    id: str
+    match_id: str
+    reporter: str
+    player_id: str
+    reason: ReportReason
+    text: str | None
+    status: ReportStatus
+    created_at: datetime
+    resolved_at: datetime | None
+    resolution: dict[str, Any] | None
+    evidence: Evidence | None = None
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What staff need to judge a report: the match's whole record (every hand once it
+    is over), and the two players' other recent matches, together and apart."""
+
+    match: MatchRecord
+    together: list[MatchSummary]
+    reporter_recent: list[MatchSummary]
+    player_recent: list[MatchSummary]
+
+
+RECENT = 20
+"""Each player's recent matches shown, and the matches looked through for those the
+two played together."""
+
+
+def file(tenant: int, reporter: str, match_id: str, player_id: str, reason: ReportReason,
+         text: str | None) -> ReportView:
+    """``reporter`` (seated in the match, as a vouched player) reports ``player_id``
+    (another seat of it): the report, and a ``report.created`` webhook."""
+    record = matches.match_record(match_id, tenant)
+    seated = {s.player_id for s in record.view.seats if s.player_id}
+    if reporter not in seated:
+        raise NotReportable("only a player seated in the match may report one of its seats",
+                            field="match_id", problem="you hold no seat in it")
+    if player_id not in seated or player_id == reporter:
+        raise NotReportable(f"{player_id!r} holds no other seat of this match",
+                            field="player_id", problem="not another seat of the match")
+    now = utcnow()
+    report_id = str(uuid.uuid4())
+    with transaction(write=True):
+        match_pk = db.session.execute(select(Match.pk).where(
+            Match.id == match_id, Match.tenant_pk == tenant)).scalar_one()
+        if db.session.execute(select(Report.pk).where(
+                Report.tenant_pk == tenant, Report.match_pk == match_pk,
+                Report.reporter == reporter, Report.player_id == player_id)).first():
+            raise AlreadyReported(f"you already reported {player_id!r} in this match")
+        row = Report(id=report_id, tenant_pk=tenant, match_pk=match_pk, reporter=reporter,
+                     player_id=player_id, reason=reason, text=text, status=ReportStatus.OPEN,
+                     created_at=now)
+        db.session.add(row)
+        audit.record(tenant, f"player:{reporter}", "report.filed", f"report:{report_id}",
+                     match_id=match_id, player_id=player_id, reason=str(reason))
+        writes.write(webhooks.outbox(tenant, [("report.created", {
+            "report_id": report_id, "match_id": match_id, "reporter": reporter,
+            "player_id": player_id, "reason": str(reason), "text": text})]), CHANNEL)
+        return _view(row, match_id)
+
+
+def _view(row: Report, match_id: str, evidence: Evidence | None = None) -> ReportView:
+    return ReportView(row.id, match_id, row.reporter, row.player_id, ReportReason(row.reason),
+                      row.text, ReportStatus(row.status), as_utc(row.created_at),
+                      as_utc(row.resolved_at) if row.resolved_at else None,
+                      dict(row.resolution) if row.resolution else None, evidence)
+
+
+@dataclass(frozen=True)
+class ReportPage:
+    reports: list[ReportView]
+    next: str | None
+
+
+_CURSOR = "reports"
+
+
+def listing(tenant: int, key: bytes, status: ReportStatus | None, player_id: str | None,
+            cursor: str | None, limit: int) -> ReportPage:
+    """The front end's reports, oldest first (a queue), by cursor."""
+    query = select(Report, Match.id).join(Match, Match.pk == Report.match_pk).where(
+        Report.tenant_pk == tenant)
+    if status is not None:
+        query = query.where(Report.status == status)
+    if player_id is not None:
+        query = query.where(Report.player_id == player_id)
+    if cursor is not None:
+        try:
+            after = cursors.read_number(_CURSOR, cursor, key, below=2**63)
+        except ValueError as error:
+            raise BadAuditCursor("the cursor is not one this service issued", field="cursor",
+                                 problem="unknown cursor") from error
+        query = query.where(Report.pk > after)
+    with transaction():
+        rows = db.session.execute(query.order_by(Report.pk).limit(limit + 1)).all()
+    page = rows[:limit]
+    return ReportPage([_view(r, m) for r, m in page],
+                      cursors.sign(_CURSOR, str(page[-1][0].pk), key)
+                      if len(rows) > limit else None)
+
+
+def _find(tenant: int, report_id: str, lock: bool = False) -> tuple[Report, str]:
+    query = select(Report, Match.id).join(Match, Match.pk == Report.match_pk).where(
+        Report.tenant_pk == tenant, Report.id == report_id)
+    found = db.session.execute(query.with_for_update(of=Report) if lock else query).first()
+    if found is None:
+        raise ReportNotFound(f"no report {report_id!r}")
+    return found[0], found[1]
+
+
+def read(tenant: int, report_id: str) -> ReportView:
+    """A report with its evidence."""
+    with transaction():
+        row, match_id = _find(tenant, report_id)
+    record = matches.match_record(match_id, tenant)
+    mine = _recent(tenant, row.reporter, RECENT)
+    theirs = _recent(tenant, row.player_id, RECENT)
+    together = [m for m in theirs if m.id != match_id
+                and row.reporter in {s.player_id for s in m.seats}]
+    return _view(row, match_id, Evidence(record, together,
+                                         [m for m in mine if m.id != match_id],
+                                         [m for m in theirs if m.id != match_id]))
+
+
+def _recent(tenant: int, player_id: str, limit: int) -> list[MatchSummary]:
+    return list(matches.player_matches(tenant, player_id, limit=limit).matches)
+
+
+def resolve(tenant: int, report_id: str, action: ReportAction, note: str | None,
+            actor: str, *, until: datetime | None = None, forfeit: bool = False) -> ReportView:
+    """Resolve an open report, once: ``dismiss``; ``suspend`` the reported player (until
+    ``until``, or for good; ``forfeit`` their active matches); ``void`` the match."""
+    with transaction():
+        row, match_id = _find(tenant, report_id)
+        if row.status != ReportStatus.OPEN:
+            raise ReportResolved(f"report {report_id!r} was resolved already")
+        reported, reason = row.player_id, f"report {report_id}: {row.reason}"
+    if action == ReportAction.SUSPEND:
+        safety.suspend(tenant, reported, until, note or reason, forfeit, actor)
+    elif action == ReportAction.VOID:
+        safety.void(tenant, match_id, note or reason, actor)
+    with transaction(write=True):
+        row, match_id = _find(tenant, report_id, lock=True)
+        if row.status != ReportStatus.OPEN:
+            raise ReportResolved(f"report {report_id!r} was resolved already")
+        row.status, row.resolved_at = ReportStatus.RESOLVED, utcnow()
+        row.resolution = {"action": str(action), "note": note, "by": actor}
+        audit.record(tenant, actor, "report.resolved", f"report:{report_id}",
+                     action=str(action), note=note)
+        return _view(row, match_id)

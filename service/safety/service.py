@@ -1,0 +1,195 @@
+"""Trust and safety's use cases: suspend a player (and what it releases), void a match's
+result, read the audit log, export and erase a player's data. Each acts through the
+domains' own use cases, and each action is in the audit log."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Text, cast, delete, or_, select, update
+
+from ..lobby import service as lobby
+from ..matches import service as matches
+from ..matches.results import MatchSummary, MatchView
+from ..players import blocks
+from ..players import service as players
+from ..players.leaderboards import Listing, rating_history, record
+from ..storage.db import db, transaction
+from ..storage.models import AuditEntry, Entrant, Report, Tournament, as_utc
+from ..tenants import audit
+from ..tournaments import service as tournaments
+from ..webhooks import service as webhooks
+from .errors import BadAuditCursor
+
+
+@dataclass(frozen=True)
+class Suspended:
+    """A suspension and what it released at once."""
+
+    suspension: players.Suspension
+    tables_left: list[str]
+    tournaments_left: list[str]
+    matches_forfeited: list[str]
+
+
+def suspend(tenant: int, player_id: str, until: datetime | None, reason: str,
+            forfeit: bool, actor: str) -> Suspended:
+    """Suspend a vouched player: their tokens are refused on every instance within about
+    a second (their streams end), then their waiting tables are left, their tournament
+    entries withdrawn, and with ``forfeit`` their active matches lost (else those go on
+    under the turn clock). Suspending again changes the end and the reason; a release
+    that failed half-way (the database lost) is finished by asking again."""
+    held = players.suspend(tenant, player_id, until, reason, actor)
+    left = lobby.release_player(tenant, player_id)
+    withdrawn = tournaments.withdraw_everywhere(tenant, player_id)
+    forfeited = matches.forfeit_player(tenant, player_id) if forfeit else []
+    return Suspended(held, left, withdrawn, forfeited)
+
+
+def void(tenant: int, match_id: str, reason: str, actor: str) -> MatchView:
+    """Void a finished match's result (:func:`matches.void_match`); a finished
+    tournament's kept standings are worked out again without it."""
+    view = matches.void_match(match_id, tenant, reason, actor)
+    tournaments.stand_again(tenant, match_id)
+    return view
+
+
+def audit_page(tenant: int, key: bytes, cursor: str | None, limit: int,
+               action: str | None, subject: str | None) -> audit.AuditPage:
+    """A page of the front end's audit log, newest first."""
+    try:
+        with transaction():
+            return audit.page(tenant, key, cursor=cursor, limit=limit, action=action,
+                              subject=subject)
+    except ValueError as error:
+        raise BadAuditCursor("the cursor is not one this service issued", field="cursor",
+                             problem="unknown cursor") from error
+
+
+EXPORTED_MATCHES = 10_000
+"""An export lists at most this many of the player's matches (newest first)."""
+
+
+def export(tenant: int, player_id: str) -> dict[str, Any]:
+    """All the service holds of a player, as JSON: their record, ratings over time,
+    matches, blocks, the reports they made, tournament entries, suspension and sign-out,
+    and what the audit log says was done to them."""
+    mine = record(tenant, player_id, Listing(0, datetime.min))
+    with transaction():
+        player = players.vouched_player(tenant, player_id)
+        held = players.suspension_of(player)
+        signed_out = as_utc(player.signed_out_at) if player.signed_out_at else None
+        made = db.session.execute(select(Report).where(
+            Report.tenant_pk == tenant, Report.reporter == player_id)
+            .order_by(Report.pk)).scalars().all()
+        entries = db.session.execute(
+            select(Tournament.id, Tournament.name, Entrant.joined_at, Entrant.withdrawn_at)
+            .join(Entrant, Entrant.tournament_pk == Tournament.pk)
+            .where(Tournament.tenant_pk == tenant, Entrant.player_id == player_id)
+            .order_by(Tournament.pk)).all()
+        done = db.session.execute(select(AuditEntry).where(
+            AuditEntry.tenant_pk == tenant, AuditEntry.subject == f"player:{player_id}")
+            .order_by(AuditEntry.pk)).scalars().all()
+    return {
+        "player_id": player_id, "name": mine.name, "created_at": mine.created_at,
+        "totals": mine.totals.__dict__,
+        "ratings": [{"pool": r.pool, "mu": r.mu, "sigma": r.sigma, "games": r.games,
+                     "history": [p.__dict__ for p in rating_history(tenant, player_id, r.pool)]}
+                    for r in mine.ratings],
+        "matches": [_summary(m) for m in _all_matches(tenant, player_id)],
+        "blocks": [b.__dict__ for b in blocks.blocks_of(tenant, player_id, None,
+                                                        blocks.MAX_BLOCKS)],
+        "reports_made": [{"id": r.id, "reason": r.reason, "text": r.text,
+                          "player_id": r.player_id, "created_at": as_utc(r.created_at),
+                          "status": r.status} for r in made],
+        "tournaments": [{"tournament_id": t, "name": name, "joined_at": as_utc(joined),
+                         "withdrawn_at": as_utc(out) if out else None}
+                        for t, name, joined, out in entries],
+        "suspension": None if held is None else {
+            "since": held.since, "until": held.until, "reason": held.reason},
+        "signed_out_at": signed_out,
+        "actions": [{"at": as_utc(e.at), "action": e.action, "details": e.details}
+                    for e in done],
+    }
+
+
+def _all_matches(tenant: int, player_id: str) -> list[MatchSummary]:
+    found: list[MatchSummary] = []
+    cursor = None
+    while len(found) < EXPORTED_MATCHES:
+        page = matches.player_matches(tenant, player_id, cursor, 100)
+        found.extend(page.matches)
+        if page.next is None:
+            break
+        cursor = page.next
+    return found[:EXPORTED_MATCHES]
+
+
+def _summary(m: MatchSummary) -> dict[str, Any]:
+    return {"id": m.id, "variant": m.variant, "status": m.status, "created_at": m.created_at,
+            "finished_at": m.finished_at, "end_reason": m.end_reason, "scores": m.scores,
+            "winner": m.winner, "draw": m.draw, "rated": m.rated,
+            "seats": [{"seat": s.seat, "name": s.name, "player_id": s.player_id,
+                       "bot": s.bot} for s in m.seats],
+            "voided": m.voided}
+
+
+ERASED_NAME = "Erased player"
+
+
+def _scrub_audit(tenant: int, player_id: str, pseudonym: str) -> None:
+    """The erased player's id replaced in the audit log: as its subject, its actor, and in
+    the details of other entries (a block of them, a report by or of them)."""
+    me, them = f"player:{player_id}", f"player:{pseudonym}"
+    db.session.execute(update(AuditEntry).where(
+        AuditEntry.tenant_pk == tenant, AuditEntry.subject == me).values(subject=them))
+    db.session.execute(update(AuditEntry).where(
+        AuditEntry.tenant_pk == tenant, AuditEntry.actor == me).values(actor=them))
+    quoted = json.dumps(player_id)
+    for entry in db.session.execute(select(AuditEntry).where(
+            AuditEntry.tenant_pk == tenant,
+            cast(AuditEntry.details, Text).contains(quoted))).scalars():
+        entry.details = {k: pseudonym if v == player_id else v
+                         for k, v in (entry.details or {}).items()}
+
+
+@dataclass(frozen=True)
+class Erased:
+    """What an erasure did."""
+
+    player_id: str
+    matches: int
+    """Matches whose seats now show a pseudonym instead."""
+    released: dict[str, list[str]] = field(default_factory=dict)
+
+
+def erase(tenant: int, player_id: str, actor: str) -> Erased:
+    """Erase a player: their tables left, entries withdrawn and active matches forfeited
+    first; then in one transaction their id in every stored match and tournament
+    replaced by a random pseudonym (nothing links it back), their ratings, rating charts,
+    totals, blocks (both ways), reports (both ways) and events removed, their tokens
+    refused. Their opponents' records and ratings do not change."""
+    players.vouched_player_now(tenant, player_id)
+    left = lobby.release_player(tenant, player_id)
+    withdrawn = tournaments.withdraw_everywhere(tenant, player_id)
+    forfeited = matches.forfeit_player(tenant, player_id)
+    pseudonym = "erased-" + secrets.token_hex(8)
+    with transaction(write=True):
+        name = players.vouched_player(tenant, player_id).name
+        webhooks.scrub(tenant, {player_id: pseudonym, **({name: ERASED_NAME} if name else {})})
+        changed = matches.pseudonymize(tenant, player_id, pseudonym, ERASED_NAME)
+        tournaments.pseudonymize(tenant, player_id, pseudonym)
+        blocks.forget(tenant, player_id)
+        db.session.execute(delete(Report).where(Report.tenant_pk == tenant, or_(
+            Report.reporter == player_id, Report.player_id == player_id)))
+        _scrub_audit(tenant, player_id, pseudonym)
+        players.erase(tenant, player_id, pseudonym, ERASED_NAME)
+        audit.record(tenant, actor, "player.erased", f"player:{pseudonym}", matches=changed)
+    return Erased(player_id, changed, {"tables_left": left, "tournaments_left": withdrawn,
+                                       "matches_forfeited": forfeited})
+
+

@@ -1,0 +1,70 @@
+"""The audit log: what was done to a front end's players, matches, reports and keys, by
+whom and when, each entry written in the transaction of what it records (so an action
+and its entry stand or fall together), read by the front end by cursor."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from ..storage import cursors
+from ..storage.db import db
+from ..storage.models import AuditEntry, as_utc, utcnow
+
+COMMAND_LINE = "cli"
+"""The actor of what the ``basra`` command does."""
+
+
+def record(tenant: int, actor: str, action: str, subject: str, /, **details: Any) -> None:
+    """Record an action in the caller's write transaction: ``actor`` (``key:<prefix>``,
+    ``player:<id>``, ``cli``), ``action`` (``player.suspended``...), ``subject``
+    (``player:<id>``, ``match:<id>``, ``report:<id>``, ``keys``)."""
+    db.session.add(AuditEntry(tenant_pk=tenant, at=utcnow(), actor=actor[:160],
+                              action=action, subject=subject[:200], details=details))
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An audit entry as the front end reads it."""
+
+    id: int
+    at: datetime
+    actor: str
+    action: str
+    subject: str
+    details: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class AuditPage:
+    entries: Sequence[Entry]
+    next: str | None
+
+
+_CURSOR = "audit"
+
+
+def page(tenant: int, key: bytes, *, cursor: str | None, limit: int,
+         action: str | None = None, subject: str | None = None) -> AuditPage:
+    """A page of the front end's audit log, newest first, by cursor; only ``action``'s
+    and ``subject``'s entries if named (caller's transaction). A cursor this service
+    did not sign: ValueError."""
+    query = select(AuditEntry).where(AuditEntry.tenant_pk == tenant)
+    if cursor is not None:
+        query = query.where(AuditEntry.pk < cursors.read_number(_CURSOR, cursor, key,
+                                                                below=2**63))
+    if action is not None:
+        query = query.where(AuditEntry.action == action)
+    if subject is not None:
+        query = query.where(AuditEntry.subject == subject)
+    rows = db.session.execute(query.order_by(AuditEntry.pk.desc()).limit(limit + 1)
+                              ).scalars().all()
+    entries = [Entry(r.pk, as_utc(r.at), r.actor, r.action, r.subject, dict(r.details or {}))
+               for r in rows[:limit]]
+    more = len(rows) > limit
+    return AuditPage(entries, cursors.sign(_CURSOR, str(entries[-1].id), key)
+                     if more else None)
