@@ -93,8 +93,8 @@ def worker(url: str, **settings: str) -> Iterator[None]:
 class Client:
     """A keep-alive HTTP/1.1 connection speaking JSON."""
 
-    def __init__(self) -> None:
-        self.conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
+    def __init__(self, port: int = PORT) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
 
     def request(self, method: str, path: str, body: Any = None,
                 headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], Any]:
@@ -243,8 +243,9 @@ def server_errors(log: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def serve(**settings: str) -> Iterator[subprocess.Popen[bytes]]:
-    """gunicorn with the default settings on the bench's PostgreSQL database, at PORT. Its
+def serve(port: int = PORT, **settings: str) -> Iterator[subprocess.Popen[bytes]]:
+    """gunicorn with the default settings on the bench's PostgreSQL database, at ``port``
+    (``DATABASE_URL`` among ``settings``: another database). Its
     log goes to a file, not a pipe nobody reads: when the server logged an error, the
     first lines are printed and the file is kept (a 500 in a phase shows only as failed
     client threads otherwise)."""
@@ -255,13 +256,13 @@ def serve(**settings: str) -> Iterator[subprocess.Popen[bytes]]:
                                      delete=False) as log:
         server = subprocess.Popen(
             [str(Path(sys.executable).with_name("gunicorn")), "--config",
-             "service/gunicorn_conf.py", "--bind", f"127.0.0.1:{PORT}", "service:create_app()"],
+             "service/gunicorn_conf.py", "--bind", f"127.0.0.1:{port}", "service:create_app()"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
     try:
         for _ in range(100):
             try:
-                Client().request("GET", "/readyz")
+                Client(port).request("GET", "/readyz")
                 break
             except OSError:
                 time.sleep(0.1)

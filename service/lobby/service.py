@@ -14,7 +14,7 @@ from ..matches import clocks, seating
 from ..matches import service as matches
 from ..matches.results import MatchView, MoveResult, match_view
 from ..matches.rows import MatchRow
-from ..matches.seats import PlayerSpec, require_seat
+from ..matches.seats import PlayerSpec, acting_seat
 from ..players import blocks
 from ..players import ratings as players_ratings
 from ..players.service import Credential
@@ -68,7 +68,7 @@ def leave_match(match_id: str, tenant: int, token: Credential | None) -> MatchVi
     """The token's seat leaves a match that has not started: the seat is open again."""
     with transaction(write=True):
         match, state = seating.locked(match_id, tenant)
-        seat = require_seat(match.seat_keys, token)
+        seat = acting_seat(match, token)
         if match.status != MatchStatus.WAITING:
             raise WrongMatchStatus("only a match waiting for players can be left; resign instead")
         match = seating.unseat(match, state, seat)
@@ -195,7 +195,7 @@ def rematch(match_id: str, tenant: int, token: Credential | None,
     their level). The first seat to ask creates it; the others join their rotated seat."""
     with transaction(write=True):
         match, state = seating.locked(match_id, tenant)
-        seat = require_seat(match.seat_keys, token)
+        seat = acting_seat(match, token)
         if match.status != MatchStatus.FINISHED:
             raise WrongMatchStatus("a rematch follows a finished match")
         players = match.seats
@@ -228,7 +228,7 @@ def abort_match(match_id: str, tenant: int, token: Credential | None) -> MoveRes
     (``aborted``)."""
     with transaction(write=True):
         match, state = seating.locked(match_id, tenant)
-        seat = require_seat(match.seat_keys, token)
+        seat = acting_seat(match, token)
         if match.status != MatchStatus.ACTIVE:
             raise WrongMatchStatus("only an active match can be aborted")
         if match.tournament_game:

@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..errors import InvalidToken, MissingToken
+from ..players import service as players
 from ..players.service import Credential, PlayerProof
-from .rows import SeatKey
+from .rows import MatchRow, SeatKey
 
 
 def hash_token(token: str) -> str:
@@ -77,6 +78,17 @@ def require_seat(keys: Sequence[SeatKey], token: Credential | None) -> int:
     if mine is None:
         raise InvalidToken("this token is not a seat of this match")
     return mine
+
+
+def acting_seat(match: MatchRow, token: Credential | None) -> int:
+    """:func:`require_seat` for a request that acts (a move, a resignation, leaving...):
+    a seat whose vouched player is suspended acts no more, whatever its token
+    (:class:`PlayerSuspended`); their turn clock plays on for them."""
+    seat = require_seat(match.seat_keys, token)
+    player = next((holder for mine, _, holder in match.seat_keys if mine == seat), None)
+    if player is not None:
+        players.check_player(match.tenant, player)
+    return seat
 
 
 @dataclass(frozen=True)

@@ -71,9 +71,9 @@ from .seats import (
     NewSeat,
     PlayerSpec,
     SeatToken,
+    acting_seat,
     derived_minter,
     new_seats,
-    require_seat,
     token_check,
 )
 
@@ -354,7 +354,7 @@ def _attempt(match_id: str, tenant: int, asked: MoveRequest, first: list[MatchRo
     if written is not None and not written[0].due(utcnow()) and asked.if_match in (
             None, written[0].version):
         match, state = written
-        seat = require_seat(match.seat_keys, asked.token)
+        seat = acting_seat(match, asked.token)
         try:
             moved = apply_move(state, Move(seat, asked.card, asked.capture))
         except IllegalMove:
@@ -444,7 +444,7 @@ def _read_for_move(match_id: str, tenant: int, asked: MoveRequest
     (:class:`ClockRanOut`)."""
     with transaction():
         match, state = store.read(match_id, tenant)
-        seat = require_seat(match.seat_keys, asked.token)
+        seat = acting_seat(match, asked.token)
         earlier = store.find_idempotent(match.pk, seat, asked.key, _idempotency_since()) \
             if asked.key else None
         if earlier is not None:
@@ -535,7 +535,7 @@ def resign_match(match_id: str, tenant: int, token: Credential | None,
     """The token's seat resigns: the match ends, the other team wins."""
     with transaction(write=True):
         match, state = store.read(match_id, tenant, lock=True)
-        seat = require_seat(match.seat_keys, token)
+        seat = acting_seat(match, token)
         check_playing(match, if_match)
         entries = [changes.log(MoveKind.RESIGN, seat, state)]
         state = resign(state, seat)
@@ -553,7 +553,7 @@ def claim_win(match_id: str, tenant: int, token: Credential | None,
     after = float(current_app.config["BASRA_CLAIM_AFTER_SECONDS"])
     with transaction(write=True):
         match, state = store.read(match_id, tenant, lock=True)
-        seat = require_seat(match.seat_keys, token)
+        seat = acting_seat(match, token)
         check_playing(match, if_match)
         if state.finished or state.turn is None:
             raise MatchFinished("the match is finished")
@@ -630,7 +630,7 @@ def hint(match_id: str, tenant: int, token: Credential | None, level: str) -> Mo
     """The move bot ``level`` would play for the token's seat now."""
     with transaction():
         match, state = store.read(match_id, tenant)
-        seat = require_seat(match.seat_keys, token)
+        seat = acting_seat(match, token)
         check_playing(match)
     if state.finished:
         raise MatchFinished("the match is finished")

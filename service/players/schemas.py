@@ -227,15 +227,16 @@ def _board(b: LeaderboardPage) -> dict[str, Any]:
             "games": b.standing.games, "listed": b.standing.listed}}
 
 
-PLAYER_EVENTS = ("match.started", "match.turn", "match.finished", "tournament.started",
-                 "tournament.round", "tournament.finished")
+PLAYER_EVENTS = ("match.started", "match.turn", "match.finished", "match.voided",
+                 "tournament.started", "tournament.round", "tournament.finished")
 
 
 class PlayerEventSchema(ma.Schema):
     """One event of a player's stream (``text/event-stream``) as an SSE parser hands it
     over. ``match.started`` (`match_id`, `seat`), ``match.turn`` (their turn: `match_id`,
     `seat`, `deadline`), ``match.finished`` (`match_id`, `status`, `winner`, `scores`,
-    ...); ``tournament.started``, ``tournament.round`` (their pairing: `match_id` or a
+    ...), ``match.voided`` (`match_id`, `reason`: its result counts no more);
+    ``tournament.started``, ``tournament.round`` (their pairing: `match_id` or a
     `bye`), ``tournament.finished`` (their `rank` and `points`). A comment line
     (``: heartbeat``) comes when nothing happened for a while."""
 

@@ -73,15 +73,20 @@ def test_a_suspension_refuses_tokens_and_mints_and_releases_tables_and_entries(
 
 
 def test_a_suspension_lets_active_matches_go_on_or_forfeits_them(client: FlaskClient) -> None:
+    seat_tokens = {}
+
     def match() -> str:
         r = client.post("/v1/matches", json={"players": [
             {"name": "Ali", "player_id": "ali"}, {"name": "Badr", "player_id": "badr"}]})
         assert r.status_code == 201, r.get_json()
+        seat_tokens[r.get_json()["id"]] = r.get_json()["seats"][0]["token"]
         return str(r.get_json()["id"])
 
     goes_on, lost = match(), match()
     assert _suspend(client)["matches_forfeited"] == []
     assert client.get(f"/v1/matches/{goes_on}").get_json()["status"] == "active"
+    acted = client.post(f"/v1/matches/{goes_on}/resign", headers=auth(seat_tokens[goes_on]))
+    assert acted.status_code == 403 and acted.get_json()["reason"] == "player_suspended"
     assert _suspend(client, forfeit=True)["matches_forfeited"] == [goes_on, lost]
     ended = client.get(f"/v1/matches/{lost}").get_json()
     assert ended["status"] == "finished" and ended["end_reason"] == "suspended"
