@@ -110,7 +110,7 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         # "required" in production: every /v1 request carries a tenant's X-API-Key;
         # "optional": a request without one belongs to the built-in "local" tenant
         "BASRA_API_KEYS": _choice("BASRA_API_KEYS", ("optional", "required")),
-        "BASRA_KEY_CACHE_SECONDS": _float("BASRA_KEY_CACHE_SECONDS", 5.0),
+        "BASRA_KEY_CACHE_SECONDS": _float("BASRA_KEY_CACHE_SECONDS", 2.0),
         # rate limits (see service/tenants/limits.py); "off" for benchmarks and trusted setups
         "BASRA_RATE_LIMITS": _choice("BASRA_RATE_LIMITS", ("on", "off")),
         "REDIS_URL": os.environ.get("REDIS_URL", "").strip(),

@@ -44,12 +44,15 @@ from ..engine import (
     with_house_rules,
 )
 from ..engine.bots import POLICIES, SEARCHING
+from ..live.listener import CHANNEL, payload
 from ..players import service as players
 from ..players.service import Credential
+from ..storage import writes
 from ..storage.db import after_commit, on_replica, statement_connection, transaction
 from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 from ..storage.models import MoveRecord, utcnow
 from ..tenants import audit
+from ..tenants.service import sender_digest
 from . import cache, changes, clocks, finish, history, store
 from .errors import (
     ClaimTooEarly,
@@ -66,6 +69,7 @@ from .errors import (
 from .replies import bill_searches, bots_play
 from .results import HistoryPage, MatchView, MoveResult, match_view
 from .rows import LogEntry, MatchRow
+from .rows import facts as match_facts
 from .seats import (
     Minter,
     NewSeat,
@@ -592,13 +596,18 @@ def forfeit_player(tenant: int, player_id: str) -> list[str]:
     return ended
 
 
-def pseudonymize(tenant: int, player_id: str, pseudonym: str, name: str) -> int:
-    """Replace an erased player's id and name in every match of theirs (caller's write
-    transaction; the matches' cached rows forgotten): how many matches."""
-    changed = store.pseudonymize(tenant, player_id, pseudonym, name)
-    if changed:
+def pseudonymize(tenant: int, player_id: str, pseudonym: str,
+                 name: str) -> store.Pseudonymized:
+    """Replace an erased player's id and name in every match of theirs and forget their
+    creates' keys (caller's write transaction): each match a version on, heard by every
+    process's listener (their kept views lapse); this process's kept matches forgotten."""
+    done = store.pseudonymize(tenant, player_id, pseudonym, name,
+                              sender_digest(f"player:{player_id}"))
+    writes.write([], CHANNEL, [payload(match_id, version, *match_facts(status, turn, deadline))
+                              for match_id, version, status, turn, deadline in done.versions])
+    if done.versions:
         after_commit(cache.reset)
-    return changed
+    return done
 
 
 def void_match(match_id: str, tenant: int, reason: str, actor: str) -> MatchView:

@@ -321,27 +321,45 @@ def matches_of(tenant: int, player_id: str, statuses: Sequence[MatchStatus],
     ).order_by(_M.c.pk).limit(limit)).scalars())
 
 
-def pseudonymize(tenant: int, player_id: str, pseudonym: str, name: str) -> int:
-    """Replace a player's id (and name) in every seat of the tenant's matches, and in
-    their rating changes, by ``pseudonym``, each match a version on (caller's write
-    transaction): how many matches."""
-    found = db.session.execute(select(_M.c.pk, _M.c.rating_changes).where(
-        _M.c.tenant_pk == tenant, _M.c.pk.in_(select(_S.c.match_pk).where(
-            _S.c.player_id == player_id)))).all()
-    pks = [pk for pk, _ in found]
-    for pk, changes in found:
+@dataclass(frozen=True)
+class Pseudonymized:
+    """What replacing a player's id changed: the seats (match id, seat) they held, and
+    each match's new version with the facts its NOTIFY carries."""
+
+    seats: frozenset[tuple[str, int]]
+    versions: tuple[tuple[str, int, MatchStatus, int | None, datetime | None], ...]
+
+
+def pseudonymize(tenant: int, player_id: str, pseudonym: str, name: str,
+                 creator: str) -> Pseudonymized:
+    """Replace a player's id (and name) in every seat of the tenant's matches and in their
+    rating changes by ``pseudonym``, each match a version on, and forget the creates
+    they made (``creator``: their create keys' caller), in the caller's write
+    transaction."""
+    held = db.session.execute(select(_M.c.pk, _M.c.id, _S.c.seat, _M.c.rating_changes)
+                              .join(_S, _S.c.match_pk == _M.c.pk)
+                              .where(_M.c.tenant_pk == tenant, _S.c.player_id == player_id)
+                              .with_for_update(of=_M)).all()
+    pks = sorted({pk for pk, _, _, _ in held})
+    for pk, _, _, changes in {r[0]: r for r in held}.values():
         if changes and any(c.get("player_id") == player_id for c in changes):
             db.session.execute(_M.update().where(_M.c.pk == pk).values(rating_changes=[
                 {**c, "player_id": pseudonym} if c.get("player_id") == player_id else c
                 for c in changes]))
-    if pks:
-        db.session.execute(_S.update().where(_S.c.match_pk.in_(pks),
-                                             _S.c.player_id == player_id)
-                           .values(player_id=pseudonym, name=name))
-        # a new version: every process's views of the old one (and clients' ETags) lapse
-        db.session.execute(_M.update().where(_M.c.pk.in_(pks))
-                           .values(version=_M.c.version + 1))
-    return len(pks)
+    db.session.execute(delete(CreateKey).where(CreateKey.tenant_pk == tenant,
+                                               CreateKey.caller == creator))
+    if not pks:
+        return Pseudonymized(frozenset(), ())
+    db.session.execute(_S.update().where(_S.c.match_pk.in_(pks), _S.c.player_id == player_id)
+                       .values(player_id=pseudonym, name=name))
+    # a new version: every process's views of the old one (and clients' ETags) lapse
+    versions = db.session.execute(_M.update().where(_M.c.pk.in_(pks))
+                                  .values(version=_M.c.version + 1)
+                                  .returning(_M.c.id, _M.c.version, _M.c.status, _M.c.turn,
+                                             _M.c.deadline)).all()
+    return Pseudonymized(frozenset((match_id, seat) for _, match_id, seat, _ in held),
+                         tuple((i, v, MatchStatus(st), t, _moment(d))
+                               for i, v, st, t, d in versions))
 
 
 def _read_locked(locked: Sequence[int]) -> list[tuple[MatchRow, State]]:

@@ -27,13 +27,14 @@ class Blocked:
 
 
 def block(tenant: int, player_id: str, other: str, actor: str) -> Blocked:
-    """``player_id`` blocks ``other`` (both recorded as players; again: no change)."""
+    """``player_id`` blocks ``other``, both players the front end vouched for
+    (:class:`PlayerNotFound` otherwise: nobody else is ever matched); again: no change."""
     if other == player_id:
         raise BlockedPlayer("a player cannot block themselves", field="other",
                             problem="the player's own id")
     with transaction(write=True):
-        players.remember(tenant, player_id, None)
-        players.remember(tenant, other, None)
+        players.vouched_player(tenant, player_id)
+        players.vouched_player(tenant, other)
         found = db.session.get(Block, (tenant, player_id, other))
         if found is not None:
             return Blocked(other, as_utc(found.created_at))

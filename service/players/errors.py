@@ -74,3 +74,9 @@ class TooManyBlocks(ServiceError):
     """A player who already blocks as many players as they may."""
 
     reason = "too_many_blocks"
+
+
+class SuspensionEnded(ServiceError):
+    """A suspension asked to end at a moment already past."""
+
+    reason = "validation_error"

@@ -102,6 +102,8 @@ class BlockById(MethodView):
     @blp.response(200, BlockSchema)
     @blp.alt_response(403, **problem_doc("`not_this_player`: neither the player's token nor "
                                          "a server key"))
+    @blp.alt_response(404, **problem_doc("`player_not_found`: either player is unknown at "
+                                         "this front end"))
     @blp.alt_response(409, **problem_doc("`player_blocked`: a player cannot block "
                                          "themselves; `too_many_blocks`"))
     @blp.doc(operationId="blockPlayer")

@@ -14,6 +14,7 @@ import math
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -22,11 +23,17 @@ import jwt
 from sqlalchemy import delete, select, update
 
 from ..storage import writes
-from ..storage.db import db, transaction
+from ..storage.db import after_commit, db, read_apart, transaction
 from ..storage.models import Player, PlayerEvent, Rating, RatingChange, Tenant, as_utc, utcnow
 from ..tenants import audit
 from . import cache
-from .errors import InvalidPlayerToken, PlayerNotFound, PlayerSuspended, TokenRevoked
+from .errors import (
+    InvalidPlayerToken,
+    PlayerNotFound,
+    PlayerSuspended,
+    SuspensionEnded,
+    TokenRevoked,
+)
 
 ISSUER = "basra"
 ALGORITHM = "HS256"
@@ -197,9 +204,10 @@ def verify(tenant: int, audience: str, token: str) -> PlayerProof:
     except jwt.InvalidSignatureError as error:
         if known.previous is None or time.time() >= known.previous_until:
             raise InvalidPlayerToken(f"the player token is not valid here: {error}") from error
-        claims = _decode(token, known.previous, audience)
-    except jwt.InvalidTokenError as error:
-        raise InvalidPlayerToken(f"the player token is not valid here: {error}") from error
+        try:  # signed before a rotation, within its grace
+            claims = _decode(token, known.previous, audience)
+        except jwt.InvalidSignatureError as again:
+            raise InvalidPlayerToken(f"the player token is not valid here: {again}") from again
     player_id, name = claims["sub"], claims.get("name")
     if not (isinstance(player_id, str) and PLAYER_ID.fullmatch(player_id)):
         raise InvalidPlayerToken("the player token's sub is not a player id")
@@ -262,8 +270,10 @@ def suspend(tenant: int, player_id: str, until: datetime | None, reason: str,
     (:class:`PlayerSuspended`) on every instance within :data:`ACCESS_SECONDS`, and no
     token is minted for them. Suspending again changes the end and the reason."""
     now = utcnow()
+    until = until.astimezone(UTC) if until is not None else None
     if until is not None and until <= now:
-        raise ValueError("until is in the past")
+        raise SuspensionEnded("the suspension would have ended already", field="until",
+                              problem="must be in the future")
     with transaction(write=True):
         player = vouched_player(tenant, player_id)
         since = as_utc(player.suspended_at) if player.suspended_at and \
@@ -346,7 +356,8 @@ def still_valid(tenant: int, proof: PlayerProof) -> bool:
 
 def _access() -> dict[tuple[int, str], cache.Access]:
     """The access changes that hold, by front end and player: what is new read at most
-    once an :data:`ACCESS_SECONDS` per process (one query, whatever the players)."""
+    once an :data:`ACCESS_SECONDS` per process (one query, whatever the players), on a
+    connection of its own (a check inside a write transaction keeps its locks)."""
     known = cache.access(ACCESS_SECONDS)
     if known is not None:
         return known
@@ -357,27 +368,25 @@ def _access() -> dict[tuple[int, str], cache.Access]:
     changed = Player.access_changed_at > datetime.fromtimestamp(since, UTC)
     if first:  # every suspension that holds, however old
         changed = changed | Player.suspended_at.is_not(None)
-    with transaction(one_statement=True):
-        found = {(tenant, player): cache.Access(
-                     as_utc(signed_out).timestamp() if signed_out else None,
-                     (as_utc(until).timestamp() if until else math.inf)
-                     if suspended else None)
-                 for tenant, player, signed_out, suspended, until in db.session.execute(
-                     select(Player.tenant_pk, Player.player_id, Player.signed_out_at,
-                            Player.suspended_at, Player.suspended_until).where(changed))}
+    rows = read_apart(select(Player.tenant_pk, Player.player_id, Player.signed_out_at,
+                             Player.suspended_at, Player.suspended_until).where(changed))
+    found = {(tenant, player): cache.Access(
+                 as_utc(signed_out).timestamp() if signed_out else None,
+                 (as_utc(until).timestamp() if until else math.inf) if suspended else None)
+             for tenant, player, signed_out, suspended, until in rows}
     return cache.keep_access(found, now, now - MAX_TTL_SECONDS)
 
 
-def erase(tenant: int, player_id: str, pseudonym: str, name: str) -> None:
-    """Erase what the players domain holds of a player (caller's write transaction):
-    their ratings, rating charts, totals, name, suspension and stream events, and their
-    id and name in other players' events (``pseudonym`` and ``name`` instead). Their row
-    stays, holding only their id and a sign-out now, so every token issued before is
-    refused (and a token minted later makes a new player)."""
-    player = vouched_player(tenant, player_id)
-    writes.replace_in_json_text(
-        PlayerEvent.body, PlayerEvent.tenant_pk == tenant,
-        {player_id: pseudonym, **({player.name: name} if player.name else {})})
+def erase(tenant: int, player_id: str, rewrite: Callable[[Any], Any]) -> None:
+    """Erase what the players domain holds of a player (caller's write transaction, their
+    row locked): their ratings, rating charts, totals, name, suspension and stream
+    events, and in other players' events what ``rewrite`` replaces. Their row stays,
+    holding only their id and a sign-out now, so every token issued before is refused
+    (and a token minted later makes a new player)."""
+    player = db.session.execute(select(Player).where(
+        Player.tenant_pk == tenant, Player.player_id == player_id).with_for_update()).scalar_one()
+    writes.rewrite_json_text(PlayerEvent.body, PlayerEvent.tenant_pk == tenant, player_id,
+                             rewrite)
     db.session.execute(delete(RatingChange).where(RatingChange.player_pk == player.pk))
     db.session.execute(delete(Rating).where(Rating.player_pk == player.pk))
     db.session.execute(delete(PlayerEvent).where(PlayerEvent.tenant_pk == tenant,
@@ -387,7 +396,7 @@ def erase(tenant: int, player_id: str, pseudonym: str, name: str) -> None:
         name=None, created_at=now, signed_out_at=now, access_changed_at=now,
         suspended_at=None, suspended_until=None, suspension_reason=None,
         **{total: 0 for total in ERASED_TOTALS}))
-    cache.forget_access()
+    after_commit(cache.forget_access)
 
 
 ERASED_TOTALS = ("matches", "wins", "losses", "draws", "resigned", "timed_out", "basras",

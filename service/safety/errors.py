@@ -30,7 +30,7 @@ class ReportResolved(ServiceError):
     reason = "report_resolved"
 
 
-class BadAuditCursor(ServiceError):
-    """An audit-log cursor this service did not issue."""
+class BadCursor(ServiceError):
+    """A cursor (of the audit log, of reports) this service did not issue."""
 
     reason = "invalid_cursor"

@@ -5,11 +5,13 @@ dismissed, the reported player suspended, or the match voided."""
 from __future__ import annotations
 
 import uuid
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
 from ..live.listener import CHANNEL
 from ..matches import service as matches
@@ -22,7 +24,7 @@ from ..storage.models import Match, Report, as_utc, utcnow
 from ..tenants import audit
 from ..webhooks import service as webhooks
 from . import service as safety
-from .errors import AlreadyReported, BadAuditCursor, NotReportable, ReportNotFound, ReportResolved
+from .errors import AlreadyReported, BadCursor, NotReportable, ReportNotFound, ReportResolved
 
 
 @dataclass(frozen=True)
@@ -72,23 +74,23 @@ def file(tenant: int, reporter: str, match_id: str, player_id: str, reason: Repo
                             field="player_id", problem="not another seat of the match")
     now = utcnow()
     report_id = str(uuid.uuid4())
-    with transaction(write=True):
-        match_pk = db.session.execute(select(Match.pk).where(
-            Match.id == match_id, Match.tenant_pk == tenant)).scalar_one()
-        if db.session.execute(select(Report.pk).where(
-                Report.tenant_pk == tenant, Report.match_pk == match_pk,
-                Report.reporter == reporter, Report.player_id == player_id)).first():
-            raise AlreadyReported(f"you already reported {player_id!r} in this match")
-        row = Report(id=report_id, tenant_pk=tenant, match_pk=match_pk, reporter=reporter,
-                     player_id=player_id, reason=reason, text=text, status=ReportStatus.OPEN,
-                     created_at=now)
-        db.session.add(row)
-        audit.record(tenant, f"player:{reporter}", "report.filed", f"report:{report_id}",
-                     match_id=match_id, player_id=player_id, reason=str(reason))
-        writes.write(webhooks.outbox(tenant, [("report.created", {
-            "report_id": report_id, "match_id": match_id, "reporter": reporter,
-            "player_id": player_id, "reason": str(reason), "text": text})]), CHANNEL)
-        return _view(row, match_id)
+    try:
+        with transaction(write=True):
+            match_pk = db.session.execute(select(Match.pk).where(
+                Match.id == match_id, Match.tenant_pk == tenant)).scalar_one()
+            row = Report(id=report_id, tenant_pk=tenant, match_pk=match_pk,
+                         reporter=reporter, player_id=player_id, reason=reason, text=text,
+                         status=ReportStatus.OPEN, created_at=now)
+            db.session.add(row)
+            db.session.flush()  # a report made already (at once too): its unique index says
+            audit.record(tenant, f"player:{reporter}", "report.filed", f"report:{report_id}",
+                         match_id=match_id, player_id=player_id, reason=str(reason))
+            writes.write(webhooks.outbox(tenant, [("report.created", {
+                "report_id": report_id, "match_id": match_id, "reporter": reporter,
+                "player_id": player_id, "reason": str(reason), "text": text})]), CHANNEL)
+            return _view(row, match_id)
+    except IntegrityError as error:
+        raise AlreadyReported(f"you already reported {player_id!r} in this match") from error
 
 
 def _view(row: Report, match_id: str, evidence: Evidence | None = None) -> ReportView:
@@ -120,7 +122,7 @@ def listing(tenant: int, key: bytes, status: ReportStatus | None, player_id: str
         try:
             after = cursors.read_number(_CURSOR, cursor, key, below=2**63)
         except ValueError as error:
-            raise BadAuditCursor("the cursor is not one this service issued", field="cursor",
+            raise BadCursor("the cursor is not one this service issued", field="cursor",
                                  problem="unknown cursor") from error
         query = query.where(Report.pk > after)
     with transaction():
@@ -162,16 +164,7 @@ def resolve(tenant: int, report_id: str, action: ReportAction, note: str | None,
             actor: str, *, until: datetime | None = None, forfeit: bool = False) -> ReportView:
     """Resolve an open report, once: ``dismiss``; ``suspend`` the reported player (until
     ``until``, or for good; ``forfeit`` their active matches); ``void`` the match."""
-    with transaction():
-        row, match_id = _find(tenant, report_id)
-        if row.status != ReportStatus.OPEN:
-            raise ReportResolved(f"report {report_id!r} was resolved already")
-        reported, reason = row.player_id, f"report {report_id}: {row.reason}"
-    if action == ReportAction.SUSPEND:
-        safety.suspend(tenant, reported, until, note or reason, forfeit, actor)
-    elif action == ReportAction.VOID:
-        safety.void(tenant, match_id, note or reason, actor)
-    with transaction(write=True):
+    with transaction(write=True):  # resolved before it is acted on: once, whoever races
         row, match_id = _find(tenant, report_id, lock=True)
         if row.status != ReportStatus.OPEN:
             raise ReportResolved(f"report {report_id!r} was resolved already")
@@ -179,4 +172,23 @@ def resolve(tenant: int, report_id: str, action: ReportAction, note: str | None,
         row.resolution = {"action": str(action), "note": note, "by": actor}
         audit.record(tenant, actor, "report.resolved", f"report:{report_id}",
                      action=str(action), note=note)
-        return _view(row, match_id)
+        reported, reason = row.player_id, f"report {report_id}: {row.reason}"
+        resolved = _view(row, match_id)
+    try:
+        if action == ReportAction.SUSPEND:
+            safety.suspend(tenant, reported, until, note or reason, forfeit, actor)
+        elif action == ReportAction.VOID:
+            safety.void(tenant, match_id, note or reason, actor)
+    except Exception:
+        with suppress(Exception):  # not done: open again, to be resolved again
+            _reopen(tenant, report_id, actor)
+        raise
+    return resolved
+
+
+def _reopen(tenant: int, report_id: str, actor: str) -> None:
+    with transaction(write=True):
+        row, _ = _find(tenant, report_id, lock=True)
+        row.status, row.resolved_at, row.resolution = ReportStatus.OPEN, None, None
+        audit.record(tenant, actor, "report.reopened", f"report:{report_id}",
+                     why="its action failed")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import marshmallow as ma
@@ -17,9 +17,18 @@ from ..web.fields import UTCDateTime
 REASON = {"validate": validate.Length(min=1, max=500)}
 
 
+LONGEST = timedelta(days=36_500)
+"""A suspension's end at most this far ahead (further: for good, ``null``)."""
+
+
 def _in_future(value: datetime | None) -> None:
-    if value is not None and value <= datetime.now(UTC):
+    if value is None:
+        return
+    now = datetime.now(UTC)
+    if value <= now:
         raise ma.ValidationError("must be in the future")
+    if value > now + LONGEST:
+        raise ma.ValidationError("at most 100 years ahead: send null for good")
 
 
 class SuspendSchema(ma.Schema):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -23,7 +24,7 @@ from ..storage.models import AuditEntry, Entrant, Report, Tournament, as_utc
 from ..tenants import audit
 from ..tournaments import service as tournaments
 from ..webhooks import service as webhooks
-from .errors import BadAuditCursor
+from .errors import BadCursor
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def audit_page(tenant: int, key: bytes, cursor: str | None, limit: int,
             return audit.page(tenant, key, cursor=cursor, limit=limit, action=action,
                               subject=subject)
     except ValueError as error:
-        raise BadAuditCursor("the cursor is not one this service issued", field="cursor",
+        raise BadCursor("the cursor is not one this service issued", field="cursor",
                              problem="unknown cursor") from error
 
 
@@ -139,6 +140,38 @@ def _summary(m: MatchSummary) -> dict[str, Any]:
 
 
 ERASED_NAME = "Erased player"
+_IDS = frozenset({"player_id", "reporter", "winner", "bye", "first", "second", "opponent"})
+"""Keys whose value is a player id, in the events kept as JSON (webhooks, streams)."""
+_ID_LISTS = frozenset({"entrants", "players", "withdrawn"})
+"""Keys whose value is a list of player ids."""
+
+
+def _scrubbed(doc: Any, player_id: str, pseudonym: str,
+              seats: frozenset[tuple[str, int]]) -> Any:
+    """An event with the erased player's id replaced where events carry ids, and their
+    name where it stands beside their id (or names their seat of a match)."""
+    if isinstance(doc, list):
+        return [_scrubbed(item, player_id, pseudonym, seats) for item in doc]
+    if not isinstance(doc, dict):
+        return doc
+    theirs = doc.get("player_id") == player_id or \
+        (doc.get("match_id"), doc.get("seat")) in seats
+    out: dict[str, Any] = {}
+    for key, value in doc.items():
+        if key in _IDS and value == player_id:
+            value = pseudonym
+        elif key in _ID_LISTS and isinstance(value, list):
+            value = [pseudonym if v == player_id else v for v in value]
+        elif key == "names" and isinstance(value, dict):
+            value = {(pseudonym if k == player_id else k): (ERASED_NAME if k == player_id else v)
+                     for k, v in value.items()}
+        elif (key == "name" and theirs) or \
+                (key == "opponent_name" and doc.get("opponent") == player_id):
+            value = ERASED_NAME
+        else:
+            value = _scrubbed(value, player_id, pseudonym, seats)
+        out[key] = value
+    return out
 
 
 def _scrub_audit(tenant: int, player_id: str, pseudonym: str) -> None:
@@ -168,28 +201,35 @@ class Erased:
 
 
 def erase(tenant: int, player_id: str, actor: str) -> Erased:
-    """Erase a player: their tables left, entries withdrawn and active matches forfeited
-    first; then in one transaction their id in every stored match and tournament
-    replaced by a random pseudonym (nothing links it back), their ratings, rating charts,
-    totals, blocks (both ways), reports (both ways) and events removed, their tokens
-    refused. Their opponents' records and ratings do not change."""
+    """Erase a player. First they are signed out and held (suspended) everywhere, and
+    once every process has read that, their tables are left, entries withdrawn and
+    active matches forfeited; then in one transaction, their row locked, their id in
+    every stored match, tournament and kept event is replaced by a random pseudonym
+    (nothing links it back), their name likewise, and their ratings, rating charts,
+    totals, blocks (both ways), reports (both ways), creates' keys and events removed.
+    Their opponents' records and ratings do not change."""
     players.vouched_player_now(tenant, player_id)
+    players.sign_out(tenant, player_id, actor)
+    players.suspend(tenant, player_id, None, "being erased", actor)
+    time.sleep(players.ACCESS_SECONDS)  # every instance refuses them from now on
     left = lobby.release_player(tenant, player_id)
     withdrawn = tournaments.withdraw_everywhere(tenant, player_id)
     forfeited = matches.forfeit_player(tenant, player_id)
     pseudonym = "erased-" + secrets.token_hex(8)
     with transaction(write=True):
-        name = players.vouched_player(tenant, player_id).name
-        webhooks.scrub(tenant, {player_id: pseudonym, **({name: ERASED_NAME} if name else {})})
-        changed = matches.pseudonymize(tenant, player_id, pseudonym, ERASED_NAME)
+        done = matches.pseudonymize(tenant, player_id, pseudonym, ERASED_NAME)
+
+        def rewrite(doc: Any) -> Any:
+            return _scrubbed(doc, player_id, pseudonym, done.seats)
+
+        webhooks.scrub(tenant, player_id, rewrite)
         tournaments.pseudonymize(tenant, player_id, pseudonym)
         blocks.forget(tenant, player_id)
         db.session.execute(delete(Report).where(Report.tenant_pk == tenant, or_(
             Report.reporter == player_id, Report.player_id == player_id)))
         _scrub_audit(tenant, player_id, pseudonym)
-        players.erase(tenant, player_id, pseudonym, ERASED_NAME)
-        audit.record(tenant, actor, "player.erased", f"player:{pseudonym}", matches=changed)
-    return Erased(player_id, changed, {"tables_left": left, "tournaments_left": withdrawn,
-                                       "matches_forfeited": forfeited})
-
-
+        players.erase(tenant, player_id, rewrite)
+        audit.record(tenant, actor, "player.erased", f"player:{pseudonym}",
+                     matches=len(done.versions))
+    return Erased(player_id, len(done.versions), {
+        "tables_left": left, "tournaments_left": withdrawn, "matches_forfeited": forfeited})

@@ -300,6 +300,17 @@ def postgresql_text(stmt: Any) -> str:
     return str(stmt.compile(dialect=db.engine.dialect))
 
 
+def read_apart(stmt: Any) -> Sequence[Any]:
+    """The rows of a SELECT read on a pooled connection of its own, in autocommit: a read
+    a check makes whenever it must, even inside a caller's transaction, which it leaves
+    alone (its row locks held; a transaction block here would roll it back)."""
+    try:
+        with db.engine.connect() as conn:
+            return conn.execute(stmt).all()
+    except DISCONNECTED as error:
+        raise DatabaseUnavailable() from error
+
+
 def read_rows(stmt: Any, params: dict[str, Any]) -> Sequence[Sequence[Any]]:
     """The rows of a read-only Core ``stmt`` (built once, its parameters bound by name),
     in the session's transaction, as tuples in its columns' order. On PostgreSQL straight

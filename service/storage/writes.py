@@ -29,7 +29,6 @@ from sqlalchemy import (
     exists,
     func,
     literal_column,
-    or_,
     select,
     update,
 )
@@ -203,19 +202,20 @@ def _step(shape: Hashable) -> Any:
     return stmt
 
 
-def replace_in_json_text(text_column: Any, where: Any, replaced: Mapping[str, str]) -> int:
-    """In the rows ``where`` selects, replace each JSON string of ``replaced`` (a key) by
-    another (its value) in the serialised JSON ``text_column`` (caller's write transaction):
-    how many rows changed. An erased player's id and name in events kept as text."""
-    quoted = {json.dumps(old): json.dumps(new) for old, new in replaced.items() if old}
-    if not quoted:
-        return 0
+def rewrite_json_text(text_column: Any, where: Any, needle: str,
+                      rewrite: Callable[[Any], Any]) -> int:
+    """Rewrite the JSON documents kept as text in ``text_column`` of the rows ``where``
+    selects that hold ``needle`` as a JSON string (caller's write transaction): each
+    parsed, ``rewrite`` applied, written back. How many rows changed."""
+    quoted = json.dumps(needle)
     table = text_column.table
     (pk,) = table.primary_key.columns
-    found = db.session.execute(select(pk, text_column).where(where, or_(
-        *(text_column.contains(old) for old in quoted)))).all()
+    found = db.session.execute(select(pk, text_column).where(
+        where, text_column.contains(quoted))).all()
+    changed = 0
     for key, body in found:
-        for old, new in quoted.items():
-            body = body.replace(old, new)
-        db.session.execute(table.update().where(pk == key).values({text_column.name: body}))
-    return len(found)
+        new = json.dumps(rewrite(json.loads(body)), separators=(",", ":"))
+        if new != body:
+            db.session.execute(table.update().where(pk == key).values({text_column.name: new}))
+            changed += 1
+    return changed

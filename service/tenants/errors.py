@@ -66,3 +66,9 @@ class TenantNotFound(ServiceError, LookupError):
     """No front end of that name (``basra keys``)."""
 
     reason = "tenant_not_found"
+
+
+class KeyPrefixAmbiguous(ServiceError):
+    """``basra keys revoke --key`` named a prefix several keys share."""
+
+    reason = "key_prefix_ambiguous"

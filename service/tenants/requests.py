@@ -11,7 +11,6 @@ refused there (403 ``server_key_required``) before its body is read or a budget 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -23,7 +22,7 @@ from ..web.parser import Blueprint
 from ..web.problems import problem_doc
 from . import limits
 from .errors import InvalidApiKey, MissingApiKey, ServerKeyRequired, TooManyFailedKeys
-from .service import caller_for
+from .service import caller_for, sender_digest
 
 F = TypeVar("F", bound=Callable[..., Any])
 _SERVER_KEY_ONLY = "_basra_server_key_only"
@@ -142,16 +141,17 @@ def sender() -> str:
         who = f"key:{key}"
     else:
         who = f"browser:{key}:{address}"
-    return hashlib.sha256(who.encode()).hexdigest()
+    return sender_digest(who)
 
 
 def actor() -> str:
-    """Who acts, for the audit log: the player a player token proved, else the API key
-    (its first characters), else ``local`` (no key, where keys are optional)."""
+    """Who acts, for the audit log: a server key (its first characters) whatever token
+    it carries, else the player a player token proved, else the browser key, else
+    ``local`` (no key, where keys are optional)."""
     player = g.get(limits.PLAYER)
-    if player is not None:
-        return f"player:{player}"
-    return f"key:{g.caller.key}" if g.caller.key else "local"
+    if g.caller.key and (g.caller.server or player is None):
+        return f"key:{g.caller.key}"
+    return f"player:{player}" if player is not None else "local"
 
 
 def keyed_tenant() -> int:

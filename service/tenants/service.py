@@ -16,7 +16,7 @@ import secrets
 import zlib
 from dataclasses import dataclass
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from ..live.single_flight import SingleFlight
 from ..storage.db import db, read_fresh, transaction
@@ -25,6 +25,7 @@ from . import audit, cache
 from .cache import LOCAL, Caller
 from .errors import (
     InvalidApiKey,
+    KeyPrefixAmbiguous,
     MissingApiKey,
     OriginNotAllowed,
     TenantNameTaken,
@@ -37,6 +38,8 @@ _RANDOM_CHARS, _CHECK_CHARS = 40, 6
 _KEY = re.compile(rf"{KEY_PREFIX}[0-9A-Za-z]{{{_RANDOM_CHARS + _CHECK_CHARS}}}")
 _LEGACY_KEY = re.compile(rf"{KEY_PREFIX}[A-Za-z0-9_-]{{43}}")
 """A key made before keys carried a checksum: 32 random bytes, URL-safe base64."""
+KEY_PREFIX_CHARS = 10
+"""A key's first characters, as kept and listed (``basra keys list``)."""
 
 
 def _checksum(body: str) -> str:
@@ -60,6 +63,12 @@ def well_formed(key: str) -> bool:
     if _KEY.fullmatch(key):
         return _checksum(key[:-_CHECK_CHARS]) == key[-_CHECK_CHARS:]
     return _LEGACY_KEY.fullmatch(key) is not None
+
+
+def sender_digest(who: str) -> str:
+    """Who sent a request within its front end (``player:<id>``, ``key:<key>``...), as
+    idempotency keys are kept by it: a digest, never the key."""
+    return hashlib.sha256(who.encode()).hexdigest()
 
 
 def hash_key(key: str) -> str:
@@ -152,10 +161,11 @@ def create_key(name: str, origins: list[str]) -> str:
             tenant = Tenant(name=name, origins=[], created_at=utcnow())
             db.session.add(tenant)
             db.session.flush()
-        db.session.add(ApiKey(tenant_pk=tenant.pk, key_hash=hash_key(key), prefix=key[:10],
-                              origins=origins, created_at=utcnow()))
+        db.session.add(ApiKey(tenant_pk=tenant.pk, key_hash=hash_key(key),
+                              prefix=key[:KEY_PREFIX_CHARS], origins=origins,
+                              created_at=utcnow()))
         audit.record(tenant.pk, audit.COMMAND_LINE, "keys.created", "keys",
-                     prefix=key[:10], origins=origins)
+                     prefix=key[:KEY_PREFIX_CHARS], origins=origins)
     return key
 
 
@@ -197,7 +207,8 @@ def list_keys() -> list[TenantKeys]:
 
 
 def revoke_keys(name: str, prefix: str | None = None) -> int:
-    """Revoke every key of tenant ``name`` (only the one starting ``prefix``, if given);
+    """Revoke every key of tenant ``name`` (only the one whose listed prefix ``prefix``
+    starts with: the prefix, or the whole key; :class:`KeyPrefixAmbiguous` if several);
     how many were revoked. Revoking its last key retires the front end's player-token
     secret: its players' tokens are refused everywhere within a second or two."""
     now = utcnow()
@@ -207,7 +218,12 @@ def revoke_keys(name: str, prefix: str | None = None) -> int:
             return 0
         which = [ApiKey.tenant_pk == tenant.pk, ApiKey.revoked_at.is_(None)]
         if prefix is not None:
-            which.append(ApiKey.prefix == prefix[:16])
+            which.append(ApiKey.prefix == prefix[:KEY_PREFIX_CHARS])
+            found = db.session.execute(select(func.count()).select_from(ApiKey)
+                                       .where(*which)).scalar_one()
+            if found > 1:
+                raise KeyPrefixAmbiguous(f"{found} keys of {name} start "
+                                         f"{prefix[:KEY_PREFIX_CHARS]}: give the whole key")
         result = db.session.execute(update(ApiKey).where(*which).values(revoked_at=now))
         revoked = int(result.rowcount or 0)  # type: ignore[attr-defined]
         left = db.session.execute(select(ApiKey.pk).where(

@@ -16,7 +16,7 @@ import json
 import secrets
 import socket
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -248,9 +248,9 @@ def outbox(tenant: int, happened: Sequence[tuple[str, Any]]) -> list[Rows]:
     return [Rows(WebhookMessage.__table__, tuple(rows))] if rows else []
 
 
-def scrub(tenant: int, replaced: dict[str, str]) -> None:
-    """Replace an erased player's id and name in the tenant's kept messages (caller's
-    write transaction)."""
+def scrub(tenant: int, needle: str, rewrite: Callable[[Any], Any]) -> None:
+    """Rewrite the tenant's kept messages that name ``needle`` (an erased player's id),
+    in the caller's write transaction."""
     mine = select(Webhook.pk).where(Webhook.tenant_pk == tenant)
-    writes.replace_in_json_text(WebhookMessage.body, WebhookMessage.webhook_pk.in_(mine),
-                                replaced)
+    writes.rewrite_json_text(WebhookMessage.body, WebhookMessage.webhook_pk.in_(mine), needle,
+                             rewrite)

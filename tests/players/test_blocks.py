@@ -45,6 +45,8 @@ def test_quick_play_never_seats_a_player_with_someone_either_blocked(
 
 def test_blocks_are_listed_to_their_player_and_nobody_else(client: FlaskClient) -> None:
     ana, bo = mint(client, "ana"), mint(client, "bo")
+    for known in ("cy", "dee"):
+        mint(client, known)
     for other in ("cy", "bo", "dee"):
         assert client.put(f"/v1/players/ana/blocks/{other}", headers=auth(ana)).status_code == 200
     page = client.get("/v1/players/ana/blocks", headers=auth(ana),
@@ -61,6 +63,8 @@ def test_blocks_are_listed_to_their_player_and_nobody_else(client: FlaskClient) 
         assert r.status_code == 403 and r.get_json()["reason"] == "not_this_player"
     mine = client.put("/v1/players/ana/blocks/ana", headers=auth(ana))
     assert mine.status_code == 409 and mine.get_json()["reason"] == "player_blocked"
+    unknown = client.put("/v1/players/ana/blocks/nobody", headers=auth(ana))
+    assert unknown.status_code == 404 and unknown.get_json()["reason"] == "player_not_found"
     bad = client.put("/v1/players/ana/blocks/bad%20id", headers=auth(ana))
     assert bad.status_code == 422 and bad.get_json()["errors"][0]["field"] == "other"
     assert len(client.get("/v1/players/ana/blocks").get_json()["blocks"]) == 3

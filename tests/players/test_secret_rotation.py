@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import jwt
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select, update
@@ -43,6 +44,10 @@ def test_a_rotation_accepts_old_tokens_for_the_grace_only(app: Flask, client: Fl
     assert new != before and len(new) == 64
     fresh = _mint(client, key)
     assert _status(client, old) == 200 and _status(client, fresh) == 200  # the grace
+    forged = jwt.encode({"iss": "basra", "aud": "acme", "sub": "ali", "iat": time.time(),
+                         "exp": time.time() + 600}, "0" * 64, algorithm="HS256")
+    refused = client.get("/v1/players/ali", headers=auth(forged))
+    assert refused.status_code == 401 and refused.get_json()["reason"] == "invalid_player_token"
     time.sleep(1.1)  # the grace is a clock: it is waited out
     refused = client.get("/v1/players/ali", headers=auth(old))
     assert refused.status_code == 401 and refused.get_json()["reason"] == "invalid_player_token"

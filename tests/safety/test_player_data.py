@@ -36,6 +36,7 @@ def _dump(app: Flask, but: str) -> str:
 
 def test_an_export_holds_what_the_service_keeps_of_the_player(client: FlaskClient) -> None:
     ana = mint(client, "ana")
+    mint(client, "cy")
     created = _rated(client, "ana", "bo")
     resign(client, str(created["id"]), tokens(created)[1])
     assert client.put("/v1/players/ana/blocks/cy", headers=auth(ana)).status_code == 200
@@ -98,3 +99,27 @@ def test_an_erasure_leaves_no_trace_of_the_player_and_opponents_as_they_were(
     assert audit[0]["action"] == "player.erased"
     assert "ana" not in json.dumps(audit)
     assert client.delete("/v1/players/nobody").status_code == 404
+
+
+def test_an_erasure_rewrites_only_where_events_name_the_player(
+    app: Flask, client: FlaskClient,
+) -> None:
+    """An id that is also a word events use ("finished") and a name another player shares
+    ("Ali"): the others' events keep their statuses and their own names."""
+    for player, name in (("finished", "Ali"), ("ali2", "Ali")):
+        r = client.post(f"/v1/players/{player}/tokens", json={"name": name})
+        assert r.status_code == 201
+    created = client.post("/v1/matches", json={"players": [
+        {"name": "Ali", "player_id": "finished"}, {"name": "Ali", "player_id": "ali2"}]})
+    resign(client, created.get_json()["id"], tokens(created.get_json())[0])
+    assert client.delete("/v1/players/finished").status_code == 200
+    with app.app_context():
+        kept = [json.loads(body) for body in db.session.execute(text(
+            "SELECT body FROM player_events WHERE player_id = 'ali2' ORDER BY pk")).scalars()]
+        db.session.remove()
+    ended = next(e for e in kept if e.get("status"))
+    assert ended["status"] == "finished"
+    started = next(e for e in kept if "seats" in e)
+    assert [(s["player_id"], s["name"]) for s in started["seats"]][1] == ("ali2", "Ali")
+    assert started["seats"][0]["player_id"].startswith("erased-")
+    assert started["seats"][0]["name"] == "Erased player"

@@ -88,6 +88,9 @@ def test_resolving_by_suspension_suspends_the_reported_player(client: FlaskClien
     ana, bo = mint(client, "ana"), mint(client, "bo")
     created = _match(client, "ana", "bo")
     report = _report(client, bo, created["id"], "ana", reason="abuse").get_json()
+    early = client.post(f"/v1/reports/{report['id']}/resolve", json={"action": "void"})
+    assert early.status_code == 409 and early.get_json()["reason"] == "match_not_finished"
+    assert client.get(f"/v1/reports/{report['id']}").get_json()["status"] == "open"
     r = client.post(f"/v1/reports/{report['id']}/resolve",
                     json={"action": "suspend", "forfeit": True})
     assert r.status_code == 200, r.get_json()

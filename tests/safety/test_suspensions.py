@@ -10,10 +10,12 @@ from datetime import UTC, datetime, timedelta
 
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import update
+from sqlalchemy import select, update
 
+from service.players import cache as players_cache
+from service.players import service as players
 from service.storage.db import db, transaction
-from service.storage.models import Player, utcnow
+from service.storage.models import LOCAL_TENANT, Player, utcnow
 from tests.client import auth
 from tests.tournaments.helpers import create as create_tournament
 from tests.tournaments.helpers import join as join_tournament
@@ -126,3 +128,29 @@ def test_a_suspension_written_by_another_instance_is_refused_here_within_two_sec
     assert time.monotonic() - started <= 2.5
     stream.close()
     assert _record(client, token) == 403
+
+
+def test_a_check_inside_a_write_transaction_keeps_it(app: Flask, client: FlaskClient) -> None:
+    """A seat's check reads the players' access when its copy is old, inside the use
+    case's write transaction: on a connection of its own, the transaction (its locks,
+    its writes) left as it was."""
+    mint(client, "ali")
+    with app.app_context():
+        with transaction(write=True):
+            db.session.execute(update(Player).where(Player.player_id == "ali")
+                               .values(name="Kept"))
+            players_cache.reset()  # the next check reads the database
+            players.check_player(LOCAL_TENANT, "ali")
+            assert db.session().in_transaction()
+        name = db.session.execute(select(Player.name).where(
+            Player.player_id == "ali")).scalar_one()
+        db.session.remove()
+    assert name == "Kept"
+
+
+def test_hostile_ends_are_refused(client: FlaskClient) -> None:
+    mint(client, "ali")
+    for until in ("9999-12-31T23:59:59-12:00", "2200-01-01T00:00:00Z", "not a date"):
+        r = client.put("/v1/players/ali/suspension", json={"reason": "x", "until": until})
+        assert r.status_code == 422, (until, r.get_json())
+    assert client.get("/v1/players/ali/export").get_json()["suspension"] is None
