@@ -29,6 +29,7 @@ from .players import events as player_events
 from .players import resources as players
 from .players.requests import resolve_player
 from .safety import resources as safety
+from .social import resources as social
 from .storage import MIGRATIONS, models  # noqa: F401  (the tables, for migrations)
 from .storage.db import DISCONNECTED, db, init_db
 from .storage.errors import DatabaseUnavailable
@@ -137,6 +138,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(players.leaderboards)
     api.register_blueprint(safety.players_blp)
     api.register_blueprint(safety.blp)
+    api.register_blueprint(social.players_blp)
+    api.register_blueprint(social.blp)
     api.register_blueprint(matches.player_matches)
     webhook_routes.describe_messages(api.spec)
     document_common_problems(api)

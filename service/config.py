@@ -136,6 +136,12 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "BASRA_RATED_MOVE_SECONDS": _int("BASRA_RATED_MOVE_SECONDS", 60, low=5),
         # tournaments a front end may hold scheduled or running at once
         "BASRA_TOURNAMENTS_PER_FRONT_END": _int("BASRA_TOURNAMENTS_PER_FRONT_END", 20, low=1),
+        # friends a player may have, and requests they may have waiting (both ways)
+        "BASRA_FRIENDS_MAX": _int("BASRA_FRIENDS_MAX", 500, low=1),
+        "BASRA_FRIEND_REQUESTS_MAX": _int("BASRA_FRIEND_REQUESTS_MAX", 100, low=1),
+        # a challenge not answered within this expires; a player may have this many open
+        "BASRA_CHALLENGE_SECONDS": _int("BASRA_CHALLENGE_SECONDS", 60, low=5),
+        "BASRA_CHALLENGES_MAX": _int("BASRA_CHALLENGES_MAX", 10, low=1),
         # a match waiting for players that does not fill within this is aborted
         "BASRA_WAITING_MINUTES": _float("BASRA_WAITING_MINUTES", 10.0),
         # a retried move's Idempotency-Key is honoured this long

@@ -41,6 +41,13 @@ from .safety.errors import (
     ReportNotFound,
     ReportResolved,
 )
+from .social.errors import (
+    ChallengeClosed,
+    ChallengeNotFound,
+    NotYourChallenge,
+    TooManyChallenges,
+    TooManyFriends,
+)
 from .storage.errors import DatabaseUnavailable
 from .tenants.errors import (
     InvalidApiKey,
@@ -86,6 +93,11 @@ STATUSES: Statuses = [
     (InvalidPlayerToken, 401),
     (TokenRevoked, 401),
     (ReportNotFound, 404),
+    (ChallengeNotFound, 404),
+    (ChallengeClosed, 409),
+    (NotYourChallenge, 409),
+    (TooManyChallenges, 409),
+    (TooManyFriends, 409),
     (NotReportable, 422),
     (AlreadyReported, 409),
     (ReportResolved, 409),

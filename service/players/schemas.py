@@ -228,7 +228,9 @@ def _board(b: LeaderboardPage) -> dict[str, Any]:
 
 
 PLAYER_EVENTS = ("match.started", "match.turn", "match.finished", "match.voided",
-                 "tournament.started", "tournament.round", "tournament.finished")
+                 "tournament.started", "tournament.round", "tournament.finished",
+                 "friend.requested", "friend.accepted", "friend.removed", "challenge.created",
+                 "challenge.accepted", "challenge.declined", "challenge.cancelled")
 
 
 class PlayerEventSchema(ma.Schema):
@@ -237,7 +239,10 @@ class PlayerEventSchema(ma.Schema):
     `seat`, `deadline`), ``match.finished`` (`match_id`, `status`, `winner`, `scores`,
     ...), ``match.voided`` (`match_id`, `reason`: its result counts no more);
     ``tournament.started``, ``tournament.round`` (their pairing: `match_id` or a
-    `bye`), ``tournament.finished`` (their `rank` and `points`). A comment line
+    `bye`), ``tournament.finished`` (their `rank` and `points`); ``friend.requested``
+    (`from`, `to`), ``friend.accepted`` and ``friend.removed`` (`players`);
+    ``challenge.created`` (to the challenged), ``.accepted`` (with `match_id`),
+    ``.declined``, ``.cancelled``. A comment line
     (``: heartbeat``) comes when nothing happened for a while."""
 
     event = ma.fields.String(required=True, validate=validate.OneOf(PLAYER_EVENTS))

@@ -143,6 +143,13 @@ def vouched_player(tenant: int, player_id: str) -> Player:
     return found
 
 
+def names_of(tenant: int, player_ids: list[str]) -> dict[str, str | None]:
+    """The display names of vouched players, by id (its own transaction)."""
+    with transaction():
+        return dict(db.session.execute(select(Player.player_id, Player.name).where(
+            Player.tenant_pk == tenant, Player.player_id.in_(player_ids))).all())
+
+
 def vouched_player_now(tenant: int, player_id: str) -> None:
     """:class:`PlayerNotFound` unless the front end vouched for the player."""
     with transaction():

@@ -226,6 +226,9 @@ class ExportSchema(ma.Schema):
     ratings = ma.fields.List(ma.fields.Dict(), required=True)
     matches = ma.fields.List(ma.fields.Dict(), required=True)
     blocks = ma.fields.List(ma.fields.Dict(), required=True)
+    friends = ma.fields.List(ma.fields.Dict(), required=True)
+    challenges = ma.fields.List(ma.fields.Dict(), required=True, metadata={
+        "description": "open ones, made and received"})
     reports_made = ma.fields.List(ma.fields.Dict(), required=True)
     tournaments = ma.fields.List(ma.fields.Dict(), required=True)
     suspension = ma.fields.Dict(required=True, allow_none=True)

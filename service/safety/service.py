@@ -19,8 +19,9 @@ from ..matches.results import MatchSummary, MatchView
 from ..players import blocks
 from ..players import service as players
 from ..players.leaderboards import Listing, rating_history, record
+from ..social import challenges, friends
 from ..storage.db import db, transaction
-from ..storage.models import AuditEntry, Entrant, Report, Tournament, as_utc
+from ..storage.models import AuditEntry, Challenge, Entrant, Report, Tournament, as_utc
 from ..tenants import audit
 from ..tournaments import service as tournaments
 from ..webhooks import service as webhooks
@@ -77,8 +78,9 @@ EXPORTED_MATCHES = 10_000
 
 def export(tenant: int, player_id: str) -> dict[str, Any]:
     """All the service holds of a player, as JSON: their record, ratings over time,
-    matches, blocks, the reports they made, tournament entries, suspension and sign-out,
-    and what the audit log says was done to them."""
+    matches, blocks, friends and requests, open challenges, the reports they made,
+    tournament entries, suspension and sign-out, and what the audit log says was done
+    to them."""
     mine = record(tenant, player_id, Listing(0, datetime.min))
     with transaction():
         player = players.vouched_player(tenant, player_id)
@@ -104,6 +106,10 @@ def export(tenant: int, player_id: str) -> dict[str, Any]:
         "matches": [_summary(m) for m in _all_matches(tenant, player_id)],
         "blocks": [b.__dict__ for b in blocks.blocks_of(tenant, player_id, None,
                                                         blocks.MAX_BLOCKS)],
+        "friends": [f.__dict__ for f in friends.friends_of(tenant, player_id, None, 100_000)],
+        "challenges": [{"id": c.id, "challenger": c.challenger, "challenged": c.challenged,
+                        "status": c.status, "created_at": c.created_at}
+                       for c in challenges.open_challenges(tenant, player_id)],
         "reports_made": [{"id": r.id, "reason": r.reason, "text": r.text,
                           "player_id": r.player_id, "created_at": as_utc(r.created_at),
                           "status": r.status} for r in made],
@@ -227,6 +233,8 @@ def erase(tenant: int, player_id: str, actor: str) -> Erased:
         blocks.forget(tenant, player_id)
         db.session.execute(delete(Report).where(Report.tenant_pk == tenant, or_(
             Report.reporter == player_id, Report.player_id == player_id)))
+        db.session.execute(delete(Challenge).where(Challenge.tenant_pk == tenant, or_(
+            Challenge.challenger == player_id, Challenge.challenged == player_id)))
         _scrub_audit(tenant, player_id, pseudonym)
         players.erase(tenant, player_id, rewrite)
         audit.record(tenant, actor, "player.erased", f"player:{pseudonym}",

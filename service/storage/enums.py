@@ -114,3 +114,21 @@ class ReportAction(StrEnum):
     """The reported player suspended."""
     VOID = "void"
     """The match's result voided."""
+
+
+class FriendStatus(StrEnum):
+    REQUESTED = "requested"
+    FRIENDS = "friends"
+
+
+class ChallengeStatus(StrEnum):
+    """Where a challenge stands (one left open past its time has expired)."""
+
+    OPEN = "open"
+    ACCEPTING = "accepting"
+    """Its match is being made."""
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+    """As shown: an open one past its ``expires_at``."""

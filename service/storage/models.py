@@ -614,3 +614,52 @@ class Report(db.Model):  # type: ignore[name-defined,misc]
         Index("ix_reports_queue", "tenant_pk", "status", "pk"),
         Index("ix_reports_player", "tenant_pk", "player_id"),
     )
+
+
+class Friendship(db.Model):  # type: ignore[name-defined,misc]
+    """``player_id`` asked ``friend_id`` to be friends (``requested``), or they are
+    (``friends``: a row each way)."""
+
+    __tablename__ = "friendships"
+
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), primary_key=True
+    )
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    friend_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    status: Mapped[str] = mapped_column(String(10), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    accepted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (Index("ix_friendships_friend", "tenant_pk", "friend_id"),)
+
+
+class Challenge(db.Model):  # type: ignore[name-defined,misc]
+    """A player's challenge to another to play a match (its settings), until it expires."""
+
+    __tablename__ = "challenges"
+
+    pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
+    id: Mapped[str] = mapped_column(String(36), unique=True, nullable=False)
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), nullable=False
+    )
+    challenger: Mapped[str] = mapped_column(String(128), nullable=False)
+    challenged: Mapped[str] = mapped_column(String(128), nullable=False)
+    variant: Mapped[str] = mapped_column(String(64), nullable=False)
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    """House-rule overrides, as asked."""
+    rated: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    clock_seconds: Mapped[int | None] = mapped_column(Integer)
+    clock_timeout: Mapped[str | None] = mapped_column(String(8))
+    status: Mapped[str] = mapped_column(String(10), nullable=False)
+    """open, accepted, declined, cancelled (an expired one stays open past its time)."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    match_id: Mapped[str | None] = mapped_column(String(36))
+    """The match an acceptance made."""
+
+    __table_args__ = (
+        Index("ix_challenges_challenger", "tenant_pk", "challenger", "status"),
+        Index("ix_challenges_challenged", "tenant_pk", "challenged", "status"),
+    )

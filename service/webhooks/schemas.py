@@ -166,6 +166,35 @@ class ReportCreatedSchema(_Open):
     text = ma.fields.String(required=True, allow_none=True)
 
 
+class FriendRequestedSchema(_Open):
+    """A player asked another to be friends."""
+
+    to = ma.fields.String(required=True)
+
+    class Meta:
+        include = {"from": ma.fields.String(required=True)}
+        unknown = ma.INCLUDE
+
+
+class FriendsChangedSchema(_Open):
+    """Two players became friends (the first had asked), or are no longer (or a request
+    between them ended)."""
+
+    players = ma.fields.List(ma.fields.String(), required=True)
+
+
+class ChallengeEventSchema(_Open):
+    """A challenge made, accepted (with its match), declined or cancelled."""
+
+    challenge_id = ma.fields.String(required=True)
+    challenger = ma.fields.String(required=True)
+    challenged = ma.fields.String(required=True)
+    variant = ma.fields.String(required=True)
+    rated = ma.fields.Boolean(required=True)
+    expires_at = ma.fields.String(required=True, metadata={"format": "date-time"})
+    match_id = ma.fields.String(required=True, allow_none=True)
+
+
 class _OfTournament(_Open):
     tournament_id = ma.fields.String(required=True)
 
@@ -239,7 +268,7 @@ def _message(kind: str, data: type[ma.Schema]) -> type[ma.Schema]:
         "timestamp": ma.fields.String(required=True, metadata={
             "format": "date-time", "description": "when the change was saved"}),
         "data": ma.fields.Nested(data, required=True),
-    }, name=data.__name__.removesuffix("Schema") + "EventSchema")
+    }, name="".join(part.title() for part in kind.split(".")) + "EventSchema")
 
 
 MESSAGES: dict[str, type[ma.Schema]] = {
@@ -252,5 +281,11 @@ MESSAGES: dict[str, type[ma.Schema]] = {
     "tournament.round": _message("tournament.round", TournamentRoundSchema),
     "tournament.finished": _message("tournament.finished", TournamentFinishedSchema),
     "report.created": _message("report.created", ReportCreatedSchema),
+    "friend.requested": _message("friend.requested", FriendRequestedSchema),
+    "friend.accepted": _message("friend.accepted", FriendsChangedSchema),
+    "friend.removed": _message("friend.removed", FriendsChangedSchema),
+    **{kind: _message(kind, ChallengeEventSchema) for kind in (
+        "challenge.created", "challenge.accepted", "challenge.declined",
+        "challenge.cancelled")},
 }
 """Each event type's message, as the OpenAPI document's ``webhooks`` describe it."""

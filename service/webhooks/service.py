@@ -33,7 +33,9 @@ from . import cache
 from .errors import WebhookNotFound, WebhookUrlNotAllowed
 
 EVENTS = ("match.started", "match.turn", "match.move", "match.finished", "match.voided",
-          "tournament.started", "tournament.round", "tournament.finished", "report.created")
+          "tournament.started", "tournament.round", "tournament.finished", "report.created",
+          "friend.requested", "friend.accepted", "friend.removed", "challenge.created",
+          "challenge.accepted", "challenge.declined", "challenge.cancelled")
 FINISHES = frozenset({"match.finished", "tournament.finished"})
 """Sent ahead of every other waiting message, held behind none of their lane."""
 

@@ -1,0 +1,1 @@
+"""Playing with people you know: friends, and challenges between players."""

@@ -1,0 +1,209 @@
+"""Challenges: a player challenges another (variant, house rules, rated, a clock); the
+challenged player accepts (the match is made with both seated, the challenger first),
+declines, or lets it expire (``BASRA_CHALLENGE_SECONDS``); the challenger may cancel.
+Refused between players either of whom blocked the other, to a suspended player, and
+past ``BASRA_CHALLENGES_MAX`` open challenges of either."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from contextlib import suppress
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from flask import current_app
+from sqlalchemy import func, or_, select
+
+from ..engine import load_variant, with_house_rules
+from ..matches import service as matches
+from ..matches.errors import WrongPlayerCount
+from ..matches.seats import PlayerSpec
+from ..matches.service import CreatedMatch
+from ..players import blocks
+from ..players import service as players
+from ..storage.db import db, transaction
+from ..storage.enums import ChallengeStatus
+from ..storage.models import Challenge, as_utc, utcnow
+from .errors import ChallengeClosed, ChallengeNotFound, NotYourChallenge, TooManyChallenges
+from .events import tell
+
+
+@dataclass(frozen=True)
+class ChallengeView:
+    """A challenge as its two players see it."""
+
+    id: str
+    challenger: str
+    challenged: str
+    variant: str
+    rules: dict[str, Any]
+    rated: bool
+    clock: dict[str, Any] | None
+    status: ChallengeStatus
+    created_at: datetime
+    expires_at: datetime
+    match_id: str | None
+
+
+def _view(c: Challenge, now: datetime | None = None) -> ChallengeView:
+    status = ChallengeStatus(c.status)
+    if status == ChallengeStatus.OPEN and as_utc(c.expires_at) <= (now or utcnow()):
+        status = ChallengeStatus.EXPIRED
+    clock = {"move_seconds": c.clock_seconds, "timeout": c.clock_timeout} \
+        if c.clock_seconds else None
+    return ChallengeView(c.id, c.challenger, c.challenged, c.variant, dict(c.rules or {}),
+                         c.rated, clock, status, as_utc(c.created_at), as_utc(c.expires_at),
+                         c.match_id)
+
+
+def _data(view: ChallengeView) -> dict[str, Any]:
+    """A challenge as its events tell it."""
+    return {"challenge_id": view.id, "challenger": view.challenger,
+            "challenged": view.challenged, "variant": view.variant, "rated": view.rated,
+            "expires_at": view.expires_at.isoformat().replace("+00:00", "Z"),
+            "match_id": view.match_id}
+
+
+def challenge(tenant: int, challenger: str, challenged: str, variant: str,
+              rules: Mapping[str, Any], rated: bool,
+              clock: tuple[int, str] | None) -> ChallengeView:
+    """``challenger`` challenges ``challenged``; the challenged player's stream (and the
+    front end's webhooks) hear ``challenge.created``."""
+    if challenged == challenger:
+        raise blocks.BlockedPlayer("a player cannot challenge themselves", field="to",
+                                   problem="the player's own id")
+    effective = with_house_rules(load_variant(variant).rules, rules)  # refused now: 422
+    if effective.players != 2:
+        raise WrongPlayerCount(f"{variant} with these rules is for "
+                                       f"{effective.players} players: a challenge is for two",
+                                       field="variant", problem="not a two-player variant")
+    config = current_app.config
+    players.check_player(tenant, challenged)
+    now = utcnow()
+    with transaction(write=True):
+        players.vouched_player(tenant, challenger)
+        players.vouched_player(tenant, challenged)
+        blocks.check_not_blocked(tenant, challenger, [challenged])
+        most = config["BASRA_CHALLENGES_MAX"]
+        for player in (challenger, challenged):
+            if _open_count(tenant, player, now) >= most:
+                raise TooManyChallenges(f"player {player!r} has {most} open challenges")
+        row = Challenge(id=str(uuid.uuid4()), tenant_pk=tenant, challenger=challenger,
+                        challenged=challenged, variant=variant, rules=dict(rules), rated=rated,
+                        clock_seconds=clock[0] if clock else None,
+                        clock_timeout=clock[1] if clock else None,
+                        status=ChallengeStatus.OPEN, created_at=now,
+                        expires_at=now + timedelta(seconds=config["BASRA_CHALLENGE_SECONDS"]))
+        db.session.add(row)
+        db.session.flush()
+        view = _view(row, now)
+        tell(tenant, "challenge.created", _data(view), [challenged])
+        return view
+
+
+def _open_count(tenant: int, player: str, now: datetime) -> int:
+    return int(db.session.execute(select(func.count()).select_from(Challenge).where(
+        Challenge.tenant_pk == tenant, Challenge.status == ChallengeStatus.OPEN,
+        Challenge.expires_at > now,
+        or_(Challenge.challenger == player, Challenge.challenged == player))).scalar_one())
+
+
+def _find(tenant: int, challenge_id: str, player_id: str | None,
+          lock: bool = False) -> Challenge:
+    """The challenge, if ``player_id`` (None: the server key) is one of its players."""
+    query = select(Challenge).where(Challenge.tenant_pk == tenant, Challenge.id == challenge_id)
+    found = db.session.execute(query.with_for_update() if lock else query).scalar()
+    if found is None or (player_id is not None
+                         and player_id not in (found.challenger, found.challenged)):
+        raise ChallengeNotFound(f"no challenge {challenge_id!r}")
+    return found
+
+
+def _answerable(c: Challenge, by: str | None, side: str) -> None:
+    """:class:`NotYourChallenge` unless ``by`` (None: the server key) is the challenge's
+    ``side``; :class:`ChallengeClosed` unless it is open and in time."""
+    if by is not None and getattr(c, side) != by:
+        raise NotYourChallenge(f"only the {side} player may do this")
+    if _view(c).status != ChallengeStatus.OPEN:
+        raise ChallengeClosed(f"the challenge is {_view(c).status}")
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """An accepted challenge and its match, as the challenged player's seat sees it."""
+
+    challenge: ChallengeView
+    match: CreatedMatch
+
+
+def accept(tenant: int, challenge_id: str, by: str | None) -> Accepted:
+    """The challenged player accepts: the match is made, the challenger in seat 0 (rated
+    by the usual rules); the challenger's stream hears ``challenge.accepted`` with its
+    id. Accepted once, whoever races."""
+    with transaction(write=True):
+        c = _find(tenant, challenge_id, by, lock=True)
+        _answerable(c, by, "challenged")
+        c.status = ChallengeStatus.ACCEPTING  # claimed: a second accept finds it closed
+        settings = (c.challenger, c.challenged, c.variant, dict(c.rules or {}), c.rated,
+                    (c.clock_seconds, c.clock_timeout) if c.clock_seconds else None)
+    challenger, challenged, variant, rules, rated, clock = settings
+    try:
+        players.check_player(tenant, challenger)
+        names = players.names_of(tenant, [challenger, challenged])
+        made = matches.create_match(
+            tenant, variant, rules,
+            [PlayerSpec(names.get(challenger) or challenger, challenger, vouched=True),
+             PlayerSpec(names.get(challenged) or challenged, challenged, vouched=True)],
+            None, clock=clock, rated=rated, viewer=challenged)
+    except Exception:
+        with suppress(Exception), transaction(write=True):  # not made: open again
+            _find(tenant, challenge_id, None, lock=True).status = ChallengeStatus.OPEN
+        raise
+    with transaction(write=True):
+        c = _find(tenant, challenge_id, None, lock=True)
+        c.status, c.match_id = ChallengeStatus.ACCEPTED, made.id
+        view = _view(c)
+        tell(tenant, "challenge.accepted", _data(view), [challenger, challenged])
+    return Accepted(view, made)
+
+
+def decline(tenant: int, challenge_id: str, by: str | None) -> ChallengeView:
+    """The challenged player declines; the challenger hears ``challenge.declined``."""
+    return _close(tenant, challenge_id, by, "challenged", ChallengeStatus.DECLINED)
+
+
+def cancel(tenant: int, challenge_id: str, by: str | None) -> ChallengeView:
+    """The challenger takes it back; the challenged player hears ``challenge.cancelled``."""
+    return _close(tenant, challenge_id, by, "challenger", ChallengeStatus.CANCELLED)
+
+
+def _close(tenant: int, challenge_id: str, by: str | None, side: str,
+           status: ChallengeStatus) -> ChallengeView:
+    with transaction(write=True):
+        c = _find(tenant, challenge_id, by, lock=True)
+        _answerable(c, by, side)
+        c.status = status
+        view = _view(c)
+        tell(tenant, f"challenge.{status}", _data(view), [c.challenger, c.challenged])
+        return view
+
+
+def read(tenant: int, challenge_id: str, by: str | None) -> ChallengeView:
+    """A challenge, to one of its players (or the server key)."""
+    with transaction():
+        return _view(_find(tenant, challenge_id, by))
+
+
+def open_challenges(tenant: int, player_id: str) -> list[ChallengeView]:
+    """The player's open challenges, made and received, oldest first (at most
+    ``BASRA_CHALLENGES_MAX`` each way)."""
+    now = utcnow()
+    with transaction():
+        rows = db.session.execute(select(Challenge).where(
+            Challenge.tenant_pk == tenant, Challenge.status == ChallengeStatus.OPEN,
+            Challenge.expires_at > now,
+            or_(Challenge.challenger == player_id, Challenge.challenged == player_id))
+            .order_by(Challenge.pk)).scalars().all()
+    return [_view(c, now) for c in rows]

@@ -1,0 +1,36 @@
+"""Errors of friends and challenges."""
+
+from __future__ import annotations
+
+from ..errors import ServiceError
+
+
+class TooManyFriends(ServiceError):
+    """A friend request past a cap: the player's (or the other's) friends or waiting
+    requests."""
+
+    reason = "too_many_friends"
+
+
+class ChallengeNotFound(ServiceError, LookupError):
+    """No challenge of that id at this front end (or not one the caller is part of)."""
+
+    reason = "challenge_not_found"
+
+
+class ChallengeClosed(ServiceError):
+    """A challenge answered, cancelled or expired already."""
+
+    reason = "challenge_closed"
+
+
+class TooManyChallenges(ServiceError):
+    """A player with as many open challenges as they may have."""
+
+    reason = "too_many_challenges"
+
+
+class NotYourChallenge(ServiceError):
+    """Only the challenged player accepts or declines, only the challenger cancels."""
+
+    reason = "not_your_challenge"

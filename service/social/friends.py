@@ -1,0 +1,119 @@
+"""Friends: a player asks another (``PUT``), who accepts by asking back; either ends a
+request or a friendship (``DELETE``). Both are players the front end vouched for; a
+block between them refuses a request, and blocking ends a friendship. Bounded: a
+player's friends (``BASRA_FRIENDS_MAX``) and their requests waiting, either way
+(``BASRA_FRIEND_REQUESTS_MAX``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from flask import current_app
+from sqlalchemy import and_, delete, func, or_, select
+
+from ..players import blocks
+from ..players import service as players
+from ..storage.db import db, transaction
+from ..storage.enums import FriendStatus
+from ..storage.models import Friendship, as_utc, utcnow
+from ..tenants import audit
+from .errors import TooManyFriends
+from .events import tell
+
+
+@dataclass(frozen=True)
+class Friend:
+    """Someone in a player's list: a friend, a request they made (``requested``), or
+    one made to them (``asked``)."""
+
+    player_id: str
+    state: str
+    since: datetime
+
+
+def ask(tenant: int, player_id: str, other: str, actor: str) -> Friend:
+    """``player_id`` asks ``other`` to be friends, or accepts when ``other`` asked first;
+    again: no change."""
+    if other == player_id:
+        raise blocks.BlockedPlayer("a player cannot befriend themselves", field="other",
+                                   problem="the player's own id")
+    config = current_app.config
+    with transaction(write=True):
+        players.vouched_player(tenant, player_id)
+        players.vouched_player(tenant, other)
+        mine = db.session.get(Friendship, (tenant, player_id, other))
+        if mine is not None:
+            return Friend(other, FriendStatus.FRIENDS if mine.status == FriendStatus.FRIENDS
+                          else "requested", as_utc(mine.accepted_at or mine.created_at))
+        blocks.check_not_blocked(tenant, player_id, [other])
+        now = utcnow()
+        theirs = db.session.get(Friendship, (tenant, other, player_id))
+        if theirs is not None:  # they asked first: friends
+            _check_room(tenant, [player_id, other], FriendStatus.FRIENDS,
+                        config["BASRA_FRIENDS_MAX"])
+            theirs.status, theirs.accepted_at = FriendStatus.FRIENDS, now
+            db.session.add(Friendship(tenant_pk=tenant, player_id=player_id, friend_id=other,
+                                      status=FriendStatus.FRIENDS, created_at=now,
+                                      accepted_at=now))
+            audit.record(tenant, actor, "friend.accepted", f"player:{player_id}", other=other)
+            tell(tenant, "friend.accepted", {"players": [other, player_id]},
+                 [player_id, other])
+            return Friend(other, FriendStatus.FRIENDS, now)
+        _check_room(tenant, [player_id, other], FriendStatus.REQUESTED,
+                    config["BASRA_FRIEND_REQUESTS_MAX"])
+        db.session.add(Friendship(tenant_pk=tenant, player_id=player_id, friend_id=other,
+                                  status=FriendStatus.REQUESTED, created_at=now))
+        tell(tenant, "friend.requested", {"from": player_id, "to": other}, [player_id, other])
+        return Friend(other, "requested", now)
+
+
+def _check_room(tenant: int, who: list[str], status: FriendStatus, most: int) -> None:
+    """:class:`TooManyFriends` if one of ``who`` has ``most`` friendships (or requests,
+    made or waiting) of ``status`` already."""
+    for player in who:
+        mine = Friendship.player_id == player
+        if status == FriendStatus.REQUESTED:  # asked or asking
+            mine = or_(mine, Friendship.friend_id == player)
+        count = db.session.execute(select(func.count()).select_from(Friendship).where(
+            Friendship.tenant_pk == tenant, Friendship.status == status, mine)).scalar_one()
+        if count >= most:
+            what = "friends" if status == FriendStatus.FRIENDS else "friend requests waiting"
+            raise TooManyFriends(f"player {player!r} has {most} {what} already")
+
+
+def end(tenant: int, player_id: str, other: str, actor: str) -> bool:
+    """End a request (made or received) or a friendship between the two; whether there
+    was one."""
+    with transaction(write=True):
+        gone = db.session.execute(delete(Friendship).where(
+            Friendship.tenant_pk == tenant, or_(
+                and_(Friendship.player_id == player_id, Friendship.friend_id == other),
+                and_(Friendship.player_id == other, Friendship.friend_id == player_id)))
+        ).rowcount  # type: ignore[attr-defined]
+        if gone:
+            audit.record(tenant, actor, "friend.removed", f"player:{player_id}", other=other)
+            tell(tenant, "friend.removed", {"players": [player_id, other]}, [player_id, other])
+    return bool(gone)
+
+
+def friends_of(tenant: int, player_id: str, after: str | None, limit: int) -> list[Friend]:
+    """A player's friends and requests both ways, by the other's id, after ``after``."""
+    made = select(Friendship.friend_id.label("other"), Friendship.status,
+                  func.coalesce(Friendship.accepted_at, Friendship.created_at).label("since")
+                  ).where(Friendship.tenant_pk == tenant, Friendship.player_id == player_id)
+    asked = select(Friendship.player_id.label("other"), Friendship.status.label("status"),
+                   Friendship.created_at.label("since")).where(
+        Friendship.tenant_pk == tenant, Friendship.friend_id == player_id,
+        Friendship.status == FriendStatus.REQUESTED)
+    both = made.union_all(asked).subquery()
+    query = select(both.c.other, both.c.status, both.c.since, both.c.other.in_(
+        select(Friendship.friend_id).where(Friendship.tenant_pk == tenant,
+                                           Friendship.player_id == player_id)))
+    if after is not None:
+        query = query.where(both.c.other > after)
+    with transaction():
+        rows = db.session.execute(query.order_by(both.c.other).limit(limit)).all()
+    return [Friend(other, FriendStatus.FRIENDS if status == FriendStatus.FRIENDS
+                   else ("requested" if mine else "asked"), as_utc(since))
+            for other, status, since, mine in rows]

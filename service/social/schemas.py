@@ -1,0 +1,102 @@
+"""Bodies of the friends' and challenges' routes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import validate
+
+from ..matches import render
+from ..matches.schemas import ClockSchema
+from ..players.schemas import PLAYER_ID_FIELD
+from ..storage.enums import ChallengeStatus
+from ..web.fields import UTCDateTime
+
+
+class FriendSchema(ma.Schema):
+    """Someone in a player's list."""
+
+    player_id = ma.fields.String(required=True)
+    state = ma.fields.String(required=True, validate=validate.OneOf(
+        ["friends", "requested", "asked"]), metadata={
+        "description": "friends; requested: the player asked them; asked: they asked the "
+        "player (PUT accepts)"})
+    since = UTCDateTime(required=True)
+
+
+class FriendsQuerySchema(ma.Schema):
+    """A page of a player's list."""
+
+    after = ma.fields.String(**PLAYER_ID_FIELD)
+    limit = ma.fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+
+
+class FriendsPageSchema(ma.Schema):
+    """A player's friends and requests both ways, by id."""
+
+    friends = ma.fields.List(ma.fields.Nested(FriendSchema), required=True)
+    next = ma.fields.String(required=True, allow_none=True, metadata={
+        "description": "the next page's `after`; null on the last page"})
+
+
+class NewChallengeSchema(ma.Schema):
+    """A challenge to another player."""
+
+    to = ma.fields.String(required=True, **PLAYER_ID_FIELD)
+    variant = ma.fields.String(load_default="egyptian-v2",
+                               validate=validate.Length(min=1, max=64))
+    rules = ma.fields.Dict(load_default=dict, metadata={
+        "description": "house-rule overrides, deep-merged"})
+    rated = ma.fields.Boolean(load_default=False)
+    clock = ma.fields.Nested(ClockSchema, metadata={"description": "no clock when absent "
+                             "(a rated match gets one)"})
+
+
+class ChallengeSchema(ma.Schema):
+    """A challenge."""
+
+    id = ma.fields.String(required=True)
+    challenger = ma.fields.String(required=True)
+    challenged = ma.fields.String(required=True)
+    variant = ma.fields.String(required=True)
+    rules = ma.fields.Dict(required=True)
+    rated = ma.fields.Boolean(required=True)
+    clock = ma.fields.Nested(ClockSchema, required=True, allow_none=True)
+    status = ma.fields.String(required=True, validate=validate.OneOf(
+        [s.value for s in ChallengeStatus]))
+    created_at = UTCDateTime(required=True)
+    expires_at = UTCDateTime(required=True)
+    match_id = ma.fields.String(required=True, allow_none=True, metadata={
+        "description": "the match its acceptance made"})
+
+
+class ChallengesSchema(ma.Schema):
+    """A player's open challenges, made and received."""
+
+    challenges = ma.fields.List(ma.fields.Nested(ChallengeSchema), required=True)
+
+
+class AcceptedSchema(ma.Schema):
+    """An accepted challenge: the match, the accepting player's seat and its token (the
+    challenger acts with their player token)."""
+
+    challenge = ma.fields.Nested(ChallengeSchema, required=True)
+    match_id = ma.fields.Method("_match_id", required=True, metadata={"type": "string"})
+    seat = ma.fields.Method("_seat", required=True, metadata={"type": "integer"})
+    token = ma.fields.Method("_token", required=True, metadata={
+        "type": "string", "description": "the accepting player's seat token (shown once)"})
+    state = ma.fields.Method("_state", required=True, metadata={
+        "type": "object", "description": "the accepting player's view (MatchState)"})
+
+    def _match_id(self, accepted: Any) -> str:
+        return str(accepted.match.id)
+
+    def _seat(self, accepted: Any) -> int:
+        return 1
+
+    def _token(self, accepted: Any) -> str | None:
+        return next((t.token for t in accepted.match.seats if t.seat == 1), None)
+
+    def _state(self, accepted: Any) -> dict[str, Any]:
+        return render.match_state(accepted.match.state)
