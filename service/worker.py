@@ -29,6 +29,7 @@ from prometheus_client import start_http_server
 from .matches import scheduled as match_chores
 from .ops import metrics
 from .players import scheduled as player_chores
+from .social import scheduled as social_chores
 from .storage.db import DISCONNECTED, end_session
 from .storage.errors import DatabaseUnavailable
 from .tournaments import scheduled as tournament_chores
@@ -43,6 +44,7 @@ def run_once() -> int:
     applied = match_chores.run_clocks()
     tournament_chores.run_tournaments()
     player_chores.rank_leaderboards()
+    social_chores.expire_challenges()
     return applied
 
 

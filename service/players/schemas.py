@@ -230,7 +230,8 @@ def _board(b: LeaderboardPage) -> dict[str, Any]:
 PLAYER_EVENTS = ("match.started", "match.turn", "match.finished", "match.voided",
                  "tournament.started", "tournament.round", "tournament.finished",
                  "friend.requested", "friend.accepted", "friend.removed", "challenge.created",
-                 "challenge.accepted", "challenge.declined", "challenge.cancelled")
+                 "challenge.accepted", "challenge.declined", "challenge.cancelled",
+                 "challenge.expired")
 
 
 class PlayerEventSchema(ma.Schema):
@@ -242,7 +243,7 @@ class PlayerEventSchema(ma.Schema):
     `bye`), ``tournament.finished`` (their `rank` and `points`); ``friend.requested``
     (`from`, `to`), ``friend.accepted`` and ``friend.removed`` (`players`);
     ``challenge.created`` (to the challenged), ``.accepted`` (with `match_id`),
-    ``.declined``, ``.cancelled``. A comment line
+    ``.declined``, ``.cancelled``, ``.expired``. A comment line
     (``: heartbeat``) comes when nothing happened for a while."""
 
     event = ma.fields.String(required=True, validate=validate.OneOf(PLAYER_EVENTS))

@@ -47,7 +47,7 @@ class ChallengeView:
     match_id: str | None
 
 
-def _view(c: Challenge, now: datetime | None = None) -> ChallengeView:
+def view_of(c: Challenge, now: datetime | None = None) -> ChallengeView:
     status = ChallengeStatus(c.status)
     if status == ChallengeStatus.OPEN and as_utc(c.expires_at) <= (now or utcnow()):
         status = ChallengeStatus.EXPIRED
@@ -58,7 +58,7 @@ def _view(c: Challenge, now: datetime | None = None) -> ChallengeView:
                          c.match_id)
 
 
-def _data(view: ChallengeView) -> dict[str, Any]:
+def event_data(view: ChallengeView) -> dict[str, Any]:
     """A challenge as its events tell it."""
     return {"challenge_id": view.id, "challenger": view.challenger,
             "challenged": view.challenged, "variant": view.variant, "rated": view.rated,
@@ -98,8 +98,8 @@ def challenge(tenant: int, challenger: str, challenged: str, variant: str,
                         expires_at=now + timedelta(seconds=config["BASRA_CHALLENGE_SECONDS"]))
         db.session.add(row)
         db.session.flush()
-        view = _view(row, now)
-        tell(tenant, "challenge.created", _data(view), [challenged])
+        view = view_of(row, now)
+        tell(tenant, "challenge.created", event_data(view), [challenged])
         return view
 
 
@@ -126,8 +126,8 @@ def _answerable(c: Challenge, by: str | None, side: str) -> None:
     ``side``; :class:`ChallengeClosed` unless it is open and in time."""
     if by is not None and getattr(c, side) != by:
         raise NotYourChallenge(f"only the {side} player may do this")
-    if _view(c).status != ChallengeStatus.OPEN:
-        raise ChallengeClosed(f"the challenge is {_view(c).status}")
+    if view_of(c).status != ChallengeStatus.OPEN:
+        raise ChallengeClosed(f"the challenge is {view_of(c).status}")
 
 
 @dataclass(frozen=True)
@@ -164,8 +164,8 @@ def accept(tenant: int, challenge_id: str, by: str | None) -> Accepted:
     with transaction(write=True):
         c = _find(tenant, challenge_id, None, lock=True)
         c.status, c.match_id = ChallengeStatus.ACCEPTED, made.id
-        view = _view(c)
-        tell(tenant, "challenge.accepted", _data(view), [challenger, challenged])
+        view = view_of(c)
+        tell(tenant, "challenge.accepted", event_data(view), [challenger, challenged])
     return Accepted(view, made)
 
 
@@ -185,15 +185,15 @@ def _close(tenant: int, challenge_id: str, by: str | None, side: str,
         c = _find(tenant, challenge_id, by, lock=True)
         _answerable(c, by, side)
         c.status = status
-        view = _view(c)
-        tell(tenant, f"challenge.{status}", _data(view), [c.challenger, c.challenged])
+        view = view_of(c)
+        tell(tenant, f"challenge.{status}", event_data(view), [c.challenger, c.challenged])
         return view
 
 
 def read(tenant: int, challenge_id: str, by: str | None) -> ChallengeView:
     """A challenge, to one of its players (or the server key)."""
     with transaction():
-        return _view(_find(tenant, challenge_id, by))
+        return view_of(_find(tenant, challenge_id, by))
 
 
 def open_challenges(tenant: int, player_id: str) -> list[ChallengeView]:
@@ -206,4 +206,4 @@ def open_challenges(tenant: int, player_id: str) -> list[ChallengeView]:
             Challenge.expires_at > now,
             or_(Challenge.challenger == player_id, Challenge.challenged == player_id))
             .order_by(Challenge.pk)).scalars().all()
-    return [_view(c, now) for c in rows]
+    return [view_of(c, now) for c in rows]

@@ -131,4 +131,4 @@ class ChallengeStatus(StrEnum):
     DECLINED = "declined"
     CANCELLED = "cancelled"
     EXPIRED = "expired"
-    """As shown: an open one past its ``expires_at``."""
+    """Not answered in time (an open one past its ``expires_at`` reads so already)."""

@@ -653,7 +653,8 @@ class Challenge(db.Model):  # type: ignore[name-defined,misc]
     clock_seconds: Mapped[int | None] = mapped_column(Integer)
     clock_timeout: Mapped[str | None] = mapped_column(String(8))
     status: Mapped[str] = mapped_column(String(10), nullable=False)
-    """open, accepted, declined, cancelled (an expired one stays open past its time)."""
+    """open, accepting, accepted, declined, cancelled, expired (the worker marks it; an
+    open one past its time reads as expired before)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     match_id: Mapped[str | None] = mapped_column(String(36))
@@ -662,4 +663,5 @@ class Challenge(db.Model):  # type: ignore[name-defined,misc]
     __table_args__ = (
         Index("ix_challenges_challenger", "tenant_pk", "challenger", "status"),
         Index("ix_challenges_challenged", "tenant_pk", "challenged", "status"),
+        Index("ix_challenges_due", "status", "expires_at"),
     )

@@ -184,7 +184,7 @@ class FriendsChangedSchema(_Open):
 
 
 class ChallengeEventSchema(_Open):
-    """A challenge made, accepted (with its match), declined or cancelled."""
+    """A challenge made, accepted (with its match), declined, cancelled or expired."""
 
     challenge_id = ma.fields.String(required=True)
     challenger = ma.fields.String(required=True)
@@ -286,6 +286,6 @@ MESSAGES: dict[str, type[ma.Schema]] = {
     "friend.removed": _message("friend.removed", FriendsChangedSchema),
     **{kind: _message(kind, ChallengeEventSchema) for kind in (
         "challenge.created", "challenge.accepted", "challenge.declined",
-        "challenge.cancelled")},
+        "challenge.cancelled", "challenge.expired")},
 }
 """Each event type's message, as the OpenAPI document's ``webhooks`` describe it."""

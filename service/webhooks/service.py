@@ -35,7 +35,8 @@ from .errors import WebhookNotFound, WebhookUrlNotAllowed
 EVENTS = ("match.started", "match.turn", "match.move", "match.finished", "match.voided",
           "tournament.started", "tournament.round", "tournament.finished", "report.created",
           "friend.requested", "friend.accepted", "friend.removed", "challenge.created",
-          "challenge.accepted", "challenge.declined", "challenge.cancelled")
+          "challenge.accepted", "challenge.declined", "challenge.cancelled",
+          "challenge.expired")
 FINISHES = frozenset({"match.finished", "tournament.finished"})
 """Sent ahead of every other waiting message, held behind none of their lane."""
 

@@ -4,10 +4,12 @@ between players who block each other, to a suspended player, past the cap."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select, update
@@ -15,8 +17,9 @@ from sqlalchemy import select, update
 from service.storage.db import db
 from service.storage.models import Challenge, PlayerEvent, utcnow
 from tests.client import auth
-from tests.conftest import make_app
-from tests.tournaments.helpers import mint
+from tests.conftest import make_app, require_postgres
+from tests.servers import call, gunicorn, sse_events
+from tests.tournaments.helpers import mint, work
 
 
 def _challenge(client: FlaskClient, token: str, to: str, **body: Any) -> Any:
@@ -105,6 +108,32 @@ def test_challenges_expire_and_are_bounded(backend: str, tmp_path: Path) -> None
         db.session.remove()
     assert client.get(f"/v1/challenges/{first['id']}", headers=auth(bo)).get_json()[
         "status"] == "expired"
+    work(app)  # the worker marks it and tells both players, once
+    work(app)
+    for player in ("ana", "bo"):
+        assert [k for k, _ in _events(app, player)].count("challenge.expired") == 1
     late = client.post(f"/v1/challenges/{first['id']}/accept", headers=auth(bo))
     assert late.status_code == 409 and late.get_json()["reason"] == "challenge_closed"
     assert _challenge(client, bo, "ana").status_code == 201  # expired ones free the cap
+
+
+@pytest.mark.process
+def test_a_challenge_made_on_one_instance_is_heard_and_accepted_on_another() -> None:
+    url = require_postgres()
+    ana, bo = f"ana-{uuid.uuid4().hex[:8]}", f"bo-{uuid.uuid4().hex[:8]}"
+    with gunicorn(url, workers=1) as a, gunicorn(url, workers=1) as b:
+        tokens = {p: call(a, "POST", f"/v1/players/{p}/tokens", {})[1]["token"]
+                  for p in (ana, bo)}
+        stream = sse_events(b, f"/v1/players/{bo}/events",
+                            {"Authorization": f"Bearer {tokens[bo]}"})
+        assert next(stream) == {"comment": "connected"}
+        status, made = call(a, "POST", "/v1/challenges", {"to": bo}, tokens[ana])
+        assert status == 201, made
+        heard = next(e for e in stream if "comment" not in e)
+        assert heard["event"] == "challenge.created"
+        assert heard["data"]["challenge_id"] == made["id"]
+        status, accepted = call(b, "POST", f"/v1/challenges/{made['id']}/accept", None,
+                                tokens[bo])
+        assert status == 201, accepted
+        status, view = call(a, "GET", f"/v1/matches/{accepted['match_id']}", None, tokens[ana])
+        assert status == 200 and view["seat"] == 0

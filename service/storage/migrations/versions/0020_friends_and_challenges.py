@@ -50,6 +50,7 @@ def upgrade() -> None:
                     ["tenant_pk", "challenger", "status"])
     op.create_index("ix_challenges_challenged", "challenges",
                     ["tenant_pk", "challenged", "status"])
+    op.create_index("ix_challenges_due", "challenges", ["status", "expires_at"])
 
 
 def downgrade() -> None:

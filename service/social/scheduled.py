@@ -1,0 +1,31 @@
+"""The social chores for ``basra worker``: challenges not answered in time marked
+expired, and both players told."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from ..storage.db import db, transaction
+from ..storage.enums import ChallengeStatus
+from ..storage.models import Challenge, utcnow
+from .challenges import event_data, view_of
+from .events import tell
+
+BATCH = 100
+"""Challenges expired in one transaction at most (more: the next pass)."""
+
+
+def expire_challenges() -> int:
+    """Mark the challenges past their time expired (each once, whichever worker; others'
+    rows skipped while locked), telling both players ``challenge.expired``; how many."""
+    now = utcnow()
+    with transaction(write=True):
+        due = db.session.execute(select(Challenge).where(
+            Challenge.status == ChallengeStatus.OPEN, Challenge.expires_at <= now)
+            .order_by(Challenge.expires_at).limit(BATCH)
+            .with_for_update(skip_locked=True)).scalars().all()
+        for c in due:
+            c.status = ChallengeStatus.EXPIRED
+            tell(c.tenant_pk, "challenge.expired", event_data(view_of(c, now)),
+                 [c.challenger, c.challenged])
+    return len(due)
