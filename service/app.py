@@ -140,6 +140,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(safety.blp)
     api.register_blueprint(social.players_blp)
     api.register_blueprint(social.blp)
+    api.register_blueprint(social.parties_blp)
     api.register_blueprint(matches.player_matches)
     webhook_routes.describe_messages(api.spec)
     document_common_problems(api)

@@ -45,6 +45,8 @@ from .social.errors import (
     ChallengeClosed,
     ChallengeNotFound,
     NotYourChallenge,
+    PartyNotFound,
+    PartyRefused,
     TooManyChallenges,
     TooManyFriends,
 )
@@ -94,6 +96,8 @@ STATUSES: Statuses = [
     (TokenRevoked, 401),
     (ReportNotFound, 404),
     (ChallengeNotFound, 404),
+    (PartyNotFound, 404),
+    (PartyRefused, 409),
     (ChallengeClosed, 409),
     (NotYourChallenge, 409),
     (TooManyChallenges, 409),

@@ -56,9 +56,11 @@ class QuickPlay(MethodView):
         """Join the oldest waiting quick-play match of this front end with the same
         effective rules, or open one with the caller in seat 0. A vouched player asking
         again while they wait gets the table they wait at (of this variant), with a new
-        seat token (the first one stops working; their player token works throughout)."""
+        seat token (the first one stops working; their player token works throughout).
+        With `party`, the caller's party of two sits as partners (a four-player variant):
+        the partner hears `party.seated`."""
         return _seated(lobby.quick_play(tenant(), body["variant"], body["rules"], _who(body),
-                                        rated=body["rated"]))
+                                        rated=body["rated"], party=body.get("party")))
 
 
 @blp.route("/quick/cancel")

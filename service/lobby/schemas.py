@@ -25,6 +25,9 @@ class QuickPlaySchema(JoinSchema):
     rules = ma.fields.Dict(load_default=dict, metadata={"description": "house-rule overrides"})
     rated = ma.fields.Boolean(load_default=False, metadata={
         "description": "a rated table: the caller and the opponent, players vouched for"})
+    party = ma.fields.String(validate=validate.Length(min=1, max=36), metadata={
+        "description": "a party of two the caller is in (POST /v1/parties): both seated as "
+        "partners at a four-player table"})
 
 
 class QuickCancelSchema(ma.Schema):

@@ -5,19 +5,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from flask import current_app
 
-from ..engine import State, load_variant, with_house_rules
+from ..engine import Rules, State, load_variant, with_house_rules
 from ..matches import clocks, seating
 from ..matches import service as matches
+from ..matches.errors import WrongPlayerCount
 from ..matches.results import MatchView, MoveResult, match_view
 from ..matches.rows import MatchRow
 from ..matches.seats import PlayerSpec, acting_seat
 from ..players import blocks
 from ..players import ratings as players_ratings
+from ..players import service as players
+from ..players.errors import PlayerRequired
 from ..players.service import Credential
+from ..social import parties
+from ..social.events import tell
 from ..storage.db import transaction
 from ..storage.enums import ClockTimeout, MatchStatus
 from ..storage.models import utcnow
@@ -76,15 +82,19 @@ def leave_match(match_id: str, tenant: int, token: Credential | None) -> MatchVi
 
 
 def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
-               who: PlayerSpec, rated: bool = False) -> Seated:
+               who: PlayerSpec, rated: bool = False, party: str | None = None) -> Seated:
     """Join the oldest waiting quick-play match of the tenant with the same effective
     rules, or open one with the caller in seat 0. Concurrent callers are serialised, so
     they pair up instead of opening half-empty tables side by side. Rated quick play
     joins the table closest in rating where the match is not too one-sided
-    (:func:`_by_skill`)."""
+    (:func:`_by_skill`). At a four-player table a player alone takes seat 0, 2, 1 then
+    3, so partners' seats fill together; a ``party`` (the caller one of its two) sits
+    as partners (:func:`_party_play`)."""
     rules = with_house_rules(load_variant(variant).rules, overrides)
     since = clocks.waiting_since()
     with transaction(write=True):
+        if party is not None:
+            return _party_play(tenant, variant, rules, who, rated, party, since)
         if who.vouched and who.player_id is not None:  # asked again: the table they wait at
             mine = seating.quick_tables_of(tenant, who.player_id, since, variant,
                                            rules.content_hash)
@@ -106,13 +116,90 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
                 tenant, rules.content_hash, since, False, looked), avoided)), None)
         if table is not None:
             match, state = table
-            return _sat(match, state, next(s.seat for s in match.seats if s.open), who)
+            return _sat(match, state, _alone_seat(match), who)
         specs = [who] + [PlayerSpec(open=True)] * (rules.players - 1)
         new = matches.deal_match(variant, rules, specs, tenant=tenant)
         match = matches.insert_match(new, tenant, quick=True, rated=rated)
         token = new.tokens[0].token
         assert token is not None
         return Seated(match.id, 0, token, match_view(match, new.state, 0))
+
+
+def _alone_seat(match: MatchRow) -> int:
+    """The seat a player alone takes: the first open of 0, 2, 1, 3 at a four-player table
+    (a team's seats fill together, leaving the other team's for a party)."""
+    order = (0, 2, 1, 3) if len(match.seats) == 4 else range(len(match.seats))
+    return next(seat for seat in order if match.seats[seat].open)
+
+
+def _team_open(match: MatchRow) -> int | None:
+    """The first seat of a team whose two seats are open (0 or 1), if any."""
+    return next((seat for seat in (0, 1) if match.seats[seat].open
+                 and match.seats[seat + 2].open), None)
+
+
+def _party_play(tenant: int, variant: str, rules: Rules, who: PlayerSpec, rated: bool,
+                party_id: str, since: datetime) -> Seated:
+    """Quick play for a party of two (the caller a member) at a four-player table: both
+    seated as partners at the oldest waiting table (rated: the closest in rating) where
+    a team's two seats are open and nobody either blocked sits, or at a table of their
+    own, waiting for another party or two players alone. The partner hears
+    ``party.seated`` with the table's id. The caller's seat and token."""
+    if who.player_id is None or not who.vouched:
+        raise PlayerRequired("a party plays with a member's token (or a server key naming "
+                             "player_id)")
+    if rules.players != 4:
+        raise WrongPlayerCount(f"{variant} with these rules is for {rules.players} players: "
+                               "a party of two plays a four-player variant as partners",
+                               field="variant", problem="not a four-player variant")
+    party = parties.ready(tenant, party_id, who.player_id)
+    members = [PlayerSpec(players.vouched_player(tenant, p).name or p, p, vouched=True)
+               for p in party.joined]
+    for member in members:
+        assert member.player_id is not None
+        players.check_player(tenant, member.player_id)
+        mine = seating.quick_tables_of(tenant, member.player_id, since, variant,
+                                       rules.content_hash)
+        if mine:  # asked again: the table they wait at
+            match, state = mine[0]
+            seat = _seat_of(match, who.player_id)
+            token, match = seating.reissue(match, state, seat)
+            return Seated(match.id, seat, token, match_view(match, state, seat))
+    if rated:
+        for i, member in enumerate(members):
+            matches.check_ratable(member, [m.player_id for m in members[:i]
+                                           if m.player_id], "party")
+    avoided = frozenset().union(*(blocks.avoided_by(tenant, m.player_id)
+                                  for m in members if m.player_id))
+    tables = [t for t in _without(seating.quick_tables(
+        tenant, rules.content_hash, since, rated, QUICK_TABLES_LOOKED_AT), avoided)
+        if _team_open(t[0]) is not None]
+    if rated and tables:
+        tables = [t for t in [_by_skill(tenant, variant, [m.player_id for m in members
+                                                         if m.player_id], tables)] if t]
+    tokens: dict[str, tuple[int, str]] = {}
+    if tables:
+        match, state = tables[0]
+        first = _team_open(match)
+        assert first is not None
+        for seat, member in zip((first, first + 2), members, strict=True):
+            token, match, state = seating.sit(match, state, seat, member)
+            assert member.player_id is not None
+            tokens[member.player_id] = (seat, token)
+    else:
+        specs = [members[0], PlayerSpec(open=True), members[1], PlayerSpec(open=True)]
+        new = matches.deal_match(variant, rules, specs, tenant=tenant)
+        match = matches.insert_match(new, tenant, quick=True, rated=rated)
+        state = new.state
+        for seat in (0, 2):
+            token = new.tokens[seat].token
+            assert token is not None and members[seat // 2].player_id is not None
+            tokens[str(members[seat // 2].player_id)] = (seat, token)
+    tell(tenant, "party.seated", {"party_id": party.id, "match_id": match.id,
+                                  "seats": {p: seat for p, (seat, _) in tokens.items()}},
+         [p for p in party.joined if p != who.player_id])
+    seat, token = tokens[who.player_id]
+    return Seated(match.id, seat, token, match_view(match, state, seat))
 
 
 def _without(tables: list[tuple[MatchRow, State]],
@@ -159,24 +246,26 @@ QUICK_TABLES_LOOKED_AT = 50
 """Rated quick play weighs the oldest this many waiting tables."""
 
 
-def _by_skill(tenant: int, pool: str, who: PlayerSpec,
+def _by_skill(tenant: int, pool: str, who: PlayerSpec | list[str],
               tables: list[tuple[MatchRow, State]]) -> tuple[MatchRow, State] | None:
-    """The waiting rated table for ``who``: the one whose players are closest in rating,
-    among those where the favourite's predicted chance (openskill's predict_win) is at
-    most BASRA_QUICK_MAX_FAVOURITE; that bound widens with the table's wait, to any
-    table after BASRA_QUICK_WIDEN_SECONDS. None: open a table of one's own."""
-    assert who.player_id is not None
+    """The waiting rated table for ``who`` (a player, or a party's players as one mean
+    rating): the one whose players are closest in rating, among those where the
+    favourite's predicted chance (openskill's predict_win) is at most
+    BASRA_QUICK_MAX_FAVOURITE; that bound widens with the table's wait, to any table
+    after BASRA_QUICK_WIDEN_SECONDS. None: open a table of one's own."""
+    mine = who if isinstance(who, list) else [who.player_id]
+    assert all(p is not None for p in mine)
     config = current_app.config
     bound, widen = config["BASRA_QUICK_MAX_FAVOURITE"], config["BASRA_QUICK_WIDEN_SECONDS"]
     seated = {t.pk: [s.player_id for s in t.seats if s.player_id] for t, _ in tables}
     ratings = players_ratings.current(
-        tenant, pool, [who.player_id, *{p for ps in seated.values() for p in ps}])
-    me = ratings[who.player_id]
+        tenant, pool, [*mine, *{p for ps in seated.values() for p in ps}])  # type: ignore[list-item]
+    me = players_ratings.mean([ratings[p] for p in mine])  # type: ignore[index]
     best: tuple[float, int, tuple[MatchRow, State]] | None = None
     now = utcnow()
     for table in tables:
         match = table[0]
-        if who.player_id in seated[match.pk] or not seated[match.pk]:
+        if set(mine) & set(seated[match.pk]) or not seated[match.pk]:
             continue
         them = players_ratings.mean([ratings[p] for p in seated[match.pk]])
         waited = (now - match.created_at).total_seconds()

@@ -231,7 +231,8 @@ PLAYER_EVENTS = ("match.started", "match.turn", "match.finished", "match.voided"
                  "tournament.started", "tournament.round", "tournament.finished",
                  "friend.requested", "friend.accepted", "friend.removed", "challenge.created",
                  "challenge.accepted", "challenge.declined", "challenge.cancelled",
-                 "challenge.expired")
+                 "challenge.expired", "party.invited", "party.joined", "party.left",
+                 "party.disbanded", "party.seated")
 
 
 class PlayerEventSchema(ma.Schema):
@@ -243,7 +244,8 @@ class PlayerEventSchema(ma.Schema):
     `bye`), ``tournament.finished`` (their `rank` and `points`); ``friend.requested``
     (`from`, `to`), ``friend.accepted`` and ``friend.removed`` (`players`);
     ``challenge.created`` (to the challenged), ``.accepted`` (with `match_id`),
-    ``.declined``, ``.cancelled``, ``.expired``. A comment line
+    ``.declined``, ``.cancelled``, ``.expired``; ``party.invited``, ``.joined``,
+    ``.left``, ``.disbanded``, ``.seated`` (with `match_id`). A comment line
     (``: heartbeat``) comes when nothing happened for a while."""
 
     event = ma.fields.String(required=True, validate=validate.OneOf(PLAYER_EVENTS))

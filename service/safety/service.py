@@ -19,7 +19,7 @@ from ..matches.results import MatchSummary, MatchView
 from ..players import blocks
 from ..players import service as players
 from ..players.leaderboards import Listing, rating_history, record
-from ..social import challenges, friends
+from ..social import challenges, friends, parties
 from ..storage.db import db, transaction
 from ..storage.models import AuditEntry, Challenge, Entrant, Report, Tournament, as_utc
 from ..tenants import audit
@@ -231,6 +231,7 @@ def erase(tenant: int, player_id: str, actor: str) -> Erased:
         webhooks.scrub(tenant, player_id, rewrite)
         tournaments.pseudonymize(tenant, player_id, pseudonym)
         blocks.forget(tenant, player_id)
+        parties.forget(tenant, player_id)
         db.session.execute(delete(Report).where(Report.tenant_pk == tenant, or_(
             Report.reporter == player_id, Report.player_id == player_id)))
         db.session.execute(delete(Challenge).where(Challenge.tenant_pk == tenant, or_(

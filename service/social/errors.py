@@ -34,3 +34,17 @@ class NotYourChallenge(ServiceError):
     """Only the challenged player accepts or declines, only the challenger cancels."""
 
     reason = "not_your_challenge"
+
+
+class PartyNotFound(ServiceError, LookupError):
+    """No party of that id at this front end (or not one the caller is in or invited
+    to)."""
+
+    reason = "party_not_found"
+
+
+class PartyRefused(ServiceError):
+    """A party action that cannot be: not the leader, not invited, already in a party,
+    the party full (or not full when quick play needs it)."""
+
+    reason = "party_refused"

@@ -16,9 +16,10 @@ from ..tenants.limits import budget
 from ..tenants.requests import actor, tenant
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
-from . import challenges, friends
+from . import challenges, friends, parties
 from .challenges import Accepted, ChallengeView
 from .friends import Friend
+from .parties import PartyView
 from .schemas import (
     AcceptedSchema,
     ChallengeSchema,
@@ -26,7 +27,9 @@ from .schemas import (
     FriendSchema,
     FriendsPageSchema,
     FriendsQuerySchema,
+    InviteSchema,
     NewChallengeSchema,
+    PartySchema,
 )
 
 players_blp = Blueprint("friends", __name__, url_prefix="/v1/players",
@@ -188,3 +191,86 @@ class Cancel(MethodView):
     def post(self, challenge_id: str) -> ChallengeView:
         """The challenger takes the challenge back (`challenge.cancelled`)."""
         return challenges.cancel(tenant(), challenge_id, _player())
+
+
+parties_blp = Blueprint("parties", __name__, url_prefix="/v1/parties",
+                        description="Parties of two, seated as partners by quick play")
+
+
+def _member() -> str:
+    """The player a request's token proves (:class:`PlayerRequired` otherwise)."""
+    proof = credential()
+    if not isinstance(proof, PlayerProof):
+        raise PlayerRequired("a party is its players': send your player token as "
+                             "'Authorization: Bearer <token>'")
+    return proof.player_id
+
+
+@parties_blp.route("")
+class Parties(MethodView):
+    """Start a party."""
+
+    @budget("creates")
+    @parties_blp.response(201, PartySchema)
+    @parties_blp.alt_response(401, **problem_doc("`player_required`"))
+    @parties_blp.alt_response(409, **problem_doc("`party_refused`: in a party already"))
+    @parties_blp.doc(operationId="createParty")
+    def post(self) -> tuple[PartyView, int]:
+        """Start a party, led (and joined) by the token's player."""
+        return parties.create(tenant(), _member()), 201
+
+
+@parties_blp.route("/<string:party_id>")
+class PartyById(MethodView):
+    """A party."""
+
+    @budget("reads")
+    @parties_blp.response(200, PartySchema)
+    @parties_blp.alt_response(404, **problem_doc("`party_not_found`"))
+    @parties_blp.doc(operationId="getParty")
+    def get(self, party_id: str) -> PartyView:
+        """A party, to its members and invited players (or the server key)."""
+        return parties.read(tenant(), party_id, _player())
+
+
+@parties_blp.route("/<string:party_id>/invite")
+class Invite(MethodView):
+    """Invite a player."""
+
+    @budget("creates")
+    @parties_blp.arguments(InviteSchema)
+    @parties_blp.response(200, PartySchema)
+    @parties_blp.alt_response(409, **problem_doc("`party_refused`: not the leader, the party "
+                                                 "full; `player_blocked`"))
+    @parties_blp.doc(operationId="inviteToParty")
+    def post(self, body: dict[str, Any], party_id: str) -> PartyView:
+        """The leader invites a player (`party.invited` on their stream)."""
+        return parties.invite(tenant(), party_id, _player(), body["player_id"])
+
+
+@parties_blp.route("/<string:party_id>/join")
+class JoinParty(MethodView):
+    """Join a party."""
+
+    @budget("creates")
+    @parties_blp.response(200, PartySchema)
+    @parties_blp.alt_response(404, **problem_doc("`party_not_found`: not invited"))
+    @parties_blp.alt_response(409, **problem_doc("`party_refused`: in a party already, "
+                                                 "the party full"))
+    @parties_blp.doc(operationId="joinParty")
+    def post(self, party_id: str) -> PartyView:
+        """An invited player joins (`party.joined` to the members)."""
+        return parties.join(tenant(), party_id, _member())
+
+
+@parties_blp.route("/<string:party_id>/leave")
+class LeaveParty(MethodView):
+    """Leave a party."""
+
+    @budget("creates")
+    @parties_blp.response(204)
+    @parties_blp.alt_response(404, **problem_doc("`party_not_found`"))
+    @parties_blp.doc(operationId="leaveParty")
+    def post(self, party_id: str) -> None:
+        """Leave (or decline the invitation); the leader leaving disbands the party."""
+        parties.leave(tenant(), party_id, _member())

@@ -100,3 +100,26 @@ class AcceptedSchema(ma.Schema):
 
     def _state(self, accepted: Any) -> dict[str, Any]:
         return render.match_state(accepted.match.state)
+
+
+class PartyMemberSchema(ma.Schema):
+    """A party's member, or a player invited to it."""
+
+    player_id = ma.fields.String(required=True)
+    status = ma.fields.String(required=True, validate=validate.OneOf(["invited", "joined"]))
+    at = UTCDateTime(required=True)
+
+
+class PartySchema(ma.Schema):
+    """A party: its leader, members and invitations."""
+
+    id = ma.fields.String(required=True)
+    leader = ma.fields.String(required=True)
+    members = ma.fields.List(ma.fields.Nested(PartyMemberSchema), required=True)
+    created_at = UTCDateTime(required=True)
+
+
+class InviteSchema(ma.Schema):
+    """A player to invite."""
+
+    player_id = ma.fields.String(required=True, **PLAYER_ID_FIELD)

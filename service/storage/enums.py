@@ -132,3 +132,8 @@ class ChallengeStatus(StrEnum):
     CANCELLED = "cancelled"
     EXPIRED = "expired"
     """Not answered in time (an open one past its ``expires_at`` reads so already)."""
+
+
+class PartyMemberStatus(StrEnum):
+    INVITED = "invited"
+    JOINED = "joined"

@@ -665,3 +665,38 @@ class Challenge(db.Model):  # type: ignore[name-defined,misc]
         Index("ix_challenges_challenged", "tenant_pk", "challenged", "status"),
         Index("ix_challenges_due", "status", "expires_at"),
     )
+
+
+class Party(db.Model):  # type: ignore[name-defined,misc]
+    """A leader and the players they invited, to be seated together as partners."""
+
+    __tablename__ = "parties"
+
+    pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
+    id: Mapped[str] = mapped_column(String(36), unique=True, nullable=False)
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), nullable=False
+    )
+    leader: Mapped[str] = mapped_column(String(128), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+
+class PartyMember(db.Model):  # type: ignore[name-defined,misc]
+    """A party's member (``joined``) or a player invited to it (``invited``); a player
+    is joined to one party at most."""
+
+    __tablename__ = "party_members"
+
+    party_pk: Mapped[int] = mapped_column(
+        ForeignKey("parties.pk", ondelete="CASCADE"), primary_key=True
+    )
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    tenant_pk: Mapped[int] = mapped_column(_PK, nullable=False)
+    status: Mapped[str] = mapped_column(String(8), nullable=False)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+    __table_args__ = (
+        Index("ix_party_members_one_party", "tenant_pk", "player_id", unique=True,
+              postgresql_where=text("status = 'joined'"),
+              sqlite_where=text("status = 'joined'")),
+    )

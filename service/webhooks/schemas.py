@@ -195,6 +195,14 @@ class ChallengeEventSchema(_Open):
     match_id = ma.fields.String(required=True, allow_none=True)
 
 
+class PartyEventSchema(_Open):
+    """A party's change: a player invited (``player_id``, ``leader``), joined
+    (``members``), left, the party disbanded, or seated by quick play (``match_id``,
+    ``seats`` by player)."""
+
+    party_id = ma.fields.String(required=True)
+
+
 class _OfTournament(_Open):
     tournament_id = ma.fields.String(required=True)
 
@@ -287,5 +295,7 @@ MESSAGES: dict[str, type[ma.Schema]] = {
     **{kind: _message(kind, ChallengeEventSchema) for kind in (
         "challenge.created", "challenge.accepted", "challenge.declined",
         "challenge.cancelled", "challenge.expired")},
+    **{kind: _message(kind, PartyEventSchema) for kind in (
+        "party.invited", "party.joined", "party.left", "party.disbanded", "party.seated")},
 }
 """Each event type's message, as the OpenAPI document's ``webhooks`` describe it."""

@@ -36,7 +36,8 @@ EVENTS = ("match.started", "match.turn", "match.move", "match.finished", "match.
           "tournament.started", "tournament.round", "tournament.finished", "report.created",
           "friend.requested", "friend.accepted", "friend.removed", "challenge.created",
           "challenge.accepted", "challenge.declined", "challenge.cancelled",
-          "challenge.expired")
+          "challenge.expired", "party.invited", "party.joined", "party.left",
+          "party.disbanded", "party.seated")
 FINISHES = frozenset({"match.finished", "tournament.finished"})
 """Sent ahead of every other waiting message, held behind none of their lane."""
 
