@@ -155,16 +155,18 @@ def _party_play(tenant: int, variant: str, rules: Rules, who: PlayerSpec, rated:
     party = parties.ready(tenant, party_id, who.player_id)
     members = [PlayerSpec(players.vouched_player(tenant, p).name or p, p, vouched=True)
                for p in party.joined]
-    for member in members:
-        assert member.player_id is not None
-        players.check_player(tenant, member.player_id)
-        mine = seating.quick_tables_of(tenant, member.player_id, since, variant,
-                                       rules.content_hash)
-        if mine:  # asked again: the table they wait at
-            match, state = mine[0]
-            seat = _seat_of(match, who.player_id)
-            token, match = seating.reissue(match, state, seat)
-            return Seated(match.id, seat, token, match_view(match, state, seat))
+    ids = [str(m.player_id) for m in members]
+    blocks.check_not_blocked(tenant, ids[0], ids[1:])  # a block between the two since
+    for player in ids:
+        players.check_player(tenant, player)
+        for match, state in seating.quick_tables_of(tenant, player, since, variant,
+                                                    rules.content_hash):
+            if {p for _, p in match.vouched} >= set(ids):  # asked again: their table
+                seat = _seat_of(match, who.player_id)
+                token, match = seating.reissue(match, state, seat)
+                return Seated(match.id, seat, token, match_view(match, state, seat))
+            for seat in [s for s, p in match.vouched if p == player]:  # waiting alone:
+                match = seating.unseat(match, state, seat)            # now with the party
     if rated:
         for i, member in enumerate(members):
             matches.check_ratable(member, [m.player_id for m in members[:i]

@@ -33,8 +33,7 @@ def block(tenant: int, player_id: str, other: str, actor: str) -> Blocked:
         raise BlockedPlayer("a player cannot block themselves", field="other",
                             problem="the player's own id")
     with transaction(write=True):
-        players.vouched_player(tenant, player_id)
-        players.vouched_player(tenant, other)
+        players.lock_players(tenant, [player_id, other])  # a friend request waits
         found = db.session.get(Block, (tenant, player_id, other))
         if found is not None:
             return Blocked(other, as_utc(found.created_at))

@@ -150,6 +150,19 @@ def names_of(tenant: int, player_ids: list[str]) -> dict[str, str | None]:
             Player.tenant_pk == tenant, Player.player_id.in_(player_ids))).all())
 
 
+def lock_players(tenant: int, player_ids: list[str]) -> None:
+    """Lock the rows of vouched players, in id order (two requests between the same
+    players queue, and never deadlock), in the caller's write transaction;
+    :class:`PlayerNotFound` for one not vouched for."""
+    wanted = sorted(set(player_ids))
+    found = db.session.execute(select(Player.player_id).where(
+        Player.tenant_pk == tenant, Player.player_id.in_(wanted))
+        .order_by(Player.player_id).with_for_update()).scalars().all()
+    missing = [p for p in wanted if p not in set(found)]
+    if missing:
+        raise PlayerNotFound(f"no player {missing[0]!r}")
+
+
 def vouched_player_now(tenant: int, player_id: str) -> None:
     """:class:`PlayerNotFound` unless the front end vouched for the player."""
     with transaction():

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -19,6 +18,7 @@ from sqlalchemy import func, or_, select
 from ..engine import load_variant, with_house_rules
 from ..matches import service as matches
 from ..matches.errors import WrongPlayerCount
+from ..matches.results import match_view
 from ..matches.seats import PlayerSpec
 from ..matches.service import CreatedMatch
 from ..players import blocks
@@ -83,13 +83,14 @@ def challenge(tenant: int, challenger: str, challenged: str, variant: str,
     players.check_player(tenant, challenged)
     now = utcnow()
     with transaction(write=True):
-        players.vouched_player(tenant, challenger)
-        players.vouched_player(tenant, challenged)
+        players.lock_players(tenant, [challenger, challenged])  # the counts hold
         blocks.check_not_blocked(tenant, challenger, [challenged])
         most = config["BASRA_CHALLENGES_MAX"]
-        for player in (challenger, challenged):
-            if _open_count(tenant, player, now) >= most:
-                raise TooManyChallenges(f"player {player!r} has {most} open challenges")
+        for column, player, what in ((Challenge.challenger, challenger, "made"),
+                                     (Challenge.challenged, challenged, "received")):
+            if _open_count(tenant, column, player, now) >= most:
+                raise TooManyChallenges(f"player {player!r} has {most} open challenges "
+                                        f"{what}")
         row = Challenge(id=str(uuid.uuid4()), tenant_pk=tenant, challenger=challenger,
                         challenged=challenged, variant=variant, rules=dict(rules), rated=rated,
                         clock_seconds=clock[0] if clock else None,
@@ -103,11 +104,11 @@ def challenge(tenant: int, challenger: str, challenged: str, variant: str,
         return view
 
 
-def _open_count(tenant: int, player: str, now: datetime) -> int:
+def _open_count(tenant: int, column: Any, player: str, now: datetime) -> int:
+    """The player's open challenges, made (``column`` the challenger) or received."""
     return int(db.session.execute(select(func.count()).select_from(Challenge).where(
         Challenge.tenant_pk == tenant, Challenge.status == ChallengeStatus.OPEN,
-        Challenge.expires_at > now,
-        or_(Challenge.challenger == player, Challenge.challenged == player))).scalar_one())
+        Challenge.expires_at > now, column == player)).scalar_one())
 
 
 def _find(tenant: int, challenge_id: str, player_id: str | None,
@@ -139,34 +140,30 @@ class Accepted:
 
 
 def accept(tenant: int, challenge_id: str, by: str | None) -> Accepted:
-    """The challenged player accepts: the match is made, the challenger in seat 0 (rated
-    by the usual rules); the challenger's stream hears ``challenge.accepted`` with its
-    id. Accepted once, whoever races."""
+    """The challenged player accepts: in one transaction, under the challenge's row lock,
+    the match is made with both seated, the challenger in seat 0 (rated by the usual
+    rules), and the challenger hears ``challenge.accepted`` with its id. Accepted once,
+    whoever races; refused if either has blocked the other since, or the challenger is
+    suspended."""
     with transaction(write=True):
         c = _find(tenant, challenge_id, by, lock=True)
         _answerable(c, by, "challenged")
-        c.status = ChallengeStatus.ACCEPTING  # claimed: a second accept finds it closed
-        settings = (c.challenger, c.challenged, c.variant, dict(c.rules or {}), c.rated,
-                    (c.clock_seconds, c.clock_timeout) if c.clock_seconds else None)
-    challenger, challenged, variant, rules, rated, clock = settings
-    try:
-        players.check_player(tenant, challenger)
-        names = players.names_of(tenant, [challenger, challenged])
-        made = matches.create_match(
-            tenant, variant, rules,
-            [PlayerSpec(names.get(challenger) or challenger, challenger, vouched=True),
-             PlayerSpec(names.get(challenged) or challenged, challenged, vouched=True)],
-            None, clock=clock, rated=rated, viewer=challenged)
-    except Exception:
-        with suppress(Exception), transaction(write=True):  # not made: open again
-            _find(tenant, challenge_id, None, lock=True).status = ChallengeStatus.OPEN
-        raise
-    with transaction(write=True):
-        c = _find(tenant, challenge_id, None, lock=True)
-        c.status, c.match_id = ChallengeStatus.ACCEPTED, made.id
+        blocks.check_not_blocked(tenant, c.challenger, [c.challenged])
+        players.check_player(tenant, c.challenger)
+        specs = [PlayerSpec(players.vouched_player(tenant, p).name or p, p, vouched=True)
+                 for p in (c.challenger, c.challenged)]
+        if c.rated:
+            matches.check_ratable(specs[1], [c.challenger], "challenge")
+        rules = with_house_rules(load_variant(c.variant).rules, c.rules or {})
+        new = matches.deal_match(c.variant, rules, specs, tenant=tenant)
+        match = matches.insert_match(
+            new, tenant, rated=c.rated,
+            clock=(c.clock_seconds, c.clock_timeout or "autoplay") if c.clock_seconds else None)
+        c.status, c.match_id = ChallengeStatus.ACCEPTED, match.id
         view = view_of(c)
-        tell(tenant, "challenge.accepted", event_data(view), [challenger, challenged])
-    return Accepted(view, made)
+        tell(tenant, "challenge.accepted", event_data(view), [c.challenger, c.challenged])
+    seen = match_view(match, new.state, 1)
+    return Accepted(view, CreatedMatch(match.id, tuple(new.tokens), seen.commitment, seen))
 
 
 def decline(tenant: int, challenge_id: str, by: str | None) -> ChallengeView:

@@ -40,8 +40,7 @@ def ask(tenant: int, player_id: str, other: str, actor: str) -> Friend:
                                    problem="the player's own id")
     config = current_app.config
     with transaction(write=True):
-        players.vouched_player(tenant, player_id)
-        players.vouched_player(tenant, other)
+        players.lock_players(tenant, [player_id, other])  # requests crossing queue
         mine = db.session.get(Friendship, (tenant, player_id, other))
         if mine is not None:
             return Friend(other, FriendStatus.FRIENDS if mine.status == FriendStatus.FRIENDS
@@ -60,8 +59,7 @@ def ask(tenant: int, player_id: str, other: str, actor: str) -> Friend:
             tell(tenant, "friend.accepted", {"players": [other, player_id]},
                  [player_id, other])
             return Friend(other, FriendStatus.FRIENDS, now)
-        _check_room(tenant, [player_id, other], FriendStatus.REQUESTED,
-                    config["BASRA_FRIEND_REQUESTS_MAX"])
+        _check_requests(tenant, player_id, other, config["BASRA_FRIEND_REQUESTS_MAX"])
         db.session.add(Friendship(tenant_pk=tenant, player_id=player_id, friend_id=other,
                                   status=FriendStatus.REQUESTED, created_at=now))
         tell(tenant, "friend.requested", {"from": player_id, "to": other}, [player_id, other])
@@ -69,23 +67,34 @@ def ask(tenant: int, player_id: str, other: str, actor: str) -> Friend:
 
 
 def _check_room(tenant: int, who: list[str], status: FriendStatus, most: int) -> None:
-    """:class:`TooManyFriends` if one of ``who`` has ``most`` friendships (or requests,
-    made or waiting) of ``status`` already."""
+    """:class:`TooManyFriends` if one of ``who`` has ``most`` friends already."""
     for player in who:
-        mine = Friendship.player_id == player
-        if status == FriendStatus.REQUESTED:  # asked or asking
-            mine = or_(mine, Friendship.friend_id == player)
         count = db.session.execute(select(func.count()).select_from(Friendship).where(
-            Friendship.tenant_pk == tenant, Friendship.status == status, mine)).scalar_one()
+            Friendship.tenant_pk == tenant, Friendship.status == status,
+            Friendship.player_id == player)).scalar_one()
         if count >= most:
-            what = "friends" if status == FriendStatus.FRIENDS else "friend requests waiting"
-            raise TooManyFriends(f"player {player!r} has {most} {what} already")
+            raise TooManyFriends(f"player {player!r} has {most} friends already")
+
+
+def _check_requests(tenant: int, asking: str, asked: str, most: int) -> None:
+    """:class:`TooManyFriends` if ``asking`` made ``most`` requests still waiting, or
+    ``asked`` has ``most`` waiting for them (each side's own count: requests others make
+    never stop a player asking)."""
+    for column, player, what in ((Friendship.player_id, asking, "made"),
+                                 (Friendship.friend_id, asked, "received")):
+        count = db.session.execute(select(func.count()).select_from(Friendship).where(
+            Friendship.tenant_pk == tenant, Friendship.status == FriendStatus.REQUESTED,
+            column == player)).scalar_one()
+        if count >= most:
+            raise TooManyFriends(f"player {player!r} has {most} friend requests {what} "
+                                 "waiting")
 
 
 def end(tenant: int, player_id: str, other: str, actor: str) -> bool:
     """End a request (made or received) or a friendship between the two; whether there
     was one."""
     with transaction(write=True):
+        players.lock_players(tenant, [player_id, other])
         gone = db.session.execute(delete(Friendship).where(
             Friendship.tenant_pk == tenant, or_(
                 and_(Friendship.player_id == player_id, Friendship.friend_id == other),

@@ -131,8 +131,10 @@ def join(tenant: int, party_id: str, player_id: str) -> PartyView:
                 return _view(party)
             if _joined_elsewhere(tenant, player_id):
                 raise PartyRefused("you are in a party already: leave it first")
-            if len(_view(party).joined) >= SIZE:
+            joined = _view(party).joined
+            if len(joined) >= SIZE:
                 raise PartyRefused(f"the party is full ({SIZE} players)")
+            blocks.check_not_blocked(tenant, player_id, joined)  # a block since the invite
             mine.status, mine.at = PartyMemberStatus.JOINED, utcnow()
             db.session.flush()
             view = _view(party)
@@ -172,8 +174,9 @@ def read(tenant: int, party_id: str, by: str | None) -> PartyView:
 
 
 def ready(tenant: int, party_id: str, by: str) -> PartyView:
-    """The party ``by`` (a member) brings to quick play, full (caller's transaction)."""
-    view = _view(_find(tenant, party_id))
+    """The party ``by`` (a member) brings to quick play, full, its row locked until the
+    caller's transaction ends (nobody leaves it while it is seated)."""
+    view = _view(_find(tenant, party_id, lock=True))
     if by not in view.joined:
         raise PartyNotFound(f"no party {party_id!r} you are in")
     if len(view.joined) < SIZE:

@@ -125,8 +125,6 @@ class ChallengeStatus(StrEnum):
     """Where a challenge stands (one left open past its time has expired)."""
 
     OPEN = "open"
-    ACCEPTING = "accepting"
-    """Its match is being made."""
     ACCEPTED = "accepted"
     DECLINED = "declined"
     CANCELLED = "cancelled"

@@ -653,8 +653,8 @@ class Challenge(db.Model):  # type: ignore[name-defined,misc]
     clock_seconds: Mapped[int | None] = mapped_column(Integer)
     clock_timeout: Mapped[str | None] = mapped_column(String(8))
     status: Mapped[str] = mapped_column(String(10), nullable=False)
-    """open, accepting, accepted, declined, cancelled, expired (the worker marks it; an
-    open one past its time reads as expired before)."""
+    """open, accepted, declined, cancelled, expired (the worker marks it; an open one
+    past its time reads as expired before)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     match_id: Mapped[str | None] = mapped_column(String(36))

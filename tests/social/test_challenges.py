@@ -77,7 +77,12 @@ def test_declined_cancelled_and_refused_challenges(client: FlaskClient) -> None:
     assert four.status_code == 422
     bad = _challenge(client, ana, "bo", rules={"capture": {"mode": "nonsense"}})
     assert bad.status_code == 422 and bad.get_json()["reason"] == "invalid_rules"
+    three = _challenge(client, ana, "bo").get_json()
     client.put("/v1/players/bo/blocks/ana", headers=auth(bo))
+    since = client.post(f"/v1/challenges/{three['id']}/accept", headers=auth(bo))
+    assert since.status_code == 409 and since.get_json()["reason"] == "player_blocked"
+    assert client.post(f"/v1/challenges/{three['id']}/cancel",
+                       headers=auth(ana)).status_code == 200
     blocked = _challenge(client, ana, "bo")
     assert blocked.status_code == 409 and blocked.get_json()["reason"] == "player_blocked"
     client.put("/v1/players/cy/suspension", json={"reason": "abuse"})
@@ -96,8 +101,9 @@ def test_challenges_expire_and_are_bounded(backend: str, tmp_path: Path) -> None
     mint(client, "cy")
     first = _challenge(client, ana, "bo").get_json()
     assert _challenge(client, ana, "cy").status_code == 201
-    over = _challenge(client, bo, "ana")
+    over = _challenge(client, ana, "bo")  # ana made two already
     assert over.status_code == 409 and over.get_json()["reason"] == "too_many_challenges"
+    assert _challenge(client, bo, "ana").status_code == 201  # received ones never stop bo
     expires = first["expires_at"]
     assert client.get(f"/v1/challenges/{first['id']}", headers=auth(bo)).get_json()[
         "expires_at"] == expires
@@ -114,7 +120,7 @@ def test_challenges_expire_and_are_bounded(backend: str, tmp_path: Path) -> None
         assert [k for k, _ in _events(app, player)].count("challenge.expired") == 1
     late = client.post(f"/v1/challenges/{first['id']}/accept", headers=auth(bo))
     assert late.status_code == 409 and late.get_json()["reason"] == "challenge_closed"
-    assert _challenge(client, bo, "ana").status_code == 201  # expired ones free the cap
+    assert _challenge(client, ana, "bo").status_code == 201  # expired ones free the cap
 
 
 @pytest.mark.process

@@ -104,3 +104,15 @@ def test_party_refusals(client: FlaskClient) -> None:
     assert client.post(f"/v1/parties/{party}/leave", headers=auth(ana)).status_code == 204
     assert client.get(f"/v1/parties/{party}", headers=auth(bo)).status_code == 404  # disbanded
     assert client.post("/v1/parties", headers=auth(bo)).status_code == 201  # free again
+
+
+def test_a_member_waiting_alone_is_brought_to_the_partys_table(client: FlaskClient) -> None:
+    ana, bo = mint(client, "ana"), mint(client, "bo")
+    alone = _quick(client, bo)  # bo waits alone at a table of his own ...
+    assert _seats(client, alone["id"]) == ["bo", None, None, None]
+    party = _party(client, ana, bo)
+    seated = _quick(client, ana, party=party)  # ... leaves it, and the party, finding it
+    assert seated["id"] == alone["id"]         # the oldest table with a team open, sits
+    assert _seats(client, seated["id"]) == ["ana", None, "bo", None]
+    again = _quick(client, bo, party=party)  # asked again: the same table
+    assert again["id"] == seated["id"] and again["seat"] == 2
