@@ -16,7 +16,13 @@ from ..tenants.requests import (
 from ..tenants.service import caller_named
 from ..web.streams import heartbeat_seconds
 from . import service as players
-from .errors import InvalidPlayerToken, NotThisPlayer, PlayerUnverified, WrongFrontEnd
+from .errors import (
+    InvalidPlayerToken,
+    NotThisPlayer,
+    PlayerRequired,
+    PlayerUnverified,
+    WrongFrontEnd,
+)
 from .service import Credential, PlayerProof
 
 _PROOF = "player_proof"
@@ -79,6 +85,16 @@ def seat_for(player_id: str | None, name: str | None,
     raise PlayerUnverified(
         f"player_id {player_id!r} needs that player's token (Authorization: Bearer) or "
         "a server key", field="player_id", problem="not proven by this request")
+
+
+def token_player(why: str) -> str:
+    """The player the request's player token proves; :class:`PlayerRequired` (``why``
+    the action is a player's own) without one."""
+    proof = credential()
+    if not isinstance(proof, PlayerProof):
+        raise PlayerRequired(f"{why}: send your player token as 'Authorization: Bearer "
+                             "<token>'")
+    return proof.player_id
 
 
 def act_for(player_id: str) -> None:

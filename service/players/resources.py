@@ -27,9 +27,9 @@ from .requests import act_for, credential, stream_heartbeat, stream_still_valid
 from .schemas import (
     BlockSchema,
     BlocksPageSchema,
-    BlocksQuerySchema,
     BoardQuerySchema,
     BoardSchema,
+    ByIdQuerySchema,
     MintedSchema,
     MintSchema,
     PlayerEventSchema,
@@ -130,7 +130,7 @@ class Blocks(MethodView):
     """Whom a player blocks."""
 
     @budget("reads")
-    @blp.arguments(BlocksQuerySchema, location="query")
+    @blp.arguments(ByIdQuerySchema, location="query")
     @blp.response(200, BlocksPageSchema)
     @blp.alt_response(403, **problem_doc("`not_this_player`: neither the player's token nor "
                                          "a server key"))

@@ -45,8 +45,8 @@ class BlockSchema(ma.Schema):
     at = UTCDateTime(required=True, metadata={"description": "blocked since"})
 
 
-class BlocksQuerySchema(ma.Schema):
-    """A page of blocks."""
+class ByIdQuerySchema(ma.Schema):
+    """A page of a player's list by the other players' ids (blocks, friends)."""
 
     after = ma.fields.String(**PLAYER_ID_FIELD)
     limit = ma.fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))

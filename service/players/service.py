@@ -26,7 +26,7 @@ from ..storage import writes
 from ..storage.db import after_commit, db, read_apart, transaction
 from ..storage.models import Player, PlayerEvent, Rating, RatingChange, Tenant, as_utc, utcnow
 from ..tenants import audit
-from . import cache
+from . import cache, totals
 from .errors import (
     InvalidPlayerToken,
     PlayerNotFound,
@@ -141,13 +141,6 @@ def vouched_player(tenant: int, player_id: str) -> Player:
     if found is None:
         raise PlayerNotFound(f"no player {player_id!r}")
     return found
-
-
-def names_of(tenant: int, player_ids: list[str]) -> dict[str, str | None]:
-    """The display names of vouched players, by id (its own transaction)."""
-    with transaction():
-        return dict(db.session.execute(select(Player.player_id, Player.name).where(
-            Player.tenant_pk == tenant, Player.player_id.in_(player_ids))).all())
 
 
 def lock_players(tenant: int, player_ids: list[str]) -> None:
@@ -415,9 +408,6 @@ def erase(tenant: int, player_id: str, rewrite: Callable[[Any], Any]) -> None:
     db.session.execute(update(Player).where(Player.pk == player.pk).values(
         name=None, created_at=now, signed_out_at=now, access_changed_at=now,
         suspended_at=None, suspended_until=None, suspension_reason=None,
-        **{total: 0 for total in ERASED_TOTALS}))
+        **{total: 0 for total in totals.TOTALS}))
     after_commit(cache.forget_access)
 
-
-ERASED_TOTALS = ("matches", "wins", "losses", "draws", "resigned", "timed_out", "basras",
-                 "jack_basras", "points")

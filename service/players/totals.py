@@ -51,9 +51,10 @@ def count(tenant: int, results: Sequence[SeatResult], sign: int = 1) -> Rows:
         ).order_by(Player.player_id).with_for_update(key_share=True))
     return Rows(Player.__table__, tuple(
         {"tenant_pk": tenant, "player_id": player,
-         **{name: sign * n.get(name, 0) for name in _TOTALS}}
+         **{name: sign * n.get(name, 0) for name in TOTALS}}
         for player, n in added.items()), key=("tenant_pk", "player_id"), add=True)
 
 
-_TOTALS = ("matches", "wins", "losses", "draws", "resigned", "timed_out", "basras",
-           "jack_basras", "points")
+TOTALS = ("matches", "wins", "losses", "draws", "resigned", "timed_out", "basras",
+          "jack_basras", "points")
+"""A player's totals, as their row's columns."""

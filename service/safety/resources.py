@@ -11,10 +11,8 @@ from flask.views import MethodView
 
 from ..matches.results import MatchView
 from ..matches.schemas import MatchStateSchema
-from ..players.errors import PlayerRequired
-from ..players.requests import credential
+from ..players.requests import token_player
 from ..players.resources import known_player_ids
-from ..players.service import PlayerProof
 from ..storage.enums import ReportAction, ReportReason, ReportStatus
 from ..tenants.limits import budget
 from ..tenants.requests import actor, server_key_only, tenant
@@ -169,11 +167,8 @@ class Reports(MethodView):
         """Report another seat of a match you sat in (with your player token), once per
         match and player: the front end's staff get it with its evidence (and a
         `report.created` webhook)."""
-        proof = credential()
-        if not isinstance(proof, PlayerProof):
-            raise PlayerRequired("a report is a player's: send your player token as "
-                                 "'Authorization: Bearer <token>'")
-        return reports.file(tenant(), proof.player_id, body["match_id"], body["player_id"],
+        return reports.file(tenant(), token_player("a report is a player's"),
+                            body["match_id"], body["player_id"],
                             ReportReason(body["reason"]), body.get("text")), 201
 
     @server_key_only(blp)

@@ -127,8 +127,9 @@ def _answerable(c: Challenge, by: str | None, side: str) -> None:
     ``side``; :class:`ChallengeClosed` unless it is open and in time."""
     if by is not None and getattr(c, side) != by:
         raise NotYourChallenge(f"only the {side} player may do this")
-    if view_of(c).status != ChallengeStatus.OPEN:
-        raise ChallengeClosed(f"the challenge is {view_of(c).status}")
+    status = view_of(c).status
+    if status != ChallengeStatus.OPEN:
+        raise ChallengeClosed(f"the challenge is {status}")
 
 
 @dataclass(frozen=True)

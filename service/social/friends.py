@@ -49,8 +49,7 @@ def ask(tenant: int, player_id: str, other: str, actor: str) -> Friend:
         now = utcnow()
         theirs = db.session.get(Friendship, (tenant, other, player_id))
         if theirs is not None:  # they asked first: friends
-            _check_room(tenant, [player_id, other], FriendStatus.FRIENDS,
-                        config["BASRA_FRIENDS_MAX"])
+            _check_friends(tenant, [player_id, other], config["BASRA_FRIENDS_MAX"])
             theirs.status, theirs.accepted_at = FriendStatus.FRIENDS, now
             db.session.add(Friendship(tenant_pk=tenant, player_id=player_id, friend_id=other,
                                       status=FriendStatus.FRIENDS, created_at=now,
@@ -66,11 +65,11 @@ def ask(tenant: int, player_id: str, other: str, actor: str) -> Friend:
         return Friend(other, "requested", now)
 
 
-def _check_room(tenant: int, who: list[str], status: FriendStatus, most: int) -> None:
+def _check_friends(tenant: int, who: list[str], most: int) -> None:
     """:class:`TooManyFriends` if one of ``who`` has ``most`` friends already."""
     for player in who:
         count = db.session.execute(select(func.count()).select_from(Friendship).where(
-            Friendship.tenant_pk == tenant, Friendship.status == status,
+            Friendship.tenant_pk == tenant, Friendship.status == FriendStatus.FRIENDS,
             Friendship.player_id == player)).scalar_one()
         if count >= most:
             raise TooManyFriends(f"player {player!r} has {most} friends already")

@@ -9,8 +9,9 @@ from flask import g
 from flask.views import MethodView
 
 from ..players.errors import PlayerRequired
-from ..players.requests import act_for, credential
+from ..players.requests import act_for, credential, token_player
 from ..players.resources import known_player_ids
+from ..players.schemas import ByIdQuerySchema
 from ..players.service import PlayerProof
 from ..tenants.limits import budget
 from ..tenants.requests import actor, tenant
@@ -26,7 +27,6 @@ from .schemas import (
     ChallengesSchema,
     FriendSchema,
     FriendsPageSchema,
-    FriendsQuerySchema,
     InviteSchema,
     NewChallengeSchema,
     PartySchema,
@@ -73,7 +73,7 @@ class Friends(MethodView):
     """A player's friends and requests."""
 
     @budget("reads")
-    @players_blp.arguments(FriendsQuerySchema, location="query")
+    @players_blp.arguments(ByIdQuerySchema, location="query")
     @players_blp.response(200, FriendsPageSchema)
     @players_blp.alt_response(403, **NOT_THEIRS)
     @players_blp.doc(operationId="listFriends")
@@ -128,14 +128,11 @@ class Challenges(MethodView):
         """Challenge `to` (with your player token) to a two-player match: they hear
         `challenge.created` on their stream; it expires after BASRA_CHALLENGE_SECONDS
         (60) unanswered."""
-        proof = credential()
-        if not isinstance(proof, PlayerProof):
-            raise PlayerRequired("a challenge is a player's: send your player token as "
-                                 "'Authorization: Bearer <token>'")
         clock = body.get("clock")
         return challenges.challenge(
-            tenant(), proof.player_id, body["to"], body["variant"], body["rules"],
-            body["rated"], (clock["move_seconds"], clock["timeout"]) if clock else None), 201
+            tenant(), token_player("a challenge is a player's"), body["to"], body["variant"],
+            body["rules"], body["rated"],
+            (clock["move_seconds"], clock["timeout"]) if clock else None), 201
 
 
 @blp.route("/<string:challenge_id>")
@@ -199,11 +196,7 @@ parties_blp = Blueprint("parties", __name__, url_prefix="/v1/parties",
 
 def _member() -> str:
     """The player a request's token proves (:class:`PlayerRequired` otherwise)."""
-    proof = credential()
-    if not isinstance(proof, PlayerProof):
-        raise PlayerRequired("a party is its players': send your player token as "
-                             "'Authorization: Bearer <token>'")
-    return proof.player_id
+    return token_player("a party is its players'")
 
 
 @parties_blp.route("")

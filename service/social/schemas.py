@@ -25,13 +25,6 @@ class FriendSchema(ma.Schema):
     since = UTCDateTime(required=True)
 
 
-class FriendsQuerySchema(ma.Schema):
-    """A page of a player's list."""
-
-    after = ma.fields.String(**PLAYER_ID_FIELD)
-    limit = ma.fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
-
-
 class FriendsPageSchema(ma.Schema):
     """A player's friends and requests both ways, by id."""
 
