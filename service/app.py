@@ -26,9 +26,11 @@ from .ops.logs import init_observability
 from .play import resources as play
 from .players import cache as player_cache
 from .players import events as player_events
+from .players import presence as player_presence
 from .players import resources as players
 from .players.requests import resolve_player
 from .safety import resources as safety
+from .social import presence as social_presence
 from .social import resources as social
 from .storage import MIGRATIONS, models  # noqa: F401  (the tables, for migrations)
 from .storage.db import DISCONNECTED, db, init_db
@@ -75,8 +77,11 @@ def _player_events(change: MatchChanged) -> list[Rows]:
 
 def wire_subscribers() -> None:
     """Who hears of every match change: the webhooks' outbox, the players' streams, the
-    tournaments' results (each answers with the rows to write with the change)."""
-    match_changes.wire(_webhook_messages, _player_events, tournaments.results)
+    tournaments' results, the players' presence (each answers with the rows to write with
+    the change); and who hears of a player's first stream on this process: presence."""
+    match_changes.wire(_webhook_messages, _player_events, tournaments.results,
+                       social_presence.on_match)
+    player_presence.wire(social_presence.reconcile)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

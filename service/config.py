@@ -139,6 +139,11 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         # friends a player may have, and requests they may have waiting (both ways)
         "BASRA_FRIENDS_MAX": _int("BASRA_FRIENDS_MAX", 500, low=1),
         "BASRA_FRIEND_REQUESTS_MAX": _int("BASRA_FRIEND_REQUESTS_MAX", 100, low=1),
+        # a process renews its player streams' presence leases for this long (a dead
+        # instance's players go offline after it); a closed last stream keeps its player
+        # online for the grace (a reconnect within it is no change)
+        "BASRA_PRESENCE_LEASE_SECONDS": _int("BASRA_PRESENCE_LEASE_SECONDS", 30, low=3),
+        "BASRA_PRESENCE_GRACE_SECONDS": _int("BASRA_PRESENCE_GRACE_SECONDS", 5, low=0),
         # a challenge not answered within this expires; a player may have this many open
         "BASRA_CHALLENGE_SECONDS": _int("BASRA_CHALLENGE_SECONDS", 60, low=5),
         "BASRA_CHALLENGES_MAX": _int("BASRA_CHALLENGES_MAX", 10, low=1),

@@ -45,6 +45,7 @@ def run_once() -> int:
     tournament_chores.run_tournaments()
     player_chores.rank_leaderboards()
     social_chores.expire_challenges()
+    social_chores.sweep_presence()
     return applied
 
 
@@ -58,6 +59,7 @@ def purge() -> None:
     match_chores.purge_expired()
     webhook_chores.purge_old()
     player_chores.purge_events()
+    player_chores.purge_leases()
 
 
 def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:

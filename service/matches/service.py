@@ -576,6 +576,13 @@ def claim_win(match_id: str, tenant: int, token: Credential | None,
     return MoveResult(None, (), match_view(saved, state, seat))
 
 
+def playing_in(tenant: int, player_id: str, besides: str | None = None) -> str | None:
+    """An active match (other than ``besides``) where the vouched player holds a seat,
+    its id, or None (caller's transaction)."""
+    found = store.matches_of(tenant, player_id, [MatchStatus.ACTIVE], limit=2)
+    return next((match_id for match_id in found if match_id != besides), None)
+
+
 def forfeit_player(tenant: int, player_id: str) -> list[str]:
     """Every active match where the vouched player holds a seat ends as their side's
     loss (``end_reason`` ``suspended``; a rated one is rated so): the ids."""

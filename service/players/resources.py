@@ -17,7 +17,7 @@ from ..tenants.requests import actor, server_key_only, tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
 from ..web.streams import last_event_id, sse_response
-from . import blocks
+from . import blocks, presence
 from . import events as player_events
 from . import service as players
 from .blocks import Blocked
@@ -189,7 +189,8 @@ class PlayerEvents(MethodView):
     def get(self, player_id: str) -> Response:
         """Server-Sent Events of the player's matches starting, their turns (with the
         deadline), their matches ending, and their tournaments' events, each with `id:`;
-        without `Last-Event-ID`, from now on; a comment after BASRA_HEARTBEAT_SECONDS
+        without `Last-Event-ID`, from now on; while it is open the player is `online` to
+        their friends (`presence` events); a comment after BASRA_HEARTBEAT_SECONDS
         (15) of silence, every second with a player token, whose expiry or sign-out ends
         the stream. Only with that player's token. It counts against the same waiter limits as a
         match's stream."""
@@ -201,15 +202,21 @@ class PlayerEvents(MethodView):
         batches = player_events.follow(tenant(), player_id, last_event_id(),
                                        stream_heartbeat(), waiter())
         next(batches)  # here, not in the stream: a waiter refused answers as a problem
+        presence.opened(tenant(), player_id)
+        held = tenant()
 
         def chunks() -> Iterator[str]:
-            yield ": connected\n\n"
-            for batch in batches:
-                if not batch:
-                    yield ": heartbeat\n\n"
-                    continue
-                yield "".join(f"id: {e.id}\nevent: {e.type}\ndata: {e.data}\n\n"
-                              for e in batch)
+            try:
+                yield ": connected\n\n"
+                for batch in batches:
+                    if not batch:
+                        presence.renew_if_due()
+                        yield ": heartbeat\n\n"
+                        continue
+                    yield "".join(f"id: {e.id}\nevent: {e.type}\ndata: {e.data}\n\n"
+                                  for e in batch)
+            finally:
+                presence.closed(held, player_id)
 
         return sse_response(chunks(), stream_still_valid)
 

@@ -9,7 +9,7 @@ from datetime import timedelta
 from flask import current_app
 
 from ..storage.models import utcnow
-from . import events
+from . import events, presence
 from .leaderboards import Listing, refresh_ranks
 
 _ranked = [float("-inf")]
@@ -29,3 +29,8 @@ def rank_leaderboards(force: bool = False) -> int:
 def purge_events() -> int:
     """Remove stream events older than :data:`events.EVENT_DAYS`; how many."""
     return events.purge(utcnow() - timedelta(days=events.EVENT_DAYS))
+
+
+def purge_leases() -> int:
+    """Remove presence leases that ran out over a minute ago; how many."""
+    return presence.purge(utcnow() - timedelta(minutes=1))

@@ -232,7 +232,7 @@ PLAYER_EVENTS = ("match.started", "match.turn", "match.finished", "match.voided"
                  "friend.requested", "friend.accepted", "friend.removed", "challenge.created",
                  "challenge.accepted", "challenge.declined", "challenge.cancelled",
                  "challenge.expired", "party.invited", "party.joined", "party.left",
-                 "party.disbanded", "party.seated")
+                 "party.disbanded", "party.seated", "presence")
 
 
 class PlayerEventSchema(ma.Schema):
@@ -245,7 +245,8 @@ class PlayerEventSchema(ma.Schema):
     (`from`, `to`), ``friend.accepted`` and ``friend.removed`` (`players`);
     ``challenge.created`` (to the challenged), ``.accepted`` (with `match_id`),
     ``.declined``, ``.cancelled``, ``.expired``; ``party.invited``, ``.joined``,
-    ``.left``, ``.disbanded``, ``.seated`` (with `match_id`). A comment line
+    ``.left``, ``.disbanded``, ``.seated`` (with `match_id`); ``presence`` (a friend's:
+    `player_id`, `status` online, playing or offline, `match_id` when playing). A comment line
     (``: heartbeat``) comes when nothing happened for a while."""
 
     event = ma.fields.String(required=True, validate=validate.OneOf(PLAYER_EVENTS))

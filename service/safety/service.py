@@ -16,7 +16,7 @@ from sqlalchemy import Text, cast, delete, or_, select, update
 from ..lobby import service as lobby
 from ..matches import service as matches
 from ..matches.results import MatchSummary, MatchView
-from ..players import blocks
+from ..players import blocks, presence
 from ..players import service as players
 from ..players.leaderboards import Listing, rating_history, record
 from ..social import challenges, friends, parties
@@ -231,6 +231,7 @@ def erase(tenant: int, player_id: str, actor: str) -> Erased:
         webhooks.scrub(tenant, player_id, rewrite)
         tournaments.pseudonymize(tenant, player_id, pseudonym)
         blocks.forget(tenant, player_id)
+        presence.forget(tenant, player_id)
         parties.forget(tenant, player_id)
         db.session.execute(delete(Report).where(Report.tenant_pk == tenant, or_(
             Report.reporter == player_id, Report.player_id == player_id)))

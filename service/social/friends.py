@@ -15,8 +15,8 @@ from sqlalchemy import and_, delete, func, or_, select
 from ..players import blocks
 from ..players import service as players
 from ..storage.db import db, transaction
-from ..storage.enums import FriendStatus
-from ..storage.models import Friendship, as_utc, utcnow
+from ..storage.enums import FriendStatus, PresenceStatus
+from ..storage.models import Friendship, Presence, as_utc, utcnow
 from ..tenants import audit
 from .errors import TooManyFriends
 from .events import tell
@@ -30,6 +30,10 @@ class Friend:
     player_id: str
     state: str
     since: datetime
+    presence: str | None = None
+    """A friend's presence (``online``, ``playing``, ``offline``); None for a request."""
+    match_id: str | None = None
+    """The match a friend is playing."""
 
 
 def ask(tenant: int, player_id: str, other: str, actor: str) -> Friend:
@@ -117,11 +121,22 @@ def friends_of(tenant: int, player_id: str, after: str | None, limit: int) -> li
     both = made.union_all(asked).subquery()
     query = select(both.c.other, both.c.status, both.c.since, both.c.other.in_(
         select(Friendship.friend_id).where(Friendship.tenant_pk == tenant,
-                                           Friendship.player_id == player_id)))
+                                           Friendship.player_id == player_id)),
+        Presence.status, Presence.match_id).outerjoin(Presence, and_(
+            Presence.tenant_pk == tenant, Presence.player_id == both.c.other))
     if after is not None:
         query = query.where(both.c.other > after)
     with transaction():
         rows = db.session.execute(query.order_by(both.c.other).limit(limit)).all()
-    return [Friend(other, FriendStatus.FRIENDS if status == FriendStatus.FRIENDS
-                   else ("requested" if mine else "asked"), as_utc(since))
-            for other, status, since, mine in rows]
+    return [Friend(other, FriendStatus.FRIENDS, as_utc(since),
+                   seen or PresenceStatus.OFFLINE, match_id)
+            if status == FriendStatus.FRIENDS else
+            Friend(other, "requested" if mine else "asked", as_utc(since))
+            for other, status, since, mine, seen, match_id in rows]
+
+
+def friend_ids(tenant: int, player_id: str) -> list[str]:
+    """The player's friends' ids (caller's transaction)."""
+    return list(db.session.execute(select(Friendship.friend_id).where(
+        Friendship.tenant_pk == tenant, Friendship.player_id == player_id,
+        Friendship.status == FriendStatus.FRIENDS)).scalars())

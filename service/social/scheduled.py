@@ -1,7 +1,10 @@
 """The social chores for ``basra worker``: challenges not answered in time marked
-expired, and both players told."""
+expired, and both players told; players whose streams all closed told offline to their
+friends (a sweep at most once a second)."""
 
 from __future__ import annotations
+
+import time
 
 from sqlalchemy import select
 
@@ -10,6 +13,7 @@ from ..storage.enums import ChallengeStatus
 from ..storage.models import Challenge, utcnow
 from .challenges import event_data, view_of
 from .events import tell
+from .presence import sweep
 
 BATCH = 100
 """Challenges expired in one transaction at most (more: the next pass)."""
@@ -29,3 +33,18 @@ def expire_challenges() -> int:
             tell(c.tenant_pk, "challenge.expired", event_data(view_of(c, now)),
                  [c.challenger, c.challenged])
     return len(due)
+
+
+SWEEP_SECONDS = 1.0
+"""The presence sweep comes at most this often per worker (a pass comes every 0.2 s)."""
+_swept = float("-inf")
+
+
+def sweep_presence() -> int:
+    """Players whose every lease ran out, worked out again (at most once a second); how
+    many."""
+    global _swept
+    if time.monotonic() - _swept < SWEEP_SECONDS:
+        return 0
+    _swept = time.monotonic()
+    return sweep()

@@ -23,6 +23,12 @@ class FriendSchema(ma.Schema):
         "description": "friends; requested: the player asked them; asked: they asked the "
         "player (PUT accepts)"})
     since = UTCDateTime(required=True)
+    presence = ma.fields.String(required=True, allow_none=True, validate=validate.OneOf(
+        ["online", "playing", "offline"]), metadata={
+        "description": "a friend's presence: online (a player stream open), playing (seated "
+        "in an active match), offline; null for a request"})
+    match_id = ma.fields.String(required=True, allow_none=True, metadata={
+        "description": "the match a friend is playing (anyone may watch it); else null"})
 
 
 class FriendsPageSchema(ma.Schema):

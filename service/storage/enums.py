@@ -132,6 +132,15 @@ class ChallengeStatus(StrEnum):
     """Not answered in time (an open one past its ``expires_at`` reads so already)."""
 
 
+class PresenceStatus(StrEnum):
+    """What a player's friends see of them: a player stream open, seated in an active
+    match, or neither."""
+
+    ONLINE = "online"
+    PLAYING = "playing"
+    OFFLINE = "offline"
+
+
 class PartyMemberStatus(StrEnum):
     INVITED = "invited"
     JOINED = "joined"

@@ -700,3 +700,39 @@ class PartyMember(db.Model):  # type: ignore[name-defined,misc]
               postgresql_where=text("status = 'joined'"),
               sqlite_where=text("status = 'joined'")),
     )
+
+
+class PresenceLease(db.Model):  # type: ignore[name-defined,misc]
+    """A process (``holder``) holds a stream of the player open until ``expires_at``
+    (renewed while it does; after the last stream closes, a few seconds of grace)."""
+
+    __tablename__ = "presence_leases"
+
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), primary_key=True
+    )
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(64), primary_key=True)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+    __table_args__ = (Index("ix_presence_leases_expires_at", "expires_at"),)
+
+
+class Presence(db.Model):  # type: ignore[name-defined,misc]
+    """The presence a player's friends were last told (none: ``offline``)."""
+
+    __tablename__ = "presences"
+
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), primary_key=True
+    )
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    status: Mapped[str] = mapped_column(String(8), nullable=False)
+    match_id: Mapped[str | None] = mapped_column(String(36))
+    changed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+    __table_args__ = (
+        Index("ix_presences_online", "tenant_pk", "player_id",
+              postgresql_where=text("status = 'online'"),
+              sqlite_where=text("status = 'online'")),
+    )

@@ -29,10 +29,15 @@ def sse_response(chunks: Iterator[str], still_valid: Callable[[], bool]) -> Resp
     """A ``text/event-stream`` of ``chunks`` (each one or more whole events or comments),
     ended as soon as ``still_valid()`` says no before a chunk."""
     def stream() -> Iterator[str]:
-        for chunk in chunks:
-            if not still_valid():
-                return
-            yield chunk
+        try:
+            for chunk in chunks:
+                if not still_valid():
+                    return
+                yield chunk
+        finally:  # here, in the request's context: what the chunks hold is let go
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
 
     response = current_app.response_class(
         stream_with_context(stream()), mimetype="text/event-stream")

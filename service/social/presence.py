@@ -1,0 +1,112 @@
+"""Presence, as a player's friends see it: ``playing`` (seated in an active match, its
+id given), ``online`` (a player stream open on some instance: a lease,
+:mod:`service.players.presence`), or ``offline``.
+
+What friends were last told is kept, one row a player. It is worked out again (under
+that row's lock) when the player's first stream opens on a process, when a match of
+theirs starts or ends (in the match change's own write), and by the worker's sweep of
+players told ``online`` whose leases all ran out, which comes after the grace a closed
+stream keeps: a reconnect is no change. A change is a ``presence`` event on each
+friend's stream and a webhook.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import exists, select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from ..live.listener import CHANNEL
+from ..matches import service as matches
+from ..matches.changes import MatchChanged
+from ..players import presence as leases
+from ..storage import writes
+from ..storage.db import backend, db, transaction
+from ..storage.enums import MatchStatus, PresenceStatus
+from ..storage.models import Presence, PresenceLease, utcnow
+from .events import told
+from .friends import friend_ids
+
+SWEEP_BATCH = 500
+"""Players found gone by one sweep at most (more: the next)."""
+Seen = tuple[PresenceStatus, str | None]
+"""A presence: its status and, when playing, the match's id."""
+
+
+def _told(known: Presence | None) -> Seen:
+    return (PresenceStatus(known.status), known.match_id) if known else (
+        PresenceStatus.OFFLINE, None)
+
+
+def _changes(tenant: int, player_id: str, before: Seen, now_seen: Seen) -> list[writes.Rows]:
+    """The rows that keep ``now_seen`` and tell the player's friends, if it differs from
+    what they were told."""
+    if now_seen == before:
+        return []
+    status, match_id = now_seen
+    kept = writes.Rows(Presence.__table__, ({
+        "tenant_pk": tenant, "player_id": player_id, "status": status, "match_id": match_id,
+        "changed_at": utcnow()},), upsert=True)
+    return [kept, *told(tenant, "presence", {
+        "player_id": player_id, "status": status, "match_id": match_id},
+        friend_ids(tenant, player_id))]
+
+
+def _now(tenant: int, player_id: str, besides: str | None = None) -> Seen:
+    """The player's presence as the database has it (an active match other than
+    ``besides`` first)."""
+    playing = matches.playing_in(tenant, player_id, besides)
+    if playing is not None:
+        return PresenceStatus.PLAYING, playing
+    online = leases.live_lease(tenant, player_id, utcnow())
+    return (PresenceStatus.ONLINE if online else PresenceStatus.OFFLINE), None
+
+
+def reconcile(tenant: int, player_id: str) -> None:
+    """Work the player's presence out again and tell their friends if it changed (under
+    its row's lock: concurrent callers queue)."""
+    dialect = postgresql if backend() == "postgresql" else sqlite
+    with transaction(write=True):
+        db.session.execute(dialect.insert(Presence).values(
+            tenant_pk=tenant, player_id=player_id, status=PresenceStatus.OFFLINE,
+            changed_at=utcnow()).on_conflict_do_nothing())
+        known = db.session.execute(select(Presence).where(
+            Presence.tenant_pk == tenant, Presence.player_id == player_id)
+            .with_for_update()).scalar_one()
+        writes.write(_changes(tenant, player_id, _told(known), _now(tenant, player_id)),
+                     CHANNEL)
+
+
+def on_match(change: MatchChanged) -> list[writes.Rows]:
+    """A match starting or ending changes its vouched players' presence (a subscriber to
+    every match change: the rows go with the change)."""
+    match = change.match
+    started = change.before in (None, MatchStatus.WAITING) and match.status == MatchStatus.ACTIVE
+    if not (started or change.ended) or not match.vouched:
+        return []
+    rows: list[writes.Rows] = []
+    for player_id in sorted({player for _, player in match.vouched}):
+        before = _told(db.session.get(Presence, (match.tenant, player_id)))
+        now_seen: Seen = ((PresenceStatus.PLAYING, match.id) if started
+                          else _now(match.tenant, player_id, besides=match.id))
+        rows += _changes(match.tenant, player_id, before, now_seen)
+    return rows
+
+
+def sweep() -> int:
+    """Players told ``online`` whose every lease ran out: worked out again (``offline``,
+    or ``playing``), friends told; each once, whichever worker (rows others hold are
+    skipped); how many."""
+    now = utcnow()
+    live = exists().where(PresenceLease.tenant_pk == Presence.tenant_pk,
+                          PresenceLease.player_id == Presence.player_id,
+                          PresenceLease.expires_at > now)
+    with transaction(write=True):
+        gone = db.session.execute(select(Presence).where(
+            Presence.status == PresenceStatus.ONLINE, ~live).limit(SWEEP_BATCH)
+            .with_for_update(skip_locked=True)).scalars().all()
+        rows = [row for known in gone for row in _changes(
+            known.tenant_pk, known.player_id, _told(known),
+            _now(known.tenant_pk, known.player_id))]
+        writes.write(rows, CHANNEL)
+    return len(gone)
+
