@@ -147,6 +147,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(social.blp)
     api.register_blueprint(social.parties_blp)
     api.register_blueprint(matches.player_matches)
+    api.register_blueprint(matches.chat_blp)
     webhook_routes.describe_messages(api.spec)
     document_common_problems(api)
     app.register_blueprint(ops.scrape_blp)

@@ -142,8 +142,12 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         # a process renews its player streams' presence leases for this long (a dead
         # instance's players go offline after it); a closed last stream keeps its player
         # online for the grace (a reconnect within it is no change)
+        "BASRA_PRESENCE": _choice("BASRA_PRESENCE", ("on", "off")),  # off: all offline
         "BASRA_PRESENCE_LEASE_SECONDS": _int("BASRA_PRESENCE_LEASE_SECONDS", 30, low=3),
         "BASRA_PRESENCE_GRACE_SECONDS": _int("BASRA_PRESENCE_GRACE_SECONDS", 5, low=0),
+        # table chat: lines a speaker may say a minute, and a match may hold
+        "BASRA_CHAT_LINES_PER_MINUTE": _int("BASRA_CHAT_LINES_PER_MINUTE", 10, low=1),
+        "BASRA_CHAT_LINES_PER_MATCH": _int("BASRA_CHAT_LINES_PER_MATCH", 500, low=1),
         # a challenge not answered within this expires; a player may have this many open
         "BASRA_CHALLENGE_SECONDS": _int("BASRA_CHALLENGE_SECONDS", 60, low=5),
         "BASRA_CHALLENGES_MAX": _int("BASRA_CHALLENGES_MAX", 10, low=1),

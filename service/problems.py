@@ -8,6 +8,11 @@ from .errors import InvalidToken, MatchNotFound, MissingToken
 from .live.errors import TooManyWaiters
 from .lobby.errors import NoOpenSeat, WrongMatchStatus
 from .matches.errors import (
+    ChatClosed,
+    ChatFull,
+    ChatOff,
+    ChatTextOff,
+    ChatTooFast,
     ClaimTooEarly,
     ClockRanOut,
     IdempotencyKeyReused,
@@ -15,8 +20,10 @@ from .matches.errors import (
     MatchNotFinished,
     MatchNotStarted,
     NoHumanSeat,
+    NotAtTable,
     RatedNeedsPlayers,
     RatedNeedsShuffle,
+    UnknownPhrase,
     VersionMismatch,
     WrongPlayerCount,
 )
@@ -122,6 +129,13 @@ STATUSES: Statuses = [
     (RatedNeedsPlayers, 422),
     (RatedNeedsShuffle, 422),
     (ClaimTooEarly, 409),
+    (ChatOff, 409),
+    (ChatTextOff, 409),
+    (ChatClosed, 409),
+    (ChatFull, 409),
+    (NotAtTable, 403),
+    (UnknownPhrase, 422),
+    (ChatTooFast, 429),
     (IdempotencyKeyReused, 422),
     (InvalidCursor, 422),
     (BadBoardCursor, 422),

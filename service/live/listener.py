@@ -148,6 +148,22 @@ class VersionListener:
             if waiting and event in waiting:
                 waiting.remove(event)
 
+    def wait_either(self, known: dict[str, int], timeout: float) -> None:
+        """Sleep until one of the keys passes its number in ``known`` (or is heard at
+        all), the listener drops, or timeout: a stream that follows two keys."""
+        event = threading.Event()
+        with self._lock:
+            if any(self._versions.get(key, -1) != number for key, number in known.items()):
+                return
+            for key in known:
+                self._waiters.setdefault(key, []).append(event)
+        event.wait(timeout)
+        with self._lock:
+            for key in known:
+                waiting = self._waiters.get(key)
+                if waiting and event in waiting:
+                    waiting.remove(event)
+
     def _wake_all(self) -> None:
         with self._lock:
             waiters = [e for events in self._waiters.values() for e in events]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..errors import ServiceError
+from ..tenants.errors import Throttled
 
 
 class VersionMismatch(ServiceError):
@@ -72,3 +73,46 @@ class MatchNotFinished(ServiceError):
     aborted)."""
 
     reason = "match_not_finished"
+
+
+class ChatOff(ServiceError):
+    """The front end turned table chat off."""
+
+    reason = "chat_off"
+
+
+class ChatTextOff(ServiceError):
+    """A text line where the front end's tables take the fixed phrases only."""
+
+    reason = "chat_text_off"
+
+
+class NotAtTable(ServiceError):
+    """Chat from someone neither seated nor (where the front end allows it) a player
+    watching."""
+
+    reason = "not_at_table"
+
+
+class ChatClosed(ServiceError):
+    """A line at a match that is over."""
+
+    reason = "chat_closed"
+
+
+class ChatFull(ServiceError):
+    """The match holds as many lines as a match may."""
+
+    reason = "chat_full"
+
+
+class UnknownPhrase(ServiceError):
+    """A phrase id not in the list (``GET /v1/chat/phrases``)."""
+
+    reason = "unknown_phrase"
+
+
+class ChatTooFast(Throttled):
+    """The speaker said as many lines as a minute allows."""
+
+    reason = "chat_too_fast"

@@ -18,7 +18,7 @@ from ..storage.db import has_replica, on_replica, transaction
 from ..storage.enums import MatchStatus
 from ..storage.errors import DatabaseUnavailable
 from . import cache, store
-from .rows import SeatKey, facts
+from .rows import ChatReader, SeatKey, facts
 
 UNSETTLED = -3
 """The version :func:`settled` gives when it cannot prove a version current."""
@@ -159,3 +159,28 @@ def wait_for_change(match_id: str, version: int, timeout: float) -> int:
         else:
             # a listener that is still connecting will be live within moments
             time.sleep(min(interval, left, 0.25 if heard is not None else interval))
+
+
+def wait_for_news(match_id: str, version: int, chat: ChatReader, chat_after: int,
+                  chat_heard: int, timeout: float) -> int:
+    """:func:`wait_for_change`, also woken by a chat line of the match: one heard past
+    ``chat_heard`` (the listener's number read before the caller's read of the lines
+    up to ``chat_after``), or, without a live listener, one in the database; the
+    version then (a caller whose version is unchanged reads the lines)."""
+    config = current_app.config
+    deadline = time.monotonic() + min(timeout, config["BASRA_MAX_WAIT"])
+    heard = listener()
+    while True:
+        left = deadline - time.monotonic()
+        current = _current(heard, match_id, version)[0]
+        if current != version or left <= 0:
+            return current
+        if heard is not None and heard.live and heard.version(match_id) is not None:
+            heard.wait_either({match_id: version, chat.key: chat_heard}, left)
+            if (heard.version(chat.key) or -1) != chat_heard:
+                return current
+            continue
+        time.sleep(min(config["BASRA_POLL_INTERVAL"], left))
+        with transaction():
+            if store.newest_chat_line(chat.match_pk) > chat_after:
+                return current

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..engine import State
-from ..live import waiters
+from ..live import listener, waiters
 from ..live.listener import NOBODY
 from ..live.single_flight import SingleFlight
 from ..live.yielding import after_requests_under_way
@@ -17,26 +17,31 @@ from ..players.service import Credential
 from ..storage.db import on_replica, statement_connection, transaction
 from . import cache, polls, store
 from .results import MatchView, Seen, Unchanged, match_view
-from .rows import MatchRow
+from .rows import ChatLineRow, ChatReader, MatchRow
 from .seats import seat_of
 
 
 @dataclass(frozen=True)
 class Event:
-    """One event of a match's stream: its view after a change, or a heartbeat (None)."""
+    """One event of a match's stream: its view after a change, chat lines, or a
+    heartbeat (neither)."""
 
     view: MatchView | None
+    chat: tuple[ChatLineRow, ...] = ()
 
 
 def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen: int | None,
-                 heartbeat: float, client: str) -> Iterator[Event]:
+                 heartbeat: float, client: str,
+                 chat: ChatReader | None = None) -> Iterator[Event]:
     """The events of a match for the token's seat (or a spectator): its view now (unless
-    ``last_seen`` is the current version), then one per change, a heartbeat (``Event(None)``)
-    when ``heartbeat`` seconds pass without one; it ends once the match is over. The stream
-    holds one of ``client``'s parking places (:mod:`service.live.waiters`)."""
+    ``last_seen`` is the current version), then one per change, and the chat lines
+    ``chat`` (its reader, if any) sees as they are said; a heartbeat (``Event(None)``)
+    when ``heartbeat`` seconds pass without either; it ends once the match is over. The
+    stream holds one of ``client``'s parking places (:mod:`service.live.waiters`)."""
     peeked = polls.peek(match_id, tenant)
     version, seat = peeked.version, seat_of(peeked.seats, token)
     fresh = last_seen != version
+    said = _chat_now(chat)
     with waiters.parked(client), metrics.WAITERS.labels("stream").track_inprogress():
         if not fresh:
             yield Event(None)  # resumed and current: answer at once, then wait
@@ -44,9 +49,17 @@ def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen
                 return  # ...unless it is over: its last event was had, no other follows
         while True:
             if not fresh:
-                current = polls.wait_for_change(match_id, version, heartbeat)
+                lines: tuple[ChatLineRow, ...] = ()
+                if chat is None:
+                    current = polls.wait_for_change(match_id, version, heartbeat)
+                else:
+                    current = polls.wait_for_news(match_id, version, chat, *said, heartbeat)
+                    lines, said = _chat_since(chat, said[0])
+                    if lines:
+                        yield Event(None, lines)
                 if current == version:
-                    yield Event(None)
+                    if not lines:
+                        yield Event(None)
                     continue
                 version = current
             view = _view_at(match_id, tenant, seat, version, shared=not fresh)
@@ -55,6 +68,30 @@ def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen
             yield Event(view)
             if view.status.over:
                 return
+
+
+def _chat_now(chat: ChatReader | None) -> tuple[int, int]:
+    """(the newest line of the match's chat, the listener's number for it read first)."""
+    if chat is None:
+        return 0, -1
+    heard = listener.heard(chat.key)
+    with transaction():
+        return store.newest_chat_line(chat.match_pk), heard
+
+
+def _chat_since(chat: ChatReader, after: int) -> tuple[tuple[ChatLineRow, ...], tuple[int, int]]:
+    """The lines the reader sees after ``after``, and (the newest read, the listener's
+    number read first)."""
+    heard = listener.heard(chat.key)
+    read: list[ChatLineRow] = []
+    with transaction():
+        while True:
+            batch = store.chat_lines(chat.match_pk, after, 100)
+            read += batch
+            after = batch[-1].id if batch else after
+            if len(batch) < 100:
+                break
+    return tuple(line for line in read if chat.sees(line)), (after, heard)
 
 
 def read_match(match_id: str, tenant: int, token: Credential | None, seen: Seen, wait: float,

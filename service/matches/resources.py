@@ -8,23 +8,32 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Response, current_app, json, request, url_for
+from flask import Response, current_app, g, json, request, url_for
 from flask.views import MethodView
 
 from ..errors import MatchNotFound
 from ..players.requests import credential, seat_for, stream_heartbeat, stream_still_valid
 from ..players.service import Credential, PlayerProof
+from ..storage.enums import ChatMode
 from ..tenants.limits import budget
-from ..tenants.requests import sender, tenant, waiter
+from ..tenants.requests import actor, sender, server_key_only, tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
 from ..web.streams import last_event_id, sse_response
-from . import reading
+from . import chat, reading
 from . import service as matches
+from .chat import ChatRules
+from .errors import NotAtTable
 from .headers import etag_for, if_match_version, seen
 from .history import HistoryQuery
+from .phrases import PHRASES
 from .results import HistoryPage, MatchView, MoveResult, Unchanged
+from .rows import ChatLineRow
 from .schemas import (
+    ChatLineSchema,
+    ChatPageSchema,
+    ChatQuerySchema,
+    ChatSettingsSchema,
     CreatedMatchSchema,
     CreateMatchSchema,
     HintQuerySchema,
@@ -36,7 +45,9 @@ from .schemas import (
     MoveLogSchema,
     MoveRequestSchema,
     MoveResponseSchema,
+    PhrasesSchema,
     PlayerMatchesQuerySchema,
+    SayChatSchema,
     StateEventSchema,
     WaitQuerySchema,
 )
@@ -301,22 +312,113 @@ class Events(MethodView):
     @blp.doc(operationId="streamMatchEvents")
     def get(self, match_id: str) -> Response:
         """Server-Sent Events of the caller's view: one `state` event on connect (unless
-        `Last-Event-ID` is current), then one per change, each with `id: <version>`; a
-        comment every 15 s when nothing happens; the stream ends after the match does,
-        or once its API key is revoked."""
-        events = reading.follow_match(match_id, tenant(), credential(), last_event_id(),
-                                      stream_heartbeat(), waiter())
+        `Last-Event-ID` is current), then one per change, each with `id: <version>`;
+        to the seats (and, where the front end lets them chat, players watching) a `chat`
+        event per line said from then on, without an id; a comment every 15 s when
+        nothing happens; the stream ends after the match does, or once its API key is
+        revoked."""
+        token = credential()
+        events = reading.follow_match(match_id, tenant(), token, last_event_id(),
+                                      stream_heartbeat(), waiter(),
+                                      chat.reader(match_id, tenant(), token, g.caller.server))
         first = next(events)  # errors (unknown match, bad token) answer as problems
 
         def chunks() -> Iterator[str]:
             for event in itertools.chain([first], events):
-                if event.view is None:
+                if event.chat:
+                    yield "".join(f"event: chat\ndata: {_json(chat.event(line))}\n\n"
+                                  for line in event.chat)
+                elif event.view is None:
                     yield ": heartbeat\n\n"
                 else:
-                    data = json.dumps(EVENT_SCHEMA.dump(event.view), separators=(",", ":"))
+                    data = _json(EVENT_SCHEMA.dump(event.view))
                     yield f"id: {event.view.version}\nevent: state\ndata: {data}\n\n"
 
         return sse_response(chunks(), stream_still_valid)
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"))
+
+
+@blp.route("/<string:match_id>/chat")
+class MatchChat(MethodView):
+    """The table's chat."""
+
+    @budget("moves")
+    @blp.arguments(SayChatSchema)
+    @blp.response(201, ChatLineSchema)
+    @blp.alt_response(401, **problem_doc("no bearer token"))
+    @blp.alt_response(403, **problem_doc("`not_at_table`: neither seated nor (where "
+                                         "allowed) watching; `invalid_token`"))
+    @blp.alt_response(409, **problem_doc("`chat_off`, `chat_text_off`, `chat_closed` (the "
+                                         "match is over), `chat_full`"))
+    @blp.alt_response(429, **problem_doc("`chat_too_fast`: the speaker's lines a minute "
+                                         "are said"))
+    @blp.doc(security=BEARER, operationId="sayChat")
+    def post(self, body: dict[str, Any], match_id: str) -> ChatLineRow:
+        """Say a phrase (`{"phrase": id}`) or, where the front end allows it, a text
+        (`{"text": ...}`, filtered) at the table: a seat (its seat token or player
+        token), or a player watching where the front end allows it."""
+        return chat.say(match_id, tenant(), credential(), body.get("phrase"),
+                        body.get("text"))
+
+    @budget("reads")
+    @blp.arguments(ChatQuerySchema, location="query")
+    @blp.response(200, ChatPageSchema)
+    @blp.alt_response(403, **problem_doc("`not_at_table`: neither seated, nor watching "
+                                         "where allowed, nor the server key"))
+    @blp.doc(security=OPTIONAL_BEARER, operationId="readChat")
+    def get(self, query: dict[str, Any], match_id: str) -> dict[str, Any]:
+        """The lines after `after`, oldest first (none from players the reader blocked);
+        with `wait`, a long poll for the next. For the seats, players watching where the
+        front end lets them chat, and the server key (every line)."""
+        found = chat.reader(match_id, tenant(), credential(), g.caller.server)
+        if found is None:
+            raise NotAtTable("only the seats (and, where allowed, players watching) read "
+                             "this table's chat")
+        lines, after = chat.lines(found, query["after"], query["limit"], query["wait"],
+                                  waiter())
+        return {"lines": lines, "after": after}
+
+
+chat_blp = Blueprint("chat", __name__, url_prefix="/v1/chat",
+                     description="Table chat: the phrases, a front end's settings")
+
+
+@chat_blp.route("/phrases")
+class Phrases(MethodView):
+    """The fixed phrases."""
+
+    @budget("reads")
+    @chat_blp.response(200, PhrasesSchema)
+    @chat_blp.doc(operationId="listPhrases")
+    def get(self) -> dict[str, Any]:
+        """The phrases a table may say, each with its English and Arabic text."""
+        return {"phrases": PHRASES}
+
+
+@chat_blp.route("/settings")
+class ChatSettings(MethodView):
+    """The front end's table chat."""
+
+    @budget("reads")
+    @chat_blp.response(200, ChatSettingsSchema)
+    @chat_blp.doc(operationId="getChatSettings")
+    def get(self) -> ChatRules:
+        """What the front end's tables may say (`phrases`, seats only, until set)."""
+        return chat.rules_of(tenant())
+
+    @server_key_only(chat_blp)
+    @budget("creates")
+    @chat_blp.arguments(ChatSettingsSchema)
+    @chat_blp.response(200, ChatSettingsSchema)
+    @chat_blp.doc(operationId="setChatSettings")
+    def put(self, body: dict[str, Any]) -> ChatRules:
+        """Set the front end's table chat: `off`, `phrases` or `text`, whether players
+        watching may chat, words for the filter to mask (recorded in the audit log)."""
+        return chat.set_rules(tenant(), ChatRules(ChatMode(body["mode"]), body["spectators"],
+                                                  tuple(body["words"])), actor())
 
 
 player_matches = Blueprint("player_matches", __name__, url_prefix="/v1/players",

@@ -162,3 +162,40 @@ def team_won(row: MatchRow, seat: int) -> tuple[bool, bool]:
     team = team_of(seat)
     won = not row.draw and row.winner == team
     return won, not row.draw and row.winner is not None and not won
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLineRow:
+    """A line said at a match's table (``seat`` None: a spectator's)."""
+
+    id: int
+    seat: int | None
+    player_id: str | None
+    name: str
+    phrase: str | None
+    text: str | None
+    filtered: bool
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReader:
+    """Who reads a match's chat: its row, and the players whose lines they never see
+    (those they blocked)."""
+
+    match_pk: int
+    blocked: frozenset[str]
+
+    @property
+    def key(self) -> str:
+        """The listener's key for the match's chat (a NOTIFY per line)."""
+        return chat_key(self.match_pk)
+
+    def sees(self, line: ChatLineRow) -> bool:
+        """Whether the reader is shown the line."""
+        return line.player_id is None or line.player_id not in self.blocked
+
+
+def chat_key(match_pk: int) -> str:
+    """The listener's key for a match's chat lines."""
+    return f"c{match_pk}"

@@ -8,7 +8,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ..players.schemas import PLAYER_ID_FIELD, RATING_CHANGES, RatingChangeSchema
-from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
+from ..storage.enums import ChatMode, ClockTimeout, EndReason, MatchStatus, MoveKind
 from ..web.fields import CardField, JsonInteger, UTCDateTime, card_list
 from . import render
 from .results import MatchView
@@ -390,9 +390,93 @@ class StateEventSchema(ma.Schema):
     over: its ``data`` line is a MatchState as JSON. A comment line (``: heartbeat``)
     comes when nothing happened for a while; parsers skip it."""
 
-    event = ma.fields.String(required=True, validate=validate.OneOf(["state"]))
-    id = ma.fields.String(required=True, metadata={
-        "description": "the match's version: send it back as Last-Event-ID to resume"})
-    data = ma.fields.Nested(MatchStateSchema, required=True, metadata={
+    event = ma.fields.String(required=True, validate=validate.OneOf(["state", "chat"]))
+    id = ma.fields.String(metadata={
+        "description": "a state's: the match's version; send it back as Last-Event-ID to "
+        "resume (a chat event has none: read what you missed at GET .../chat)"})
+    data = ma.fields.Raw(required=True, metadata={
         "contentMediaType": "application/json",
-        "description": "the caller's view after the change, as JSON text"})
+        "oneOf": [{"$ref": "#/components/schemas/MatchState"},
+                  {"$ref": "#/components/schemas/ChatLine"}],
+        "description": "state: the caller's view after the change (a MatchState); chat: "
+        "a line said at the table (a ChatLine); as JSON text"})
+
+
+class ChatLineSchema(ma.Schema):
+    """A line said at a match's table."""
+
+    id = JsonInteger(required=True, metadata={"description": "the line's number: send it "
+                                             "as `after` to read what follows"})
+    seat = ma.fields.Integer(required=True, allow_none=True, metadata={
+        "description": "the speaker's seat; null for a player watching"})
+    player_id = ma.fields.String(required=True, allow_none=True)
+    name = ma.fields.String(required=True)
+    phrase = ma.fields.String(required=True, allow_none=True, metadata={
+        "description": "a phrase's id (GET /v1/chat/phrases has its texts); null for text"})
+    text = ma.fields.String(required=True, allow_none=True, metadata={
+        "description": "the text as filtered (a word of the filter masked with *)"})
+    filtered = ma.fields.Boolean(required=True, metadata={
+        "description": "a word of the text was masked"})
+    at = UTCDateTime(required=True)
+
+
+class SayChatSchema(ma.Schema):
+    """A phrase (its id) or a text, not both."""
+
+    phrase = ma.fields.String(validate=validate.Length(min=1, max=32))
+    text = ma.fields.String(validate=validate.Length(min=1, max=200), metadata={
+        "description": "where the front end allows text: at most 200 characters"})
+
+    @ma.validates_schema
+    def _one(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        if ("phrase" in data) == ("text" in data):
+            raise ma.ValidationError("send a phrase or a text, not both", "phrase")
+        if "text" in data and not data["text"].strip():
+            raise ma.ValidationError("say something", "text")
+
+
+class ChatQuerySchema(ma.Schema):
+    """Reading a match's chat: after a line, waiting for one."""
+
+    after = ma.fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**62),
+                              metadata={"description": "only lines after this one (the "
+                                        "last page's `after`)"})
+    limit = ma.fields.Integer(load_default=50, validate=validate.Range(min=1, max=100))
+    wait = ma.fields.Float(load_default=0.0, validate=validate.Range(min=0, max=3600),
+                           metadata={"description": "with none to show: wait up to this "
+                                     "many seconds (capped by the server, 30 by default)"})
+
+
+class ChatPageSchema(ma.Schema):
+    """Lines of a match's chat, oldest first."""
+
+    lines = ma.fields.List(ma.fields.Nested(ChatLineSchema), required=True)
+    after = JsonInteger(required=True, metadata={"description": "send as `after` next"})
+
+
+class PhraseSchema(ma.Schema):
+    """A fixed phrase."""
+
+    id = ma.fields.String(required=True)
+    en = ma.fields.String(required=True)
+    ar = ma.fields.String(required=True)
+
+
+class PhrasesSchema(ma.Schema):
+    """The phrases a table may say."""
+
+    phrases = ma.fields.List(ma.fields.Nested(PhraseSchema), required=True)
+
+
+class ChatSettingsSchema(ma.Schema):
+    """A front end's table chat."""
+
+    mode = ma.fields.String(
+        required=True, validate=validate.OneOf([str(m) for m in ChatMode]), metadata={
+            "description": "off; phrases (the fixed list, the default); text (phrases and "
+            "at most 200 characters, filtered)"})
+    spectators = ma.fields.Boolean(load_default=False, metadata={
+        "description": "players watching (with their player token) may read and chat"})
+    words = ma.fields.List(ma.fields.String(validate=validate.Length(min=1, max=40)),
+                           load_default=list, validate=validate.Length(max=500), metadata={
+        "description": "words the filter masks beside its own (Arabic and Latin)"})

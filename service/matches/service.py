@@ -68,7 +68,7 @@ from .errors import (
 )
 from .replies import bill_searches, bots_play
 from .results import HistoryPage, MatchView, MoveResult, match_view
-from .rows import LogEntry, MatchRow
+from .rows import ChatLineRow, LogEntry, MatchRow
 from .rows import facts as match_facts
 from .seats import (
     Minter,
@@ -488,11 +488,12 @@ class Deal:
 @dataclass(frozen=True)
 class MatchRecord:
     """All a match holds, for its front end's staff: the public view, the whole log,
-    and once it is over every deal's hands."""
+    once it is over every deal's hands, and every line said at the table."""
 
     view: MatchView
     log: MoveLog
     deals: tuple[Deal, ...] | None
+    chat: tuple[ChatLineRow, ...] = ()
 
 
 def match_record(match_id: str, tenant: int) -> MatchRecord:
@@ -500,9 +501,10 @@ def match_record(match_id: str, tenant: int) -> MatchRecord:
     with transaction():
         match, state = store.read(match_id, tenant)
         records = store.move_log(match.pk)
+        said = store.chat_lines(match.pk, 0, 10**6)  # a match holds a bounded number
     log = _log_of(match, state, records)
     deals = _deals(state, records) if match.status.over else None
-    return MatchRecord(match_view(match, state, None), log, deals)
+    return MatchRecord(match_view(match, state, None), log, deals, tuple(said))
 
 
 def _deals(state: State, records: Sequence[MoveRecord]) -> tuple[Deal, ...]:

@@ -16,7 +16,20 @@ from functools import lru_cache
 from typing import Any
 
 import psycopg
-from sqlalchemy import bindparam, delete, exists, func, insert, select, tuple_
+from sqlalchemy import (
+    Text,
+    and_,
+    bindparam,
+    cast,
+    delete,
+    exists,
+    func,
+    insert,
+    literal_column,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ..engine import State, rules_from_json, state_from_dict, state_to_dict
@@ -25,6 +38,8 @@ from ..storage import writes
 from ..storage.db import backend, db, read_rows
 from ..storage.enums import ClockTimeout, EndReason, MatchStatus
 from ..storage.models import (
+    ChatLine,
+    ChatSettings,
     CreateKey,
     IdempotencyKey,
     Match,
@@ -33,7 +48,7 @@ from ..storage.models import (
     as_utc,
     utcnow,
 )
-from .rows import LogEntry, MatchRow, SeatRow
+from .rows import ChatLineRow, LogEntry, MatchRow, SeatRow
 from .seats import NewSeat
 
 _M = Match.__table__
@@ -348,6 +363,10 @@ def pseudonymize(tenant: int, player_id: str, pseudonym: str, name: str,
                 for c in changes]))
     db.session.execute(delete(CreateKey).where(CreateKey.tenant_pk == tenant,
                                                CreateKey.caller == creator))
+    db.session.execute(update(ChatLine).where(
+        ChatLine.player_id == player_id,
+        ChatLine.match_pk.in_(select(_M.c.pk).where(_M.c.tenant_pk == tenant))
+    ).values(player_id=pseudonym, name=name))
     if not pks:
         return Pseudonymized(frozenset(), ())
     db.session.execute(_S.update().where(_S.c.match_pk.in_(pks), _S.c.player_id == player_id)
@@ -462,3 +481,66 @@ def remember_create(tenant: int, caller: str, key: str, record: CreateRecord, ma
         match_pk=match_pk, salt=record.salt, token_check=record.token_check,
         created_at=utcnow()).on_conflict_do_nothing()
     return bool(db.session.execute(stmt).rowcount)  # type: ignore[attr-defined]
+
+
+# --- table chat ---------------------------------------------------------------------
+
+
+def _chat_wake(columns: Any) -> Any:
+    """A chat line's NOTIFY payload: its match's chat key and its number (as
+    :func:`~.rows.chat_key` makes the key)."""
+    colon = literal_column("':'")
+    return func.concat(literal_column("'c'"), cast(columns.match_pk, Text), colon,
+                       columns.pk)
+
+
+def chat_line(match_pk: int, seat: int | None, player_id: str | None, name: str,
+              phrase: str | None, text: str | None, filtered: bool) -> writes.Rows:
+    """A line to write (caller's write transaction); on PostgreSQL it wakes the
+    match's chat readers when it commits."""
+    return writes.Rows(ChatLine.__table__, ({
+        "match_pk": match_pk, "seat": seat, "player_id": player_id, "name": name,
+        "phrase": phrase, "text": text, "filtered": filtered, "created_at": utcnow()},),
+        wake=_chat_wake)
+
+
+def chat_lines(match_pk: int, after: int, limit: int) -> list[ChatLineRow]:
+    """A match's lines after ``after``, oldest first (caller's transaction)."""
+    found = db.session.execute(select(
+        ChatLine.pk, ChatLine.seat, ChatLine.player_id, ChatLine.name, ChatLine.phrase,
+        ChatLine.text, ChatLine.filtered, ChatLine.created_at)
+        .where(ChatLine.match_pk == match_pk, ChatLine.pk > after)
+        .order_by(ChatLine.pk).limit(limit)).all()
+    return [ChatLineRow(pk, seat, player, name, phrase, text, filtered, as_utc(at))
+            for pk, seat, player, name, phrase, text, filtered, at in found]
+
+
+def newest_chat_line(match_pk: int) -> int:
+    """The number of a match's newest line (0: none) (caller's transaction)."""
+    return int(db.session.execute(select(func.max(ChatLine.pk)).where(
+        ChatLine.match_pk == match_pk)).scalar_one_or_none() or 0)
+
+
+def chat_said(match_pk: int, player_id: str | None, seat: int | None,
+              since: datetime) -> tuple[int, int]:
+    """(lines the speaker said at the match since ``since``, lines said there in all)."""
+    mine = ChatLine.player_id == player_id if player_id is not None else and_(
+        ChatLine.player_id.is_(None), ChatLine.seat == seat)
+    recent, total = db.session.execute(select(
+        func.count().filter(and_(mine, ChatLine.created_at >= since)), func.count())
+        .where(ChatLine.match_pk == match_pk)).one()
+    return int(recent), int(total)
+
+
+def chat_settings(tenant: int) -> ChatSettings | None:
+    """The front end's chat settings as kept (None: the defaults)."""
+    return db.session.get(ChatSettings, tenant)
+
+
+def keep_chat_settings(tenant: int, mode: str, spectators: bool, words: list[str]) -> None:
+    """Keep the front end's chat settings (caller's write transaction)."""
+    kept = db.session.get(ChatSettings, tenant)
+    if kept is None:
+        kept = ChatSettings(tenant_pk=tenant)
+        db.session.add(kept)
+    kept.mode, kept.spectators, kept.words, kept.updated_at = mode, spectators, words, utcnow()

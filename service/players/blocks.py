@@ -107,3 +107,9 @@ def forget(tenant: int, player_id: str) -> None:
         Friendship.player_id == player_id, Friendship.friend_id == player_id)))
 
 
+
+
+def blocked_by(tenant: int, player_id: str) -> frozenset[str]:
+    """Everyone the player blocked (caller's transaction): whose chat they never see."""
+    return frozenset(db.session.execute(select(Block.blocked_id).where(
+        Block.tenant_pk == tenant, Block.player_id == player_id)).scalars())

@@ -90,6 +90,8 @@ def _upsert(keys: Iterable[Key], until: datetime) -> None:
 def opened(tenant: int, player_id: str) -> None:
     """A stream of the player opened on this process: its first writes a lease and tells
     the wired listener."""
+    if current_app.config["BASRA_PRESENCE"] == "off":
+        return
     key = (tenant, player_id)
     with _HELD.lock:
         count = _HELD.streams[key] = _HELD.streams.get(key, 0) + 1
@@ -102,6 +104,8 @@ def opened(tenant: int, player_id: str) -> None:
 def closed(tenant: int, player_id: str) -> None:
     """A stream of the player closed: after the last, the lease ends after the grace.
     Never raises (a lease not cut expires on its own)."""
+    if current_app.config["BASRA_PRESENCE"] == "off":
+        return
     key = (tenant, player_id)
     with _HELD.lock:
         count = _HELD.streams.get(key, 0) - 1

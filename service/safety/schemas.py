@@ -9,7 +9,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ..matches import render
-from ..matches.schemas import MoveLogSchema
+from ..matches.schemas import ChatLineSchema, MoveLogSchema
 from ..players.schemas import PLAYER_ID_FIELD
 from ..storage.enums import ReportAction, ReportReason, ReportStatus
 from ..web.fields import UTCDateTime
@@ -134,6 +134,8 @@ class MatchRecordSchema(ma.Schema):
     log = ma.fields.Nested(MoveLogSchema, required=True)
     deals = ma.fields.List(ma.fields.Nested(DealSchema), required=True, allow_none=True,
                            metadata={"description": "every deal's hands, once it is over"})
+    chat = ma.fields.List(ma.fields.Nested(ChatLineSchema), required=True, metadata={
+        "description": "every line said at the table, as said (blocks aside)"})
 
     def _state(self, record: Any) -> dict[str, Any]:
         return render.match_state(record.view)

@@ -12,6 +12,7 @@ friend's stream and a webhook.
 
 from __future__ import annotations
 
+from flask import current_app
 from sqlalchemy import exists, select
 from sqlalchemy.dialects import postgresql, sqlite
 
@@ -79,6 +80,8 @@ def reconcile(tenant: int, player_id: str) -> None:
 def on_match(change: MatchChanged) -> list[writes.Rows]:
     """A match starting or ending changes its vouched players' presence (a subscriber to
     every match change: the rows go with the change)."""
+    if current_app.config["BASRA_PRESENCE"] == "off":
+        return []
     match = change.match
     started = change.before in (None, MatchStatus.WAITING) and match.status == MatchStatus.ACTIVE
     if not (started or change.ended) or not match.vouched:

@@ -132,6 +132,14 @@ class ChallengeStatus(StrEnum):
     """Not answered in time (an open one past its ``expires_at`` reads so already)."""
 
 
+class ChatMode(StrEnum):
+    """What a front end's players may say at a table: nothing, the phrases, or text."""
+
+    OFF = "off"
+    PHRASES = "phrases"
+    TEXT = "text"
+
+
 class PresenceStatus(StrEnum):
     """What a player's friends see of them: a player stream open, seated in an active
     match, or neither."""

@@ -736,3 +736,39 @@ class Presence(db.Model):  # type: ignore[name-defined,misc]
               postgresql_where=text("status = 'online'"),
               sqlite_where=text("status = 'online'")),
     )
+
+
+class ChatLine(db.Model):  # type: ignore[name-defined,misc]
+    """A line said at a match's table: a phrase (its id) or a text (as filtered), by a
+    seat or a spectator (``seat`` None). Kept with the match: a report's evidence."""
+
+    __tablename__ = "chat_lines"
+
+    pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
+    match_pk: Mapped[int] = mapped_column(
+        ForeignKey("matches.pk", ondelete="CASCADE"), nullable=False
+    )
+    seat: Mapped[int | None] = mapped_column(SmallInteger)
+    player_id: Mapped[str | None] = mapped_column(String(128))
+    name: Mapped[str] = mapped_column(String(64), nullable=False)
+    phrase: Mapped[str | None] = mapped_column(String(32))
+    text: Mapped[str | None] = mapped_column(String(200))
+    filtered: Mapped[bool] = mapped_column(Boolean, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+    __table_args__ = (Index("ix_chat_lines_match", "match_pk", "pk"),)
+
+
+class ChatSettings(db.Model):  # type: ignore[name-defined,misc]
+    """A front end's table chat: ``off``, ``phrases`` or ``text``; whether spectators
+    may chat; the words it adds to the filter. None kept: ``phrases``, seats only."""
+
+    __tablename__ = "chat_settings"
+
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), primary_key=True
+    )
+    mode: Mapped[str] = mapped_column(String(8), nullable=False)
+    spectators: Mapped[bool] = mapped_column(Boolean, nullable=False)
+    words: Mapped[list[str]] = mapped_column(JSON, nullable=False)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)

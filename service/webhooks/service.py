@@ -37,7 +37,7 @@ EVENTS = ("match.started", "match.turn", "match.move", "match.finished", "match.
           "friend.requested", "friend.accepted", "friend.removed", "challenge.created",
           "challenge.accepted", "challenge.declined", "challenge.cancelled",
           "challenge.expired", "party.invited", "party.joined", "party.left",
-          "party.disbanded", "party.seated", "presence")
+          "party.disbanded", "party.seated", "presence", "chat")
 FINISHES = frozenset({"match.finished", "tournament.finished"})
 """Sent ahead of every other waiting message, held behind none of their lane."""
 

@@ -60,6 +60,9 @@ def test_an_erasure_leaves_no_trace_of_the_player_and_opponents_as_they_were(
 ) -> None:
     ana, bo = mint(client, "ana"), mint(client, "bo")
     created = _rated(client, "ana", "bo")
+    said = client.post(f"/v1/matches/{created['id']}/chat", json={"phrase": "hello"},
+                       headers=auth(ana))
+    assert said.status_code == 201, said.get_json()
     resign(client, str(created["id"]), tokens(created)[0])  # bo wins
     tid, toks = entered(client, ["ana", "cy"], rounds=1)
     work(app)
