@@ -107,5 +107,5 @@ def test_the_rule_is_documented_with_each_route_it_covers(keyed: Flask) -> None:
         ("GET", "/v1/players/{player_id}/export"), ("DELETE", "/v1/players/{player_id}"),
         ("POST", "/v1/matches/{match_id}/void"), ("GET", "/v1/audit"),
         ("GET", "/v1/reports"), ("GET", "/v1/reports/{report_id}"),
-        ("POST", "/v1/reports/{report_id}/resolve"),
+        ("POST", "/v1/reports/{report_id}/resolve"), ("PUT", "/v1/chat/settings"),
     }
