@@ -97,9 +97,9 @@ def signing_secrets(tenant: int) -> cache.Secrets:
 
 
 def _make_secret(tenant: int) -> str:
-    with transaction(write=True):
-        row = db.session.get(Tenant, tenant)
-        assert row is not None, f"tenant {tenant} exists"
+    with transaction(write=True):  # locked: first uses racing on two processes agree
+        row = db.session.execute(select(Tenant).where(Tenant.pk == tenant).with_for_update()
+                                 .execution_options(populate_existing=True)).scalar_one()
         if row.player_secret is None:
             row.player_secret = secrets.token_hex(32)
         return row.player_secret

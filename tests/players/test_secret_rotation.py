@@ -4,6 +4,7 @@ key retires its secret; no process trusts a secret it read more than a second ag
 
 from __future__ import annotations
 
+import threading
 import time
 
 import jwt
@@ -90,3 +91,29 @@ def test_a_rotation_by_another_instance_holds_here_within_two_seconds(
         assert time.monotonic() - started < 2.0, "the old secret was trusted past 2 s"
         time.sleep(0.05)
     assert _status(client, token) == 401
+
+
+def test_first_uses_racing_agree_on_one_secret(app: Flask) -> None:
+    """Processes minting a front end's first tokens at once all sign with the secret that
+    was kept (each thread here stands for a process: nothing cached)."""
+    api_key(app, "racing")  # a new front end, its secret not made yet
+    tenant = _tenant(app, "racing")
+    made: list[str] = []
+    gate = threading.Barrier(6)
+
+    def first_use() -> None:
+        with app.app_context():
+            gate.wait()
+            made.append(players._make_secret(tenant))
+            db.session.remove()
+
+    threads = [threading.Thread(target=first_use) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    with app.app_context():
+        kept = db.session.execute(select(Tenant.player_secret).where(Tenant.pk == tenant)
+                                  ).scalar_one()
+        db.session.remove()
+    assert len(made) == 6 and set(made) == {kept}
