@@ -1,6 +1,6 @@
 """``make bench``: engine throughput, bot move time, HTTP throughput, history at scale.
 
-``python -m bench engine|bots|http|waiters|history|players|tournaments|webhooks|trust``
+``python -m bench engine|bots|http|waiters|history|players|tournaments|webhooks|trust|social``
 runs one part;
 ``strength`` (``expert`` against greedy and ``expert-2026``, and ``expert-2026``
 against greedy, 1,000 matches each in v1 and v2: :mod:`bench.strength`), ``ceiling``
@@ -98,7 +98,7 @@ def bot_bench(positions: int = 200) -> dict[str, float]:
 def main(argv: list[str]) -> int:
     """Run the benchmarks named in ``argv`` (default: all)."""
     wanted = set(argv) or {"engine", "bots", "http", "waiters", "history", "players",
-                           "tournaments", "webhooks", "trust"}
+                           "tournaments", "webhooks", "trust", "social"}
     figures: dict[str, float] = {}
     if "engine" in wanted:
         figures.update(engine_bench())
@@ -132,6 +132,10 @@ def main(argv: list[str]) -> int:
         from bench import trust
 
         figures.update(trust.run())
+    if "social" in wanted:  # presence, chat and a party's seating: about 5 minutes
+        from bench import social
+
+        figures.update(social.run())
     if "strength" in wanted:  # about 45 minutes on two cores: only when asked for
         from bench import strength
 

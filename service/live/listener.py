@@ -260,6 +260,13 @@ def heard(key: str) -> int:
     return -1 if known is None else known
 
 
+def epoch() -> int | None:
+    """The (re)connection this process's listener is in while live, else None: a number
+    heard in one epoch says nothing of a later one."""
+    found = listener()
+    return found.epoch if found is not None and found.live else None
+
+
 def wait_for_key(key: str, heard_before: int, timeout: float) -> None:
     """Sleep until the listener hears ``key`` past ``heard_before`` (its number read before
     the caller's last database read, so nothing committed since is missed) or ``timeout``

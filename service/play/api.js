@@ -103,6 +103,35 @@ export class Api {
     }
   }
 
+  // ---- friends, challenges, parties, table chat ----
+  friends(id, token) {
+    return this.call("GET", `/v1/players/${encodeURIComponent(id)}/friends?limit=100`, { token });
+  }
+  befriend(id, other, token) {
+    return this.call("PUT", `/v1/players/${encodeURIComponent(id)}/friends/${encodeURIComponent(other)}`, { token });
+  }
+  unfriend(id, other, token) {
+    return this.call("DELETE", `/v1/players/${encodeURIComponent(id)}/friends/${encodeURIComponent(other)}`, { token });
+  }
+  challenges(id, token) {
+    return this.call("GET", `/v1/players/${encodeURIComponent(id)}/challenges`, { token });
+  }
+  challenge(spec, token) { return this.call("POST", "/v1/challenges", { body: spec, token }); }
+  answerChallenge(id, answer, token) {
+    return this.call("POST", `/v1/challenges/${encodeURIComponent(id)}/${answer}`, { token });
+  }
+  newParty(token) { return this.call("POST", "/v1/parties", { token }); }
+  party(id, token) { return this.call("GET", `/v1/parties/${encodeURIComponent(id)}`, { token }); }
+  inviteToParty(id, playerId, token) {
+    return this.call("POST", `/v1/parties/${encodeURIComponent(id)}/invite`, { body: { player_id: playerId }, token });
+  }
+  joinParty(id, token) { return this.call("POST", `/v1/parties/${encodeURIComponent(id)}/join`, { token }); }
+  leaveParty(id, token) { return this.call("POST", `/v1/parties/${encodeURIComponent(id)}/leave`, { token }); }
+  phrases() { return this.call("GET", "/v1/chat/phrases"); }
+  chatSettings() { return this.call("GET", "/v1/chat/settings"); }
+  chat(id, token, after = 0) { return this.call("GET", `/v1/matches/${id}/chat?after=${after}&limit=100`, { token }); }
+  say(id, token, line) { return this.call("POST", `/v1/matches/${id}/chat`, { body: line, token }); }
+
   resign(id, token) { return this.call("POST", `/v1/matches/${id}/resign`, { token }); }
   rematch(id, token) { return this.call("POST", `/v1/matches/${id}/rematch`, { token }); }
   moveLog(id) { return this.call("GET", `/v1/matches/${id}/moves`); }
@@ -119,11 +148,11 @@ export class Api {
 
   /**
    * Follow a match: `onState(view)` for each change until the match ends or
-   * `signal` aborts. The events stream first (read with fetch, since
+   * `signal` aborts, and `onChat(line)` for each line said at the table (on the stream). The events stream first (read with fetch, since
    * EventSource cannot send the seat's Authorization header); when a stream
    * breaks, long polls take over (`?wait=` with `If-None-Match`).
    */
-  async follow(id, token, onState, signal) {
+  async follow(id, token, onState, signal, onChat = () => {}) {
     let lastId = null;
     const finished = (view) => view.status === "finished" || view.status === "aborted";
     try {
@@ -131,6 +160,7 @@ export class Api {
       const response = await fetch(`/v1/matches/${id}/events`, { headers, signal });
       if (!response.ok || !response.body) throw new Error(`events: HTTP ${response.status}`);
       for await (const event of readEvents(response.body)) {
+        if (event.type === "chat") onChat(JSON.parse(event.data));
         if (event.type !== "state") continue;
         lastId = event.id;
         const view = JSON.parse(event.data);

@@ -86,6 +86,22 @@ function onPlayerEvent({ type, data }) {
     go(data.match_id);
     return;
   }
+  // a challenge accepted, or our party seated: to the table (the player token holds the seat)
+  if ((type === "challenge.accepted" || type === "party.seated") && data.match_id
+      && table?.id !== data.match_id) {
+    go(data.match_id);
+    return;
+  }
+  if (type === "party.invited") partyInvites.set(data.party_id, data.leader);
+  if (type === "party.joined" || type === "party.invited") storage.set("basra.party", data.party_id);
+  if (type === "party.disbanded" || (type === "party.left" && data.player_id === player?.player_id)) {
+    partyInvites.delete(data.party_id);
+    if (storage.get("basra.party") === data.party_id) storage.remove("basra.party");
+  }
+  if (!$("#friends").hidden && (type === "presence" || type.startsWith("friend.")
+      || type.startsWith("challenge.") || type.startsWith("party."))) {
+    drawFriends().catch(showError);
+  }
   if (type.startsWith("tournament.") && shown.tournament === data.tournament_id) {
     drawTournament(data.tournament_id).catch(showError);
   }
@@ -101,6 +117,7 @@ function drawPlayer() {
   form.token.value = "";
   const profile = $("#nav-profile");
   profile.hidden = !player;
+  $("#nav-friends").hidden = !player;
   if (player) profile.href = `/play?player=${encodeURIComponent(player.player_id)}`;
   const rated = $("#new-match input[name=rated]");
   rated.disabled = !player;
@@ -169,8 +186,10 @@ function init() {
   $("#lang").addEventListener("click", () => {
     storage.set("basra.lang", setLanguage(currentLanguage() === "ar" ? "en" : "ar"));
     drawPlayer();
-    if (table?.view) draw(table.view);
-    else if (!$("#profile").hidden || !$("#board").hidden) route();
+    if (table?.view) {
+      draw(table.view);
+      openChat(table.id).catch(() => { $("#chat").hidden = true; });
+    } else if (!$("#profile").hidden || !$("#board").hidden || !$("#friends").hidden) route();
   });
   const key = $("#api-key");
   key.value = api.key;
@@ -199,6 +218,13 @@ function init() {
   for (const input of document.querySelectorAll("input[name=name]")) {
     input.value = storage.get("basra.name") || "";
   }
+  $("#add-friend").addEventListener("submit", onAddFriend);
+  $("#party-play").addEventListener("click", onPartyPlay);
+  $("#party-leave").addEventListener("click", () => act(async () => {
+    await api.leaveParty(storage.get("basra.party"), player.token);
+    storage.remove("basra.party");
+  }));
+  $("#chat-form").addEventListener("submit", onSayText);
   $("#tournament-join").addEventListener("click", () => onTournamentEntry("join"));
   $("#tournament-withdraw").addEventListener("click", () => onTournamentEntry("withdraw"));
   player = loadPlayer();
@@ -219,7 +245,8 @@ function init() {
 function route() {
   const query = new URLSearchParams(location.search);
   clearInterval(tournamentTimer);
-  if (query.get("tournament")) showTournament(query.get("tournament")).catch(showError);
+  if (query.get("friends")) showFriends().catch(showError);
+  else if (query.get("tournament")) showTournament(query.get("tournament")).catch(showError);
   else if (query.get("tournaments")) showTournaments().catch(showError);
   else if (query.get("match")) openTable(query.get("match")).catch(showError);
   else if (query.get("player")) showProfile(query.get("player")).catch(showError);
@@ -237,7 +264,8 @@ function go(id) {
 }
 
 function show(section) {
-  for (const id of ["lobby", "join", "table", "profile", "board", "tournaments", "tournament"]) {
+  for (const id of ["lobby", "join", "table", "profile", "board", "tournaments", "tournament",
+    "friends"]) {
     $(`#${id}`).hidden = id !== section;
   }
 }
@@ -605,6 +633,164 @@ async function onTournamentEntry(action) {
   }
 }
 
+// ---- friends, challenges and a party --------------------------------------------
+
+/** Parties this player was invited to while the page was open: id -> leader. */
+const partyInvites = new Map();
+
+async function showFriends() {
+  stopFollowing();
+  table = null;
+  show("friends");
+  if (!player) {
+    showError(t("t_sign_in_first"));
+    return;
+  }
+  await drawFriends();
+}
+
+/** Run an action of the friends page, then draw the page again. */
+async function act(action) {
+  clearError();
+  try {
+    await action();
+  } catch (error) {
+    showError(error);
+  }
+  await drawFriends().catch(showError);
+}
+
+function button(key, onClick, className = "") {
+  const b = cell("button", t(key));
+  b.type = "button";
+  b.dataset.action = key;
+  if (className) b.className = className;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+async function drawFriends() {
+  if (!player) return;
+  const me = player.player_id;
+  const [{ friends }, { challenges }] = await Promise.all([
+    api.friends(me, player.token), api.challenges(me, player.token)]);
+  $("#friends-empty").hidden = friends.length > 0;
+  $("#friend-list").replaceChildren(...friends.map((f) => {
+    const item = document.createElement("li");
+    item.dataset.player = f.player_id;
+    item.append(playerLink(f.player_id), " ");
+    if (f.state === "friends") {
+      const badge = cell("span", t(`presence_${f.presence}`));
+      badge.className = `presence ${f.presence}`;
+      badge.dataset.presence = f.presence;
+      item.append(badge, " ");
+      if (f.presence === "playing" && f.match_id) {
+        const watch = cell("a", t("watch_friend"));
+        watch.href = `/play?match=${encodeURIComponent(f.match_id)}`;
+        item.append(watch, " ");
+      }
+      item.append(
+        button("challenge_friend", () => act(() => api.challenge({ to: f.player_id }, player.token))),
+        " ",
+        button("party_with", () => act(() => partyWith(f.player_id))),
+        " ",
+        button("remove", () => act(() => api.unfriend(me, f.player_id, player.token)), "link"));
+    } else if (f.state === "asked") {
+      item.append(cell("span", t("state_asked")), " ",
+        button("accept", () => act(() => api.befriend(me, f.player_id, player.token))), " ",
+        button("decline", () => act(() => api.unfriend(me, f.player_id, player.token)), "link"));
+    } else {
+      item.append(cell("span", t("state_requested")), " ",
+        button("cancel_challenge", () => act(() => api.unfriend(me, f.player_id, player.token)), "link"));
+    }
+    return item;
+  }));
+  $("#challenges-empty").hidden = challenges.length > 0;
+  $("#challenge-list").replaceChildren(...challenges.map((c) => {
+    const item = document.createElement("li");
+    item.dataset.challenge = c.id;
+    if (c.challenged === me) {
+      item.append(cell("span", t("challenge_from", { name: c.challenger, variant: c.variant })), " ",
+        button("accept", () => act(async () => {
+          const accepted = await api.answerChallenge(c.id, "accept", player.token);
+          remember(accepted.match_id, accepted.seat, accepted.token);
+          go(accepted.match_id);
+        })), " ",
+        button("decline", () => act(() => api.answerChallenge(c.id, "decline", player.token)), "link"));
+    } else {
+      item.append(cell("span", t("challenge_to", { name: c.challenged, variant: c.variant })), " ",
+        button("cancel_challenge", () => act(() => api.answerChallenge(c.id, "cancel", player.token)), "link"));
+    }
+    return item;
+  }));
+  await drawParty();
+}
+
+async function partyWith(friend) {
+  let id = storage.get("basra.party");
+  if (!id) {
+    id = (await api.newParty(player.token)).id;
+    storage.set("basra.party", id);
+  }
+  await api.inviteToParty(id, friend, player.token);
+}
+
+async function drawParty() {
+  const id = storage.get("basra.party");
+  let party = null;
+  if (id) {
+    try {
+      party = await api.party(id, player.token);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 404) throw error;
+      storage.remove("basra.party");
+    }
+  }
+  const mine = party && party.members.some((m) => m.player_id === player.player_id && m.status === "joined");
+  $("#party").hidden = !mine;
+  if (mine) {
+    $("#party-members").replaceChildren(...party.members.map((m) => {
+      const item = cell("li", t(m.status === "joined" ? "member_joined" : "member_invited",
+        { name: m.player_id }));
+      item.dataset.member = m.player_id;
+      item.dataset.status = m.status;
+      return item;
+    }));
+    $("#party-play").disabled = party.members.filter((m) => m.status === "joined").length < 2;
+  }
+  $("#party-invites").replaceChildren(...[...partyInvites].filter(([pid]) => !mine || pid !== id)
+    .map(([pid, leader]) => {
+      const item = document.createElement("li");
+      item.dataset.party = pid;
+      item.append(cell("span", t("party_invited", { name: leader })), " ",
+        button("join_party", () => act(async () => {
+          await api.joinParty(pid, player.token);
+          storage.set("basra.party", pid);
+          partyInvites.delete(pid);
+        })));
+      return item;
+    }));
+}
+
+async function onAddFriend(event) {
+  event.preventDefault();
+  const other = event.target.other.value.trim();
+  await act(() => api.befriend(player.player_id, other, player.token));
+  event.target.reset();
+}
+
+async function onPartyPlay() {
+  clearError();
+  try {
+    const seated = await api.quickPlay({ variant: "egyptian-4p", party: storage.get("basra.party"),
+      player_id: player.player_id, name: player.name || player.player_id }, player.token);
+    remember(seated.id, seated.seat, seated.token);
+    go(seated.id);
+  } catch (error) {
+    showError(error);
+  }
+}
+
 // ---- a table ------------------------------------------------------------------
 
 async function openTable(id) {
@@ -652,6 +838,7 @@ function showTable() {
   table.view = null;
   render(view);
   follow();
+  openChat(table.id).catch(() => { $("#chat").hidden = true; });
 }
 
 function follow() {
@@ -660,7 +847,65 @@ function follow() {
   const id = table.id;
   api.follow(id, table.token, (view) => {
     if (table?.id === id) render(view);
-  }, controller.signal).catch(showError);
+  }, controller.signal, (line) => {
+    if (table?.id === id) addChatLine(line);
+  }).catch(showError);
+}
+
+// ---- table chat ---------------------------------------------------------------
+
+let phrases = null;
+
+/** The table's chat: the lines so far, the phrases (and a text box where the front end
+ * allows text); hidden from those who may not read it. */
+async function openChat(id) {
+  $("#chat-lines").replaceChildren();
+  const [said, settings] = await Promise.all([api.chat(id, table.token), api.chatSettings(),
+    phrases ? null : api.phrases().then((found) => { phrases = found.phrases; })]);
+  if (table?.id !== id) return;
+  $("#chat").hidden = settings.mode === "off";
+  for (const line of said.lines) addChatLine(line);
+  const canSay = Boolean(table.token) || settings.spectators;
+  $("#chat-form").hidden = !(canSay && settings.mode === "text");
+  $("#chat-phrases").replaceChildren(...(canSay ? phrases : []).map((p) => {
+    const b = cell("button", phraseText(p.id));
+    b.type = "button";
+    b.dataset.phrase = p.id;
+    b.addEventListener("click", () => say({ phrase: p.id }));
+    return b;
+  }));
+}
+
+function phraseText(id) {
+  const found = phrases?.find((p) => p.id === id);
+  return found ? found[currentLanguage() === "ar" ? "ar" : "en"] : id;
+}
+
+function addChatLine(line) {
+  const list = $("#chat-lines");
+  if (list.querySelector(`[data-line="${line.id}"]`)) return;
+  const who = line.seat === null ? `${line.name} (${t("chat_watching")})` : line.name;
+  const item = cell("li", `${who}: ${line.phrase ? phraseText(line.phrase) : line.text}`);
+  item.dataset.line = line.id;
+  if (line.filtered) item.className = "filtered";
+  list.append(item);
+  list.scrollTop = list.scrollHeight;
+}
+
+async function say(line) {
+  clearError();
+  try {
+    addChatLine(await api.say(table.id, table.token || player?.token, line));
+  } catch (error) {
+    showError(error);
+  }
+}
+
+function onSayText(event) {
+  event.preventDefault();
+  const text = event.target.text.value.trim();
+  if (text) say({ text });
+  event.target.reset();
 }
 
 function stopFollowing() {

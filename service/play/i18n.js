@@ -59,6 +59,19 @@ const STRINGS = {
     t_round: "Round {n}", t_bye: "Bye: {name}", t_standings: "Standings",
     col_points: "Points", col_buchholz: "Buchholz", col_sb: "S-B", col_games_short: "Games",
     t_pairings: "Pairings", t_watch: "watch", t_void: "not counted",
+    friends: "Friends", friend_id: "A player's id", add_friend: "Ask to be friends",
+    friends_empty: "No friends yet.", challenges: "Challenges",
+    challenges_empty: "No open challenges.", party: "Your party for 2 v 2",
+    party_play: "Quick play 2 v 2", party_leave: "Leave the party",
+    presence_online: "online", presence_playing: "playing", presence_offline: "offline",
+    state_requested: "asked, waiting", state_asked: "asks to be your friend",
+    accept: "Accept", decline: "Decline", remove: "Remove", cancel_challenge: "Cancel",
+    challenge_friend: "Challenge", party_with: "2 v 2 together", watch_friend: "Watch",
+    challenge_from: "{name} challenges you ({variant})",
+    challenge_to: "You challenged {name} ({variant})",
+    party_invited: "{name} invites you to a party for 2 v 2", join_party: "Join",
+    member_joined: "{name}: in the party", member_invited: "{name}: invited",
+    chat_send: "Send", chat_placeholder: "Say something…", chat_watching: "watching",
   },
   ar: {
     title: "باصرة", other_language: "English", settings: "الإعدادات",
@@ -120,6 +133,19 @@ const STRINGS = {
     t_round: "الجولة {n}", t_bye: "راحة: {name}", t_standings: "الترتيب",
     col_points: "النقاط", col_buchholz: "بوخهولز", col_sb: "س-ب", col_games_short: "مباريات",
     t_pairings: "المواجهات", t_watch: "شاهد", t_void: "لا تحتسب",
+    friends: "الأصدقاء", friend_id: "معرّف لاعب", add_friend: "اطلب الصداقة",
+    friends_empty: "لا أصدقاء بعد.", challenges: "التحديات",
+    challenges_empty: "لا تحديات مفتوحة.", party: "فريقك للعب ٢ ضد ٢",
+    party_play: "لعب سريع ٢ ضد ٢", party_leave: "اترك الفريق",
+    presence_online: "متصل", presence_playing: "يلعب", presence_offline: "غير متصل",
+    state_requested: "طلبت، في الانتظار", state_asked: "يطلب صداقتك",
+    accept: "اقبل", decline: "ارفض", remove: "احذف", cancel_challenge: "ألغِ",
+    challenge_friend: "تحدَّ", party_with: "٢ ضد ٢ معًا", watch_friend: "شاهد",
+    challenge_from: "{name} يتحدّاك ({variant})",
+    challenge_to: "تحدّيت {name} ({variant})",
+    party_invited: "{name} يدعوك إلى فريق للعب ٢ ضد ٢", join_party: "انضم",
+    member_joined: "{name}: في الفريق", member_invited: "{name}: مدعو",
+    chat_send: "أرسل", chat_placeholder: "قل شيئًا…", chat_watching: "يتفرّج",
   },
 };
 
@@ -130,6 +156,9 @@ export function setLanguage(lang) {
   document.documentElement.lang = language;
   document.documentElement.dir = language === "ar" ? "rtl" : "ltr";
   for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of document.querySelectorAll("[data-i18n-placeholder]")) {
+    el.placeholder = t(el.dataset.i18nPlaceholder);
+  }
   return language;
 }
 

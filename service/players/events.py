@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -102,31 +102,41 @@ def _newest(tenant: int, player_id: str) -> int:
 
 
 def follow(tenant: int, player_id: str, last_seen: int | None, heartbeat: float,
-           client: str) -> Iterator[list[Event]]:
+           client: str, valid: Callable[[], bool] = lambda: True,
+           check: float | None = None) -> Iterator[list[Event]]:
     """The player's events after ``last_seen`` (none: only those from now on), in
     batches as they come; an empty batch is a heartbeat (after ``heartbeat`` seconds
-    without an event, and once at the start). Holds one of ``client``'s parking places
+    without an event, and once at the start). Every ``check`` seconds it asks
+    ``valid()`` (the bearer still allowed) and ends when not: a second's wake with no
+    write and no query. Holds one of ``client``'s parking places
     (:mod:`service.live.waiters`) while it runs."""
     key = wake_key(tenant, player_id)
     with waiters.parked(client), metrics.WAITERS.labels("player").track_inprogress():
         last = _newest(tenant, player_id) if last_seen is None else last_seen
         yield []
         spoke = time.monotonic()
+        unread = True
         while True:
             heard = listener.heard(key)  # before the read: a later event wakes the wait
-            batch = _after(tenant, player_id, last)
-            if batch:
-                last = batch[-1].id
-                yield batch
-                spoke = time.monotonic()
-                if len(batch) == REPLAY_ROWS:
-                    continue
+            epoch = listener.epoch()
+            if unread:
+                batch = _after(tenant, player_id, last)
+                if batch:
+                    last = batch[-1].id
+                    yield batch
+                    spoke = time.monotonic()
+                    if len(batch) == REPLAY_ROWS:
+                        continue
             left = heartbeat - (time.monotonic() - spoke)
             if left <= 0:
                 yield []
                 spoke = time.monotonic()
-                continue
-            listener.wait_for_key(key, heard, left)
+            else:
+                listener.wait_for_key(key, heard, min(left, check or left))
+                if not valid():
+                    return
+            # a heartbeat reads nothing while the listener, live since, heard nothing new
+            unread = epoch is None or listener.epoch() != epoch or listener.heard(key) != heard
 
 
 def purge(before: datetime, limit: int = 10_000) -> int:

@@ -16,14 +16,14 @@ from ..tenants.limits import budget
 from ..tenants.requests import actor, server_key_only, tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
-from ..web.streams import last_event_id, sse_response
+from ..web.streams import heartbeat_seconds, last_event_id, sse_response
 from . import blocks, presence
 from . import events as player_events
 from . import service as players
 from .blocks import Blocked
 from .errors import NotThisPlayer
 from .leaderboards import LeaderboardPage, Listing, Record, leaderboard, rating_history, record
-from .requests import act_for, credential, stream_heartbeat, stream_still_valid
+from .requests import act_for, credential, stream_still_valid
 from .schemas import (
     BlockSchema,
     BlocksPageSchema,
@@ -191,16 +191,17 @@ class PlayerEvents(MethodView):
         deadline), their matches ending, and their tournaments' events, each with `id:`;
         without `Last-Event-ID`, from now on; while it is open the player is `online` to
         their friends (`presence` events); a comment after BASRA_HEARTBEAT_SECONDS
-        (15) of silence, every second with a player token, whose expiry or sign-out ends
-        the stream. Only with that player's token. It counts against the same waiter limits as a
-        match's stream."""
+        (15) of silence; the token's expiry, sign-out or suspension ends the stream within
+        about two seconds. Only with that player's token. It counts against the same
+        waiter limits as a match's stream."""
         proof = credential()
         if proof is None:
             raise MissingToken("send the player's token as 'Authorization: Bearer <token>'")
         if not isinstance(proof, PlayerProof) or proof.player_id != player_id:
             raise NotThisPlayer(f"only player {player_id!r}'s token follows their events")
         batches = player_events.follow(tenant(), player_id, last_event_id(),
-                                       stream_heartbeat(), waiter())
+                                       heartbeat_seconds(), waiter(), _still_held,
+                                       players.ACCESS_SECONDS)
         next(batches)  # here, not in the stream: a waiter refused answers as a problem
         presence.opened(tenant(), player_id)
         held = tenant()
@@ -210,7 +211,6 @@ class PlayerEvents(MethodView):
                 yield ": connected\n\n"
                 for batch in batches:
                     if not batch:
-                        presence.renew_if_due()
                         yield ": heartbeat\n\n"
                         continue
                     yield "".join(f"id: {e.id}\nevent: {e.type}\ndata: {e.data}\n\n"
@@ -219,6 +219,13 @@ class PlayerEvents(MethodView):
                 presence.closed(held, player_id)
 
         return sse_response(chunks(), stream_still_valid)
+
+
+def _still_held() -> bool:
+    """A player stream's check each second: its presence lease renewed when due, and
+    whether its bearer may still follow."""
+    presence.renew_if_due()
+    return stream_still_valid()
 
 
 leaderboards = Blueprint("leaderboards", __name__, url_prefix="/v1/leaderboards",
