@@ -21,6 +21,7 @@ from .matches import cache as match_cache
 from .matches import changes as match_changes
 from .matches import resources as matches
 from .matches.changes import MatchChanged
+from .matches.schemas import describe_stream_events
 from .ops import resources as ops
 from .ops.logs import init_observability
 from .play import resources as play
@@ -149,6 +150,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(matches.player_matches)
     api.register_blueprint(matches.chat_blp)
     webhook_routes.describe_messages(api.spec)
+    describe_stream_events(api.spec)
     document_common_problems(api)
     app.register_blueprint(ops.scrape_blp)
     app.register_blueprint(docs.blp)

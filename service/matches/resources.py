@@ -30,6 +30,7 @@ from .phrases import PHRASES
 from .results import HistoryPage, MatchView, MoveResult, Unchanged
 from .rows import ChatLineRow
 from .schemas import (
+    MATCH_EVENT,
     ChatLineSchema,
     ChatPageSchema,
     ChatQuerySchema,
@@ -48,7 +49,6 @@ from .schemas import (
     PhrasesSchema,
     PlayerMatchesQuerySchema,
     SayChatSchema,
-    StateEventSchema,
     WaitQuerySchema,
 )
 from .seats import PlayerSpec
@@ -303,8 +303,9 @@ class Events(MethodView):
     """Follow a match as it happens."""
 
     @budget("reads")
-    @blp.response(200, StateEventSchema, content_type="text/event-stream",
-                  description="text/event-stream: a `state` event (this schema) per change")
+    @blp.response(200, MATCH_EVENT, content_type="text/event-stream",
+                  description="text/event-stream: a `state` event per change, a `chat` "
+                  "event per line said at the table")
     @blp.doc(security=OPTIONAL_BEARER, parameters=[
         {"in": "header", "name": "Last-Event-ID", "schema": {"type": "string"},
          "description": "the id (version) of the last event received: resume after it"},

@@ -386,20 +386,45 @@ class HintSchema(ma.Schema):
 
 
 class StateEventSchema(ma.Schema):
-    """One event of a match's stream (``text/event-stream``) as an SSE parser hands it
-    over: its ``data`` line is a MatchState as JSON. A comment line (``: heartbeat``)
+    """A ``state`` event of a match's stream (``text/event-stream``) as an SSE parser hands
+    it over: its ``data`` line is a MatchState as JSON. A comment line (``: heartbeat``)
     comes when nothing happened for a while; parsers skip it."""
 
-    event = ma.fields.String(required=True, validate=validate.OneOf(["state", "chat"]))
-    id = ma.fields.String(metadata={
-        "description": "a state's: the match's version; send it back as Last-Event-ID to "
-        "resume (a chat event has none: read what you missed at GET .../chat)"})
-    data = ma.fields.Raw(required=True, metadata={
+    event = ma.fields.String(required=True, validate=validate.OneOf(["state"]))
+    id = ma.fields.String(required=True, metadata={
+        "description": "the match's version: send it back as Last-Event-ID to resume"})
+    data = ma.fields.Nested(MatchStateSchema, required=True, metadata={
         "contentMediaType": "application/json",
-        "oneOf": [{"$ref": "#/components/schemas/MatchState"},
-                  {"$ref": "#/components/schemas/ChatLine"}],
-        "description": "state: the caller's view after the change (a MatchState); chat: "
-        "a line said at the table (a ChatLine); as JSON text"})
+        "description": "the caller's view after the change, as JSON text"})
+
+
+class ChatEventSchema(ma.Schema):
+    """A ``chat`` event of a match's stream: a line said at the table. It has no id (the
+    version stays the resume point): read what you missed at ``GET .../chat``."""
+
+    event = ma.fields.String(required=True, validate=validate.OneOf(["chat"]))
+    data = ma.fields.Nested("ChatLineSchema", required=True, metadata={
+        "contentMediaType": "application/json", "description": "the line, as JSON text"})
+
+
+STREAM_EVENTS = {"state": StateEventSchema, "chat": ChatEventSchema}
+# a match stream's event in the OpenAPI document: told apart by ``event``, so typed
+# clients narrow on it; describe_stream_events registers the two schemas it names
+MATCH_EVENT = {
+    "oneOf": [{"$ref": f"#/components/schemas/{schema.__name__.removesuffix('Schema')}"}
+              for schema in STREAM_EVENTS.values()],
+    "discriminator": {"propertyName": "event", "mapping": {
+        kind: f"#/components/schemas/{schema.__name__.removesuffix('Schema')}"
+        for kind, schema in STREAM_EVENTS.items()}},
+}
+
+
+def describe_stream_events(spec: Any) -> None:
+    """Register the schemas MATCH_EVENT refers to (a raw dict registers nothing)."""
+    for schema in STREAM_EVENTS.values():
+        name = schema.__name__.removesuffix("Schema")
+        if name not in spec.components.schemas:
+            spec.components.schema(name, schema=schema)
 
 
 class ChatLineSchema(ma.Schema):
