@@ -16,6 +16,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import problems
 from .config import settings_from_env
+from .live import keeper
 from .lobby import resources as lobby
 from .matches import cache as match_cache
 from .matches import changes as match_changes
@@ -83,6 +84,7 @@ def wire_subscribers() -> None:
     match_changes.wire(_webhook_messages, _player_events, tournaments.results,
                        social_presence.on_match)
     player_presence.wire(social_presence.reconcile)
+    keeper.wire(player_presence.renew_if_due)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

@@ -94,20 +94,23 @@ def sse_events(base: str, path: str, headers: dict[str, str] | None = None) -> I
     assert resp.status == 200, resp.read()
     assert resp.getheader("Content-Type", "").startswith("text/event-stream")
     event: dict = {}
-    while True:
-        line = resp.readline()
-        if not line:
-            return
-        text = line.decode().rstrip("\n")
-        if not text:
-            if event:
-                yield event
-            event = {}
-        elif text.startswith(":"):
-            yield {"comment": text[1:].strip()}
-        else:
-            key, _, value = text.partition(": ")
-            event[key] = json.loads(value) if key == "data" else value
+    try:
+        while True:
+            line = resp.readline()
+            if not line:
+                return
+            text = line.decode().rstrip("\n")
+            if not text:
+                if event:
+                    yield event
+                event = {}
+            elif text.startswith(":"):
+                yield {"comment": text[1:].strip()}
+            else:
+                key, _, value = text.partition(": ")
+                event[key] = json.loads(value) if key == "data" else value
+    finally:  # closed by the caller: hang up, as a client that goes away does
+        conn.close()
 
 
 def start_worker(database_url: str, *args: str) -> subprocess.Popen[bytes]:

@@ -135,6 +135,13 @@ class VersionListener:
         with self._lock:
             return self._versions.get(key)
 
+    def poke(self, key: str) -> None:
+        """Wake whoever waits on ``key`` without a new number (they look again)."""
+        with self._lock:
+            waiters = self._waiters.pop(key, [])
+        for event in waiters:
+            event.set()
+
     def wait(self, key: str, version: int, timeout: float) -> None:
         """Sleep until ``key`` passes ``version``, the listener drops, or timeout."""
         event = threading.Event()
@@ -265,6 +272,13 @@ def epoch() -> int | None:
     heard in one epoch says nothing of a later one."""
     found = listener()
     return found.epoch if found is not None and found.live else None
+
+
+def poke(key: str) -> None:
+    """Wake this process's waiters on ``key`` (a stream that must look at its bearer)."""
+    found = listener()
+    if found is not None:
+        found.poke(key)
 
 
 def wait_for_key(key: str, heard_before: int, timeout: float) -> None:

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Text, cast, delete, func, literal_column, select
+from sqlalchemy import Text, bindparam, cast, delete, func, literal_column, select
 
-from ..live import listener, waiters
+from ..live import keeper, listener, waiters
 from ..ops import metrics
-from ..storage.db import db, transaction
+from ..storage.db import db, postgresql_text, statement_connection, transaction
 from ..storage.models import PlayerEvent, utcnow
 from ..storage.writes import Rows
 
@@ -82,36 +82,48 @@ class Event:
     """The JSON body as stored."""
 
 
+_AFTER = (select(PlayerEvent.pk, PlayerEvent.type, PlayerEvent.body)
+          .where(PlayerEvent.tenant_pk == bindparam("tenant"),
+                 PlayerEvent.player_id == bindparam("player"),
+                 PlayerEvent.pk > bindparam("last"))
+          .order_by(PlayerEvent.pk).limit(bindparam("rows")))
+_NEWEST = select(func.max(PlayerEvent.pk)).where(
+    PlayerEvent.tenant_pk == bindparam("tenant"), PlayerEvent.player_id == bindparam("player"))
+
+
+def _read(stmt: Any, params: dict[str, Any]) -> Sequence[Sequence[Any]]:
+    """One SELECT of a woken stream: on PostgreSQL in autocommit, straight on psycopg
+    (a presence change wakes 50 friends' streams: the ORM session's bookkeeping would
+    cost more than the query)."""
+    with statement_connection(write=False) as alone:
+        if alone is None:
+            return db.session.execute(stmt, params).all()
+        return alone.execute(postgresql_text(stmt), params).fetchall()
+
+
 def _after(tenant: int, player_id: str, last: int) -> list[Event]:
-    with transaction():
-        found = db.session.execute(
-            select(PlayerEvent.pk, PlayerEvent.type, PlayerEvent.body)
-            .where(PlayerEvent.tenant_pk == tenant, PlayerEvent.player_id == player_id,
-                   PlayerEvent.pk > last)
-            .order_by(PlayerEvent.pk).limit(REPLAY_ROWS)).all()
+    found = _read(_AFTER, {"tenant": tenant, "player": player_id, "last": last,
+                           "rows": REPLAY_ROWS})
     return [Event(pk, kind, body) for pk, kind, body in found]
 
 
 def _newest(tenant: int, player_id: str) -> int:
-    with transaction():
-        found = db.session.execute(
-            select(func.max(PlayerEvent.pk))
-            .where(PlayerEvent.tenant_pk == tenant, PlayerEvent.player_id == player_id)
-        ).scalar_one_or_none()
-    return int(found or 0)
+    found = _read(_NEWEST, {"tenant": tenant, "player": player_id})
+    return int(found[0][0] or 0) if found else 0
 
 
 def follow(tenant: int, player_id: str, last_seen: int | None, heartbeat: float,
-           client: str, valid: Callable[[], bool] = lambda: True,
-           check: float | None = None) -> Iterator[list[Event]]:
+           client: str, still: Callable[[], bool] = lambda: True) -> Iterator[list[Event]]:
     """The player's events after ``last_seen`` (none: only those from now on), in
     batches as they come; an empty batch is a heartbeat (after ``heartbeat`` seconds
-    without an event, and once at the start). Every ``check`` seconds it asks
-    ``valid()`` (the bearer still allowed) and ends when not: a second's wake with no
-    write and no query. Holds one of ``client``'s parking places
-    (:mod:`service.live.waiters`) while it runs."""
+    without an event, and once at the start). It sleeps until an event, the heartbeat or
+    the stream keeper's poke (:mod:`service.live.keeper` asks ``still()`` once a second
+    for every stream at once), and ends when ``still()`` says no: an idle stream costs
+    no wake. Holds one of ``client``'s parking places (:mod:`service.live.waiters`)
+    while it runs."""
     key = wake_key(tenant, player_id)
-    with waiters.parked(client), metrics.WAITERS.labels("player").track_inprogress():
+    with waiters.parked(client), metrics.WAITERS.labels("player").track_inprogress(), \
+            keeper.holding(key, still):
         last = _newest(tenant, player_id) if last_seen is None else last_seen
         yield []
         spoke = time.monotonic()
@@ -132,10 +144,10 @@ def follow(tenant: int, player_id: str, last_seen: int | None, heartbeat: float,
                 yield []
                 spoke = time.monotonic()
             else:
-                listener.wait_for_key(key, heard, min(left, check or left))
-                if not valid():
+                listener.wait_for_key(key, heard, left)
+                if not still():
                     return
-            # a heartbeat reads nothing while the listener, live since, heard nothing new
+            # a wake reads nothing while the listener, live since, heard nothing new
             unread = epoch is None or listener.epoch() != epoch or listener.heard(key) != heard
 
 

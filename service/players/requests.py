@@ -3,14 +3,18 @@ whether a seat request may name the player it names."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from flask import current_app, g, request
 
+from ..live.keeper import hung_up
 from ..tenants import limits
 from ..tenants.requests import (
     bearer_is_player_token,
     bearer_token,
     check_scope,
     is_player_token,
+    key_holds,
     key_still_valid,
 )
 from ..tenants.service import caller_named
@@ -116,6 +120,20 @@ def stream_still_valid() -> bool:
         return False
     proof: PlayerProof | None = getattr(g, _PROOF, None)
     return proof is None or players.still_valid(g.caller.tenant, proof)
+
+
+def stream_check() -> Callable[[], bool]:
+    """:func:`stream_still_valid` as a check that needs no request (a stream keeper asks
+    it from its own thread), and whether the client is still connected."""
+    key = request.headers.get("X-API-Key")
+    proof: PlayerProof | None = getattr(g, _PROOF, None)
+    tenant = g.caller.tenant
+    connection = request.environ.get("gunicorn.socket")
+
+    def still() -> bool:
+        return not hung_up(connection) and key_holds(key) and (
+            proof is None or players.still_valid(tenant, proof))
+    return still
 
 
 def stream_heartbeat() -> float:

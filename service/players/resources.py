@@ -12,6 +12,7 @@ from flask.views import MethodView
 from ..engine import load_variant
 from ..engine.errors import UnknownVariant
 from ..errors import MissingToken
+from ..storage.db import end_session
 from ..tenants.limits import budget
 from ..tenants.requests import actor, server_key_only, tenant, waiter
 from ..web.parser import Blueprint
@@ -23,7 +24,7 @@ from . import service as players
 from .blocks import Blocked
 from .errors import NotThisPlayer
 from .leaderboards import LeaderboardPage, Listing, Record, leaderboard, rating_history, record
-from .requests import act_for, credential, stream_still_valid
+from .requests import act_for, credential, stream_check
 from .schemas import (
     BlockSchema,
     BlocksPageSchema,
@@ -199,12 +200,13 @@ class PlayerEvents(MethodView):
             raise MissingToken("send the player's token as 'Authorization: Bearer <token>'")
         if not isinstance(proof, PlayerProof) or proof.player_id != player_id:
             raise NotThisPlayer(f"only player {player_id!r}'s token follows their events")
+        still = stream_check()
         batches = player_events.follow(tenant(), player_id, last_event_id(),
-                                       heartbeat_seconds(), waiter(), _still_held,
-                                       players.ACCESS_SECONDS)
+                                       heartbeat_seconds(kept=True), waiter(), still)
         next(batches)  # here, not in the stream: a waiter refused answers as a problem
         presence.opened(tenant(), player_id)
         held = tenant()
+        end_session()  # the stream lives for hours: what the opening loaded goes now
 
         def chunks() -> Iterator[str]:
             try:
@@ -218,14 +220,7 @@ class PlayerEvents(MethodView):
             finally:
                 presence.closed(held, player_id)
 
-        return sse_response(chunks(), stream_still_valid)
-
-
-def _still_held() -> bool:
-    """A player stream's check each second: its presence lease renewed when due, and
-    whether its bearer may still follow."""
-    presence.renew_if_due()
-    return stream_still_valid()
+        return sse_response(chunks(), still)
 
 
 leaderboards = Blueprint("leaderboards", __name__, url_prefix="/v1/leaderboards",

@@ -105,7 +105,11 @@ def key_still_valid() -> bool:
     """For a long answer (an event stream): whether the request's API key still holds, as
     this process has learnt within ``BASRA_KEY_CACHE_SECONDS``; a revoked key's stream
     ends."""
-    key = request.headers.get("X-API-Key")
+    return key_holds(request.headers.get("X-API-Key"))
+
+
+def key_holds(key: str | None) -> bool:
+    """:func:`key_still_valid` of a key sent (None: none), outside its request."""
     if not key:
         return True
     try:

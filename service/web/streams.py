@@ -15,12 +15,13 @@ def last_event_id() -> int | None:
     return int(last) if last.isascii() and last.isdigit() and len(last) < 19 else None
 
 
-def heartbeat_seconds() -> float:
+def heartbeat_seconds(kept: bool = False) -> float:
     """How long a stream stays silent before a heartbeat comment; shorter with an API
-    key, whose revocation the stream notices at each event or heartbeat."""
+    key, whose revocation the stream notices at each event or heartbeat, unless a
+    keeper (:mod:`service.live.keeper`) is ``kept`` watching it."""
     config = current_app.config
     heartbeat: float = config["BASRA_HEARTBEAT_SECONDS"]
-    if request.headers.get("X-API-Key"):
+    if request.headers.get("X-API-Key") and not kept:
         heartbeat = min(heartbeat, max(config["BASRA_KEY_CACHE_SECONDS"] / 2, 0.5))
     return heartbeat
 

@@ -5,10 +5,12 @@ within the grace is none), strangers never; the same across instances."""
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from datetime import timedelta
 from typing import Any
 
+import psycopg
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -175,3 +177,16 @@ def test_presence_heard_across_instances() -> None:
         assert event["data"] == {"player_id": bo, "status": "online", "match_id": None}
         status, listed = call(b, "GET", f"/v1/players/{ana}/friends", None, tokens[ana])
         assert status == 200 and listed["friends"][0]["presence"] == "online"
+        his.close()  # bo's phone drops: no goodbye, and nothing to write him for 15 s
+        started = time.monotonic()
+        while not _lease_cut(url, bo):  # the instance noticed and started the grace
+            assert time.monotonic() - started < 3.0, "a hung-up stream kept its lease"
+            time.sleep(0.1)
+
+
+def _lease_cut(url: str, player: str) -> bool:
+    """Whether the player's lease ends within the grace (5 s), not the lease (30 s)."""
+    with psycopg.connect(url.replace("+psycopg", "")) as conn:
+        row = conn.execute("SELECT max(expires_at) < now() + interval '10 seconds' "
+                           "FROM presence_leases WHERE player_id = %s", (player,)).fetchone()
+    return bool(row and row[0])
