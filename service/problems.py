@@ -73,7 +73,7 @@ from .tournaments.errors import (
     TwoPlayersOnly,
 )
 from .web.problems import ProblemHeaders, Statuses
-from .webhooks.errors import WebhookNotFound, WebhookUrlNotAllowed
+from .webhooks.errors import DeliveryNotFound, WebhookNotFound, WebhookUrlNotAllowed
 
 STATUSES: Statuses = [
     (IllegalMove, 409),
@@ -83,6 +83,7 @@ STATUSES: Statuses = [
     (ClockRanOut, 409),
     (MatchNotFound, 404),
     (WebhookNotFound, 404),
+    (DeliveryNotFound, 404),
     (PlayerNotFound, 404),
     (TournamentNotFound, 404),
     (EntryClosed, 409),

@@ -366,6 +366,8 @@ class Webhook(db.Model):  # type: ignore[name-defined,misc]
     failed_in_a_row: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     """Messages in a row that ran out of retries (any delivery resets it)."""
     disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    paused_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """Paused by the front end: its messages are written and wait for it to resume."""
 
     __table_args__ = (Index("ix_webhooks_tenant_pk", "tenant_pk"),)
 

@@ -158,7 +158,7 @@ def _endpoints() -> dict[int, cache.Endpoint]:
         found = {pk: cache.Endpoint(tenant, url, secret)
                  for pk, tenant, url, secret in db.session.execute(
                      select(Webhook.pk, Webhook.tenant_pk, Webhook.url, Webhook.secret)
-                     .where(Webhook.disabled_at.is_(None)))}
+                     .where(Webhook.disabled_at.is_(None), Webhook.paused_at.is_(None)))}
         cache.keep_endpoints(found)
     return found
 

@@ -16,3 +16,9 @@ class WebhookUrlNotAllowed(ServiceError):
     loopback, private, link-local or otherwise not public."""
 
     reason = "webhook_url_not_allowed"
+
+
+class DeliveryNotFound(ServiceError, LookupError):
+    """No message with that id to this webhook (or it was purged: a week after)."""
+
+    reason = "delivery_not_found"

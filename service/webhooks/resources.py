@@ -10,19 +10,23 @@ from flask import current_app
 from flask.views import MethodView
 
 from ..tenants.limits import budget
-from ..tenants.requests import keyed_tenant, server_key_only
+from ..tenants.requests import actor, keyed_tenant, server_key_only
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
 from . import service as webhooks
-from .errors import WebhookNotFound
+from .errors import DeliveryNotFound, WebhookNotFound
 from .schemas import (
     MESSAGES,
     CreatedWebhookSchema,
     CreateWebhookSchema,
     DeliveriesSchema,
+    DeliverySchema,
+    RecoveredSchema,
+    RecoverSchema,
     WebhookListSchema,
+    WebhookSchema,
 )
-from .service import WebhookInfo
+from .service import DeliveryInfo, WebhookInfo
 
 blp = Blueprint("webhooks", __name__, url_prefix="/v1/webhooks",
                 description="Webhooks: signed callbacks for a front end's server")
@@ -30,11 +34,17 @@ KEY = [{"apiKey": []}]
 _WEBHOOK_ID = re.compile(r"[A-Za-z0-9-]{1,64}")
 
 
+_DELIVERY_ID = re.compile(r"msg_[A-Za-z0-9]{1,36}")
+
+
 @blp.url_value_preprocessor
 def _known_id(_endpoint: str | None, values: dict[str, Any] | None) -> None:
     webhook_id = (values or {}).get("webhook_id")
     if webhook_id is not None and not _WEBHOOK_ID.fullmatch(webhook_id):
         raise WebhookNotFound(f"no webhook {webhook_id[:64]!r}")
+    delivery_id = (values or {}).get("delivery_id")
+    if delivery_id is not None and not _DELIVERY_ID.fullmatch(delivery_id):
+        raise DeliveryNotFound(f"no delivery {delivery_id[:64]!r}")
 
 
 @blp.route("")
@@ -94,6 +104,92 @@ class Deliveries(MethodView):
     def get(self, webhook_id: str) -> dict[str, Any]:
         """The latest 100 delivery attempts, newest first: status code, time, error."""
         return {"deliveries": webhooks.webhook_attempts(keyed_tenant(), webhook_id)}
+
+
+@blp.route("/<string:webhook_id>/deliveries/<string:delivery_id>")
+class DeliveryById(MethodView):
+    """One message to the webhook."""
+
+    @server_key_only(blp)
+    @budget("reads")
+    @blp.response(200, DeliverySchema)
+    @blp.alt_response(404, **problem_doc("no such webhook, or no such delivery of it"))
+    @blp.doc(security=KEY)
+    @blp.doc(operationId="getWebhookDelivery")
+    def get(self, webhook_id: str, delivery_id: str) -> DeliveryInfo:
+        """The message (its `webhook-id`) with every try at it: when, the status code or
+        the error, how long it took. Kept a week."""
+        return webhooks.delivery(keyed_tenant(), webhook_id, delivery_id)
+
+
+@blp.route("/<string:webhook_id>/deliveries/<string:delivery_id>/retry")
+class RetryDelivery(MethodView):
+    """Send one message again."""
+
+    @server_key_only(blp)
+    @budget("creates")
+    @blp.response(202, DeliverySchema)
+    @blp.alt_response(404, **problem_doc("no such webhook, or no such delivery of it"))
+    @blp.doc(security=KEY)
+    @blp.doc(operationId="retryWebhookDelivery")
+    def post(self, webhook_id: str, delivery_id: str) -> DeliveryInfo:
+        """Send the message again now, whatever became of it (delivered, failed, waiting):
+        one more try, with the same `webhook-id` (a receiver that has it can tell) and
+        a new signature; held behind none of its match's other messages. Audited."""
+        return webhooks.retry_delivery(keyed_tenant(), webhook_id, delivery_id, actor())
+
+
+@blp.route("/<string:webhook_id>/recover")
+class Recover(MethodView):
+    """Send again what failed."""
+
+    @server_key_only(blp)
+    @budget("creates")
+    @blp.arguments(RecoverSchema)
+    @blp.response(202, RecoveredSchema)
+    @blp.alt_response(404, **problem_doc("no such webhook"))
+    @blp.doc(security=KEY)
+    @blp.doc(operationId="recoverWebhookDeliveries")
+    def post(self, body: dict[str, Any], webhook_id: str) -> dict[str, Any]:
+        """Send again every message that ran out of tries and was written since `since`
+        (after an outage of the receiver), oldest first, one more try each; at most
+        10,000 a call (`more` says to call again). Audited."""
+        made, more = webhooks.recover(keyed_tenant(), webhook_id, body["since"], actor())
+        return {"messages": made, "more": more}
+
+
+@blp.route("/<string:webhook_id>/pause")
+class Pause(MethodView):
+    """Hold the webhook's messages."""
+
+    @server_key_only(blp)
+    @budget("creates")
+    @blp.response(200, WebhookSchema)
+    @blp.alt_response(404, **problem_doc("no such webhook"))
+    @blp.doc(security=KEY)
+    @blp.doc(operationId="pauseWebhook")
+    def post(self, webhook_id: str) -> WebhookInfo:
+        """Stop sending (within a second, on every instance) while the receiver is
+        down for maintenance: messages are still written, and wait. Audited."""
+        return webhooks.pause_webhook(keyed_tenant(), webhook_id, actor())
+
+
+@blp.route("/<string:webhook_id>/resume")
+class Resume(MethodView):
+    """Send the webhook's messages again."""
+
+    @server_key_only(blp)
+    @budget("creates")
+    @blp.response(200, WebhookSchema)
+    @blp.alt_response(404, **problem_doc("no such webhook"))
+    @blp.doc(security=KEY)
+    @blp.doc(operationId="resumeWebhook")
+    def post(self, webhook_id: str) -> WebhookInfo:
+        """Send again: a paused webhook, or one disabled after failing (its failures
+        counted from zero). What waited goes out first, oldest first, in each match's
+        order. Messages of a disabled webhook were not written: `recover` does not
+        bring them back. Audited."""
+        return webhooks.resume_webhook(keyed_tenant(), webhook_id, actor())
 
 
 _SIGNATURE_HEADERS = [

@@ -33,6 +33,9 @@ class WebhookSchema(ma.Schema):
     disabled_at = UTCDateTime(
         required=True, allow_none=True,
         metadata={"description": "set when the endpoint kept failing; null while enabled"})
+    paused_at = UTCDateTime(
+        required=True, allow_none=True,
+        metadata={"description": "set while the front end paused it: its messages wait"})
 
 
 class CreatedWebhookSchema(WebhookSchema):
@@ -60,6 +63,46 @@ class AttemptSchema(ma.Schema):
     status_code = ma.fields.Integer(required=True, allow_none=True)
     error = ma.fields.String(required=True, allow_none=True)
     duration_ms = ma.fields.Integer(required=True)
+
+
+class TrySchema(ma.Schema):
+    """One try at a delivery."""
+
+    at = UTCDateTime(required=True)
+    status_code = ma.fields.Integer(required=True, allow_none=True, metadata={
+        "description": "what the receiver answered; null when it did not (see error)"})
+    error = ma.fields.String(required=True, allow_none=True)
+    duration_ms = ma.fields.Integer(required=True)
+
+
+class DeliverySchema(ma.Schema):
+    """One message to a webhook with every try at it, oldest first."""
+
+    id = ma.fields.String(required=True, metadata={
+        "description": "the message's `webhook-id`, the same on every try"})
+    type = ma.fields.String(required=True)
+    status = ma.fields.String(required=True,
+                              validate=validate.OneOf([s.value for s in MessageStatus]))
+    created_at = UTCDateTime(required=True)
+    next_attempt_at = UTCDateTime(required=True, metadata={
+        "description": "when a pending message is tried next"})
+    attempts = ma.fields.List(ma.fields.Nested(TrySchema), required=True)
+
+
+class RecoverSchema(ma.Schema):
+    """Which failed messages to send again."""
+
+    since = UTCDateTime(required=True, metadata={
+        "description": "every message that ran out of tries, written since then"})
+
+
+class RecoveredSchema(ma.Schema):
+    """What a recovery made due again."""
+
+    messages = ma.fields.Integer(required=True, metadata={
+        "description": "failed messages made due now (at most 10,000 a call)"})
+    more = ma.fields.Boolean(required=True, metadata={
+        "description": "more are left: call again"})
 
 
 class DeliveriesSchema(ma.Schema):

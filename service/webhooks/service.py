@@ -29,8 +29,9 @@ from ..storage.db import db, transaction
 from ..storage.enums import MessageStatus
 from ..storage.models import Webhook, WebhookAttempt, WebhookMessage, as_utc, utcnow
 from ..storage.writes import Rows
+from ..tenants import audit
 from . import cache
-from .errors import WebhookNotFound, WebhookUrlNotAllowed
+from .errors import DeliveryNotFound, WebhookNotFound, WebhookUrlNotAllowed
 
 EVENTS = ("match.started", "match.turn", "match.move", "match.finished", "match.voided",
           "tournament.started", "tournament.round", "tournament.finished", "report.created",
@@ -51,7 +52,30 @@ class WebhookInfo:
     events: list[str]
     created_at: datetime
     disabled_at: datetime | None
+    paused_at: datetime | None
     secret: str | None = None
+
+
+@dataclass(frozen=True)
+class TryInfo:
+    """One try at a message: what the receiver answered, and how long it took."""
+
+    at: datetime
+    status_code: int | None
+    error: str | None
+    duration_ms: int
+
+
+@dataclass(frozen=True)
+class DeliveryInfo:
+    """A message to a webhook (a delivery) with every try at it."""
+
+    id: str
+    type: str
+    status: str
+    created_at: datetime
+    next_attempt_at: datetime
+    attempts: list[TryInfo]
 
 
 @dataclass(frozen=True)
@@ -144,7 +168,8 @@ def resolve(url: str, allow_private: bool) -> tuple[str, str, int, list[str]]:
 
 def _info(row: Webhook, secret: str | None = None) -> WebhookInfo:
     return WebhookInfo(row.id, row.url, list(row.events), as_utc(row.created_at),
-                       as_utc(row.disabled_at) if row.disabled_at else None, secret)
+                       as_utc(row.disabled_at) if row.disabled_at else None,
+                       as_utc(row.paused_at) if row.paused_at else None, secret)
 
 
 def create_webhook(tenant: int, url: str, events: list[str],
@@ -187,6 +212,105 @@ def delete_webhook(tenant: int, webhook_id: str) -> None:
         db.session.execute(delete(WebhookMessage).where(WebhookMessage.webhook_pk == row.pk))
         db.session.execute(delete(Webhook).where(Webhook.pk == row.pk))
     cache.forget(tenant)
+
+
+def pause_webhook(tenant: int, webhook_id: str, actor: str) -> WebhookInfo:
+    """Stop sending for now: messages are still written and wait (the dispatchers see
+    it within a second)."""
+    with transaction(write=True):
+        row = _find(tenant, webhook_id)
+        if row.paused_at is None:
+            row.paused_at = utcnow()
+            audit.record(tenant, actor, "webhook.paused", f"webhook:{webhook_id}")
+        paused = _info(row)
+    cache.forget(tenant)
+    return paused
+
+
+def resume_webhook(tenant: int, webhook_id: str, actor: str) -> WebhookInfo:
+    """Send again: a paused webhook, or one disabled after failing (its count of
+    failures starts again); what waited is sent from the oldest."""
+    with transaction(write=True):
+        row = _find(tenant, webhook_id)
+        if row.paused_at is not None or row.disabled_at is not None:
+            audit.record(tenant, actor, "webhook.resumed", f"webhook:{webhook_id}",
+                         was="paused" if row.paused_at else "disabled")
+            row.paused_at = row.disabled_at = None
+            row.failed_in_a_row = 0
+        resumed = _info(row)
+    cache.forget(tenant)
+    return resumed
+
+
+def _message(row: Webhook, message_id: str) -> WebhookMessage:
+    found = db.session.scalar(select(WebhookMessage).where(
+        WebhookMessage.webhook_pk == row.pk, WebhookMessage.msg_id == message_id))
+    if found is None:
+        raise DeliveryNotFound(f"no delivery {message_id[:64]!r} of this webhook")
+    return found
+
+
+def _again() -> dict[str, Any]:
+    """A message made due now, holding no lane: a resend goes out on its own."""
+    return {"status": MessageStatus.PENDING, "next_attempt_at": utcnow(),
+            "holds_lane": False}
+
+
+def delivery(tenant: int, webhook_id: str, message_id: str) -> DeliveryInfo:
+    """One message of the webhook with every try at it, oldest first."""
+    with transaction():
+        row = _find(tenant, webhook_id)
+        return _delivery(_message(row, message_id))
+
+
+def _delivery(message: WebhookMessage) -> DeliveryInfo:
+    tries = db.session.execute(
+        select(WebhookAttempt.at, WebhookAttempt.status_code, WebhookAttempt.error,
+               WebhookAttempt.duration_ms)
+        .where(WebhookAttempt.message_pk == message.pk).order_by(WebhookAttempt.pk))
+    return DeliveryInfo(message.msg_id, message.type, message.status,
+                        as_utc(message.created_at), as_utc(message.next_attempt_at),
+                        [TryInfo(as_utc(at), code, error, ms) for at, code, error, ms in tries])
+
+
+def retry_delivery(tenant: int, webhook_id: str, message_id: str, actor: str) -> DeliveryInfo:
+    """Send one message again now (delivered, failed or still waiting), with its own
+    ``webhook-id``, so a receiver that has it already can tell; one more try."""
+    with transaction(write=True):
+        row = _find(tenant, webhook_id)
+        message = _message(row, message_id)
+        db.session.execute(WebhookMessage.__table__.update()
+                           .where(WebhookMessage.__table__.c.pk == message.pk)
+                           .values(**_again()))
+        audit.record(tenant, actor, "webhook.retried", f"webhook:{webhook_id}",
+                     delivery=message_id)
+        db.session.refresh(message)
+        return _delivery(message)
+
+
+RECOVER_AT_MOST = 10_000
+"""Failed messages one recovery sends again: a call says whether more are left."""
+
+
+def recover(tenant: int, webhook_id: str, since: datetime, actor: str) -> tuple[int, bool]:
+    """Send again every message of the webhook that ran out of tries since ``since``
+    (the oldest :data:`RECOVER_AT_MOST` of them): how many, and whether more are left."""
+    messages = WebhookMessage.__table__
+    with transaction(write=True):
+        row = _find(tenant, webhook_id)
+        failed = (select(messages.c.pk)
+                  .where(messages.c.webhook_pk == row.pk,
+                         messages.c.status == MessageStatus.FAILED,
+                         messages.c.created_at >= since)
+                  .order_by(messages.c.pk).limit(RECOVER_AT_MOST + 1))
+        pks = list(db.session.scalars(failed))
+        chosen = pks[:RECOVER_AT_MOST]
+        if chosen:
+            db.session.execute(messages.update().where(messages.c.pk.in_(chosen))
+                               .values(**_again()))
+        audit.record(tenant, actor, "webhook.recovered", f"webhook:{webhook_id}",
+                     since=since.isoformat(), messages=len(chosen))
+    return len(chosen), len(pks) > RECOVER_AT_MOST
 
 
 def webhook_attempts(tenant: int, webhook_id: str, limit: int = 100) -> list[AttemptInfo]:

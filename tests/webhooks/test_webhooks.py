@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -80,13 +80,6 @@ class Receiver:
 
     def payloads(self) -> list[dict[str, Any]]:
         return [json.loads(r.body) for r in self.got]
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    r = Receiver()
-    yield r
-    r.server.shutdown()
 
 
 def hooked(backend: str, tmp_path: Path, **config: object) -> Flask:
