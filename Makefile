@@ -28,10 +28,11 @@ install: $(STAMP) $(ENGINE_BUILD)
 
 # what the tests need outside Python, as command:Debian package: the browser tests drive
 # Debian's chromium, the curl walk-through needs curl, jq and xxd, the mypyc build a C
-# compiler, the generated TypeScript client node and npm, the failover test etcd. As root they are installed
+# compiler, the generated TypeScript client node and npm, the failover test etcd, the
+# alerting rules' tests promtool (in Debian's prometheus). As root they are installed
 # with apt-get; otherwise this stops at once with the one command that installs them.
 SYSTEM_PACKAGES := chromium:chromium curl:curl jq:jq xxd:xxd cc:gcc node:nodejs npm:npm \
-	etcd:etcd-server
+	etcd:etcd-server promtool:prometheus
 system:
 	@missing=""; for pair in $(SYSTEM_PACKAGES); do \
 	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \

@@ -78,6 +78,7 @@ def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:
                 if started - purged >= PURGE_SECONDS:
                     purge()
                     purged = started
+                metrics.WORKER_PASSED.set_to_current_time()
             except (DatabaseUnavailable, *DISCONNECTED):  # a failover, a restart
                 log.warning("database unavailable; retrying")
                 end_session()  # the next pass starts on a new connection

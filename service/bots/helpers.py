@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from flask import current_app
+from prometheus_client import Gauge
 
 from ..engine import Move, State, move_from_parts, state_to_dict
 from ..engine.bots import SEARCHING, bot_move
@@ -81,6 +82,12 @@ class _Waiter:
     helper: Helper | None = None
 
 
+WAITING = Gauge("basra_bot_moves_waiting", "Bot moves waiting for a free helper process",
+                multiprocess_mode="livesum")
+BUSY = Gauge("basra_bot_helpers_busy", "Helper processes working out a bot's move",
+             multiprocess_mode="livesum")
+
+
 class Helpers:
     """This process's helpers: up to ``size``, made as needed, each lent to one move at a
     time. A move that finds none free waits in its front end's queue, at most ``wait``
@@ -117,12 +124,15 @@ class Helpers:
             except OSError:
                 self._lost()
                 raise
+        WAITING.inc()
         try:
             waiter.woken.wait(wait)
         except BaseException:  # interrupted (a greenlet killed): leave nothing behind
             if self._leave(owner, waiter) is not None:
                 self._give(waiter.helper)  # type: ignore[arg-type]
             raise
+        finally:
+            WAITING.dec()
         return self._leave(owner, waiter)
 
     def _leave(self, owner: str, waiter: _Waiter) -> Helper | None:
@@ -175,6 +185,7 @@ class Helpers:
         helper = self._borrow(owner, wait)
         if helper is None:
             return None
+        BUSY.inc()
         try:
             answer = helper.ask({
                 "state": state_to_dict(state), "rules": state.rules.to_dict(),
@@ -184,6 +195,8 @@ class Helpers:
             helper.close()
             self._lost()
             raise
+        finally:
+            BUSY.dec()
         self._give(helper)
         return move_from_parts(seat, answer["card"], answer["capture"])
 

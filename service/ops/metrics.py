@@ -26,12 +26,13 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from ..storage.db import db, transaction
 from ..storage.enums import MatchStatus, MessageStatus
 from ..storage.errors import DatabaseUnavailable
-from ..storage.models import Match, Webhook, WebhookMessage
+from ..storage.models import Match, Webhook, WebhookMessage, as_utc, utcnow
+from ..tenants.limits import store_state
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 
@@ -49,6 +50,9 @@ TIMEOUT_LAG = Histogram("basra_timeout_lag_seconds",
                         buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60))
 WEBHOOK_TRIES = Counter("basra_webhook_tries", "Webhook delivery tries by what followed",
                         ["outcome"])
+WORKER_PASSED = Gauge("basra_worker_last_pass_timestamp_seconds",
+                      "When the worker last finished a pass (Unix time)",
+                      multiprocess_mode="max")
 WEBHOOK_LAG = Histogram("basra_webhook_delivery_lag_seconds",
                         "From a webhook message's writing to its delivery",
                         buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600))
@@ -69,6 +73,14 @@ class _Database(Collector):
                     families = list(self._read())
             except DatabaseUnavailable:
                 families = []
+            families.append(GaugeMetricFamily(
+                "basra_database_primary", "1 while the database answers as a writable "
+                "primary; 0 while it is unreachable or read-only (a failover)",
+                value=1 if families and self._primary() else 0))
+            families.append(GaugeMetricFamily(
+                "basra_rate_limits_in_memory", "1 while Redis is configured but not "
+                "answering: each process counts the rate limits alone",
+                value=1 if store_state() == "memory" else 0))
             _Database._cached = (time.monotonic(), families)
         yield from families
 
@@ -87,10 +99,34 @@ class _Database(Collector):
         for status in MessageStatus:
             messages.add_metric([status], counts.get(status, 0))
         yield messages
+        now = utcnow()
+        due = db.session.scalar(  # the due index, and only endpoints being sent to
+            select(func.min(WebhookMessage.next_attempt_at))
+            .join(Webhook, Webhook.pk == WebhookMessage.webhook_pk)
+            .where(WebhookMessage.status == MessageStatus.PENDING,
+                   WebhookMessage.next_attempt_at <= now,
+                   Webhook.disabled_at.is_(None), Webhook.paused_at.is_(None)))
+        yield GaugeMetricFamily(
+            "basra_webhook_due_lag_seconds",
+            "How long the most overdue webhook message has waited past its time (0: none "
+            "overdue): the workers not keeping up, not a receiver failing",
+            value=(now - as_utc(due)).total_seconds() if due else 0.0)
         disabled = db.session.scalar(
             select(func.count()).select_from(Webhook).where(Webhook.disabled_at.is_not(None)))
         yield GaugeMetricFamily("basra_webhooks_disabled",
                                 "Webhooks disabled after failing", value=disabled or 0)
+
+
+    @staticmethod
+    def _primary() -> bool:
+        """Whether the database takes writes (not a standby in recovery)."""
+        if db.engine.dialect.name != "postgresql":
+            return True
+        try:
+            with transaction():
+                return not db.session.scalar(text("SELECT pg_is_in_recovery()"))
+        except DatabaseUnavailable:
+            return False
 
 
 class _InApp(Collector):

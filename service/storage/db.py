@@ -17,6 +17,7 @@ import psycopg.conninfo
 from flask import Flask, current_app
 from flask_sqlalchemy import SQLAlchemy
 from flask_sqlalchemy.session import Session
+from prometheus_client import Gauge
 from sqlalchemy import event, exc
 from sqlalchemy.orm import DeclarativeBase
 
@@ -87,6 +88,24 @@ def init_db(app: Flask) -> None:
                 event.listen(engine, "connect", _note_idle)
                 event.listen(engine, "checkin", _note_idle)
                 event.listen(engine, "checkout", _ping_if_idle(engine.dialect))
+            if hasattr(engine.pool, "checkedout"):  # a queue pool (not SQLite in memory)
+                event.listen(engine, "checkout", _count_out(engine.pool, 0))
+                event.listen(engine, "checkin", _count_out(engine.pool, 1))
+
+
+POOL = Gauge("basra_db_pool_connections", "The database pool's connections by state",
+             ["state"], multiprocess_mode="livesum")
+
+
+def _count_out(pool: Any, returning: int) -> Any:
+    checked_out = POOL.labels("checked_out")
+
+    def on_change(*_args: Any) -> None:
+        """The pool's connections lent out now (a connection coming back is still
+        counted out while its checkin event runs)."""
+        checked_out.set(pool.checkedout() - returning)
+
+    return on_change
 
 
 # A pooled connection is pinged at checkout only when it has sat idle a while
