@@ -25,6 +25,7 @@ from .matches.changes import MatchChanged
 from .matches.schemas import describe_stream_events
 from .ops import resources as ops
 from .ops.logs import init_observability
+from .ops.metrics import READINESS
 from .play import resources as play
 from .players import cache as player_cache
 from .players import events as player_events
@@ -139,7 +140,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.before_request(resolve_tenant)
     app.before_request(resolve_player)  # who the bearer is: before the body is read
     init_limits(app)
-    app.extensions[ops.READINESS] = {"rate_limits": store_state}
+    app.extensions[READINESS] = {"rate_limits": store_state}
     for resources in (ops, variants, matches, lobby, players, tournament_routes,
                       webhook_routes):
         api.register_blueprint(resources.blp)

@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Iterator
 
-from flask import Flask
+from flask import Flask, current_app
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -32,9 +32,12 @@ from ..storage.db import db, transaction
 from ..storage.enums import MatchStatus, MessageStatus
 from ..storage.errors import DatabaseUnavailable
 from ..storage.models import Match, Webhook, WebhookMessage, as_utc, utcnow
-from ..tenants.limits import store_state
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
+READINESS = "basra_readiness"
+"""The app's extension holding the optional dependencies ``/readyz`` reports, by name:
+each a callable giving a word for its state, or None where it is not in use (wired by
+the composition root)."""
 
 REQUESTS = Counter("basra_http_requests", "HTTP requests by route template, method and status",
                    ["route", "method", "status"])
@@ -80,7 +83,7 @@ class _Database(Collector):
             families.append(GaugeMetricFamily(
                 "basra_rate_limits_in_memory", "1 while Redis is configured but not "
                 "answering: each process counts the rate limits alone",
-                value=1 if store_state() == "memory" else 0))
+                value=1 if _rate_limits() == "memory" else 0))
             _Database._cached = (time.monotonic(), families)
         yield from families
 
@@ -127,6 +130,12 @@ class _Database(Collector):
                 return not db.session.scalar(text("SELECT pg_is_in_recovery()"))
         except DatabaseUnavailable:
             return False
+
+
+def _rate_limits() -> str | None:
+    """Where the rate limits are counted (``redis``, ``memory``), as /readyz says."""
+    check = current_app.extensions.get(READINESS, {}).get("rate_limits")
+    return check() if check is not None else None
 
 
 class _InApp(Collector):

@@ -50,15 +50,9 @@ class Ready(MethodView):
         return {"status": "ready", **{k: v for k, v in found.items() if v is not None}}
 
 
-READINESS = "basra_readiness"
-"""The app's extension holding the optional dependencies ``/readyz`` reports, by name:
-each a callable giving a word for its state, or None where it is not in use (wired by
-the composition root)."""
-
-
 def readiness() -> dict[str, Any]:
     """The optional dependencies' checks the app was given."""
-    return dict(current_app.extensions.get(READINESS, {}))
+    return dict(current_app.extensions.get(metrics.READINESS, {}))
 
 
 scrape_blp = FlaskBlueprint("metrics", __name__)
