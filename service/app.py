@@ -40,6 +40,7 @@ from .storage.db import DISCONNECTED, db, init_db
 from .storage.errors import DatabaseUnavailable
 from .storage.writes import Rows
 from .tenants import cache as tenant_cache
+from .tenants import resources as staff_routes
 from .tenants.limits import init_limits, store_state
 from .tenants.requests import resolve_tenant
 from .tournaments import resources as tournament_routes
@@ -142,7 +143,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     init_limits(app)
     app.extensions[READINESS] = {"rate_limits": store_state}
     for resources in (ops, variants, matches, lobby, players, tournament_routes,
-                      webhook_routes):
+                      webhook_routes, staff_routes):
         api.register_blueprint(resources.blp)
     api.register_blueprint(players.leaderboards)
     api.register_blueprint(safety.players_blp)

@@ -79,7 +79,8 @@ def _keys(args: argparse.Namespace) -> int:
     from .db_cli import run_keys_command
 
     return run_keys_command(args.keys_command, args.name, args.origin or [],
-                            key=args.key, grace=args.grace)
+                            key=args.key, grace=args.grace, role=args.role,
+                            staff_name=args.staff_name)
 
 
 class _Version(argparse.Action):
@@ -147,6 +148,13 @@ def build_parser() -> argparse.ArgumentParser:
     keys.add_argument("--key", metavar="PREFIX",
                       help="revoke: only the key starting so (as `list` shows it); revoking "
                       "a front end's last key retires its player-token secret")
+    keys.add_argument("--role", choices=["viewer", "moderator", "admin"],
+                      help="create: a staff key of this role for the console (with --name), "
+                      "no API key: viewer reads; moderator suspends, signs players out, "
+                      "voids, resolves reports; admin also webhooks, tournaments, erasure")
+    keys.add_argument("--name", dest="staff_name", metavar="PERSON",
+                      help="create --role: who holds the staff key, as the audit log names "
+                      "what they do")
     keys.add_argument("--grace", type=int, default=0, metavar="SECONDS",
                       help="rotate-secret: accept tokens signed with the old secret this "
                       "long (0 to 86400; default 0: refused within about a second)")

@@ -23,7 +23,8 @@ def run_db_command(command: str, revision: str | None) -> int:
 
 
 def run_keys_command(command: str, name: str | None, origins: list[str], *,
-                     key: str | None = None, grace: int = 0) -> int:
+                     key: str | None = None, grace: int = 0, role: str | None = None,
+                     staff_name: str | None = None) -> int:
     """Create a key (printed once, one line), list tenants and keys, revoke a tenant's
     (or one), print or rotate its player-token secret."""
     import sys
@@ -31,7 +32,9 @@ def run_keys_command(command: str, name: str | None, origins: list[str], *,
     from . import create_app
     from .engine.errors import BasraError
     from .players import service as players
+    from .storage.enums import StaffRole
     from .tenants import service as tenants
+    from .tenants import staff
     from .tenants.audit import COMMAND_LINE
 
     if command != "list" and not (name and 0 < len(name) <= 64):
@@ -40,7 +43,14 @@ def run_keys_command(command: str, name: str | None, origins: list[str], *,
     app = create_app()
     with app.app_context():
         try:
-            if command == "create":
+            if command == "create" and role is not None:
+                assert name is not None
+                if not (staff_name and 0 < len(staff_name) <= 64) or origins:
+                    print("basra keys create --role: give --name PERSON (1 to 64 characters) "
+                          "and no --origin", file=sys.stderr)
+                    return 2
+                print(staff.create_staff_key(name, staff_name, StaffRole(role)))
+            elif command == "create":
                 assert name is not None
                 print(tenants.create_key(name, origins))
             elif command == "secret":
@@ -62,8 +72,10 @@ def run_keys_command(command: str, name: str | None, origins: list[str], *,
                 for t in tenants.list_keys():
                     keys = " ".join(f"{prefix}({','.join(origins) or 'server'})"
                                     for prefix, origins in t.active)
+                    staffed = " ".join(f"{prefix}({person},{grade})"
+                                       for prefix, person, grade in t.staff)
                     print(f"{t.name}\t{len(t.active)} active ({keys or '-'})"
-                          f"\t{t.revoked} revoked")
+                          f"\t{t.revoked} revoked\tstaff: {staffed or '-'}")
         except BasraError as exc:
             print(f"basra keys: {exc.message}", file=sys.stderr)
             return 2

@@ -59,10 +59,14 @@ from .social.errors import (
 )
 from .storage.errors import DatabaseUnavailable
 from .tenants.errors import (
+    CsrfRefused,
     InvalidApiKey,
+    InvalidStaffKey,
     MissingApiKey,
     OriginNotAllowed,
     ServerKeyRequired,
+    StaffRoleTooLow,
+    StaffSessionInvalid,
     Throttled,
 )
 from .tournaments.errors import (
@@ -99,6 +103,10 @@ STATUSES: Statuses = [
     (OriginNotAllowed, 403),
     (PlayerUnverified, 403),
     (ServerKeyRequired, 403),
+    (InvalidStaffKey, 401),
+    (StaffSessionInvalid, 401),
+    (StaffRoleTooLow, 403),
+    (CsrfRefused, 403),
     (NotThisPlayer, 403),
     (InvalidPlayerToken, 401),
     (TokenRevoked, 401),

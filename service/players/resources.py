@@ -13,6 +13,7 @@ from ..engine import load_variant
 from ..engine.errors import UnknownVariant
 from ..errors import MissingToken
 from ..storage.db import end_session
+from ..storage.enums import StaffRole
 from ..tenants.limits import budget
 from ..tenants.requests import actor, server_key_only, tenant, waiter
 from ..web.parser import Blueprint
@@ -66,7 +67,7 @@ def known_player_ids(values: dict[str, Any] | None) -> None:
 class Tokens(MethodView):
     """Vouch for a player."""
 
-    @server_key_only(blp)
+    @server_key_only(blp, staff=None)
     @budget("creates")
     @blp.arguments(MintSchema)
     @blp.response(201, MintedSchema)
@@ -83,7 +84,7 @@ class Tokens(MethodView):
 class SignOut(MethodView):
     """Sign a player out everywhere."""
 
-    @server_key_only(blp)
+    @server_key_only(blp, staff=StaffRole.MODERATOR)
     @budget("creates")
     @blp.response(200, SignedOutSchema)
     @blp.doc(operationId="revokePlayerTokens")

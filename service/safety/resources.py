@@ -13,7 +13,7 @@ from ..matches.results import MatchView
 from ..matches.schemas import MatchStateSchema
 from ..players.requests import token_player
 from ..players.resources import known_player_ids
-from ..storage.enums import ReportAction, ReportReason, ReportStatus
+from ..storage.enums import ReportAction, ReportReason, ReportStatus, StaffRole
 from ..tenants.limits import budget
 from ..tenants.requests import actor, server_key_only, tenant
 from ..web.parser import Blueprint
@@ -50,7 +50,7 @@ NOT_FOUND = problem_doc("`player_not_found`: no such player at this front end")
 class Suspension(MethodView):
     """A player's suspension."""
 
-    @server_key_only(players_blp)
+    @server_key_only(players_blp, staff=StaffRole.MODERATOR)
     @budget("creates")
     @players_blp.arguments(SuspendSchema)
     @players_blp.response(200, SuspensionSchema)
@@ -70,7 +70,7 @@ class Suspension(MethodView):
                 "tournaments_left": done.tournaments_left,
                 "matches_forfeited": done.matches_forfeited}
 
-    @server_key_only(players_blp)
+    @server_key_only(players_blp, staff=StaffRole.MODERATOR)
     @budget("creates")
     @players_blp.response(204)
     @players_blp.alt_response(404, **NOT_FOUND)
@@ -84,7 +84,7 @@ class Suspension(MethodView):
 class Export(MethodView):
     """A player's data."""
 
-    @server_key_only(players_blp)
+    @server_key_only(players_blp, staff=StaffRole.ADMIN)
     @budget("expensive")
     @players_blp.response(200, ExportSchema)
     @players_blp.alt_response(404, **NOT_FOUND)
@@ -118,7 +118,7 @@ class ErasePlayer(MethodView):
 class VoidMatch(MethodView):
     """Void a match's result."""
 
-    @server_key_only(blp)
+    @server_key_only(blp, staff=StaffRole.MODERATOR)
     @budget("creates")
     @blp.arguments(VoidSchema)
     @blp.response(200, MatchStateSchema)
@@ -203,7 +203,7 @@ class ReportById(MethodView):
 class ResolveReport(MethodView):
     """Resolve a report."""
 
-    @server_key_only(blp)
+    @server_key_only(blp, staff=StaffRole.MODERATOR)
     @budget("creates")
     @blp.arguments(ResolveSchema)
     @blp.response(200, ReportSchema)

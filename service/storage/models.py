@@ -87,6 +87,46 @@ class ApiKey(db.Model):  # type: ignore[name-defined,misc]
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
+class StaffKey(db.Model):  # type: ignore[name-defined,misc]
+    """A key of one of a front end's staff, stored only as its SHA-256: exchanged at sign-in
+    for a session of the console, and no API key for anything else."""
+
+    __tablename__ = "staff_keys"
+
+    pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), nullable=False
+    )
+    name: Mapped[str] = mapped_column(String(64), nullable=False)
+    """Who holds it, as the audit log names what they do (``staff:<name>``)."""
+    role: Mapped[str] = mapped_column(String(16), nullable=False)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    prefix: Mapped[str] = mapped_column(String(16), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (Index("ix_staff_keys_tenant_pk", "tenant_pk"),)
+
+
+class StaffSession(db.Model):  # type: ignore[name-defined,misc]
+    """A signed-in console: its cookie's token and its CSRF token, both only as SHA-256."""
+
+    __tablename__ = "staff_sessions"
+
+    pk: Mapped[int] = mapped_column(_PK, primary_key=True, autoincrement=True)
+    staff_key_pk: Mapped[int] = mapped_column(
+        ForeignKey("staff_keys.pk", ondelete="CASCADE"), nullable=False
+    )
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    csrf_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """Signed out."""
+
+    __table_args__ = (Index("ix_staff_sessions_staff_key_pk", "staff_key_pk"),)
+
+
 class Player(db.Model):  # type: ignore[name-defined,misc]
     """A front end's user, as its front end vouched for them: (tenant, player_id)."""
 

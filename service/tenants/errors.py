@@ -72,3 +72,35 @@ class KeyPrefixAmbiguous(ServiceError):
     """``basra keys revoke --key`` named a prefix several keys share."""
 
     reason = "key_prefix_ambiguous"
+
+
+class InvalidStaffKey(ServiceError):
+    """A staff key that is unknown or revoked at sign-in (``malformed``: no staff key at
+    all, refused without a look-up)."""
+
+    reason = "invalid_staff_key"
+
+    def __init__(self, message: str, *, malformed: bool = False) -> None:
+        super().__init__(message)
+        self.malformed = malformed
+
+
+class StaffSessionInvalid(ServiceError):
+    """A console request whose session cookie expired, was signed out, or whose staff
+    key was revoked: sign in again."""
+
+    reason = "staff_session_invalid"
+
+
+class StaffRoleTooLow(ServiceError):
+    """A staff member whose role may not do this (a viewer acting, a moderator
+    administering)."""
+
+    reason = "staff_role_too_low"
+
+
+class CsrfRefused(ServiceError):
+    """A change asked with a console session but without its CSRF token, or from
+    another site."""
+
+    reason = "csrf_refused"

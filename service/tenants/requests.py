@@ -7,6 +7,12 @@ everything its front end may; a **browser key** (limited to origins, readable by
 visitor of the page) does what a player may do and nothing that administers the front
 end. A route that administers it is marked :func:`server_key_only`; a browser key is
 refused there (403 ``server_key_required``) before its body is read or a budget spent.
+
+A front end's **staff** sign in to the console with a staff key and act with its
+session cookie: on any read of the API, and on the administering routes their role
+allows (each :func:`server_key_only` route names the least role, or none); a change
+needs the session's CSRF token and no other site's Origin. Elsewhere the cookie counts
+for nothing: a staff key is no API key.
 """
 
 from __future__ import annotations
@@ -17,35 +23,115 @@ from typing import Any, TypeVar
 from flask import current_app, g, request
 
 from ..errors import MissingToken
+from ..storage.enums import StaffRole
 from ..storage.models import LOCAL_TENANT
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
 from . import limits
-from .errors import InvalidApiKey, MissingApiKey, ServerKeyRequired, TooManyFailedKeys
+from .cache import Caller
+from .errors import (
+    CsrfRefused,
+    InvalidApiKey,
+    MissingApiKey,
+    ServerKeyRequired,
+    StaffRoleTooLow,
+    StaffSessionInvalid,
+    TooManyFailedKeys,
+)
 from .service import caller_for, sender_digest
+from .staff import CSRF_HEADER, SESSION_COOKIE, Staff, staff_for
 
 F = TypeVar("F", bound=Callable[..., Any])
 _SERVER_KEY_ONLY = "_basra_server_key_only"
+_STAFF_ROLE = "_basra_staff_role"
+_NO_KEY = "_basra_no_key"
+_BY_METHOD = "by method"
+"""A route's least staff role by its method: viewer to read, admin to change."""
+_SAFE = frozenset({"GET", "HEAD"})
+STAFF = "staff"
+"""``g.staff``: the signed-in staff member a request acts as, if any."""
 
 
-def server_key_only(blp: Blueprint) -> Callable[[F], F]:
+def server_key_only(blp: Blueprint, staff: StaffRole | str | None = _BY_METHOD
+                    ) -> Callable[[F], F]:
     """Mark a route as one that administers the front end (minting, webhooks,
-    tournaments' creation and cancel): it takes the server key. Put it above the
-    route's other decorators."""
+    tournaments' creation and cancel): it takes the server key, or a staff session of
+    at least role ``staff`` (by default a viewer to read, an admin to change; None: no
+    staff at all). Put it above the route's other decorators."""
     def decorate(view: F) -> F:
         setattr(view, _SERVER_KEY_ONLY, True)
+        setattr(view, _STAFF_ROLE, staff)
         return blp.alt_response(403, **problem_doc(  # type: ignore[no-any-return]
             "`server_key_required`: a browser key (one limited to origins) may not do "
-            "this"))(view)
+            "this; `staff_role_too_low`, `csrf_refused`: a console session may not"))(view)
     return decorate
+
+
+def no_key(view: F) -> F:
+    """Mark a route that takes no API key at all (staff sign-in: its body is the key)."""
+    setattr(view, _NO_KEY, True)
+    return view
+
+
+def _handler() -> Any:
+    """The view function the request goes to."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    method = "get" if request.method == "HEAD" else request.method.lower()  # HEAD runs get
+    return getattr(getattr(view, "view_class", None), method, view)
 
 
 def _takes_server_key() -> bool:
     """Whether the route the request goes to is marked :func:`server_key_only`."""
-    view = current_app.view_functions.get(request.endpoint or "")
-    method = "get" if request.method == "HEAD" else request.method.lower()  # HEAD runs get
-    handler = getattr(getattr(view, "view_class", None), method, view)
-    return bool(getattr(handler, _SERVER_KEY_ONLY, False))
+    return bool(getattr(_handler(), _SERVER_KEY_ONLY, False))
+
+
+def _least_staff_role() -> StaffRole | None:
+    """The least role a staff session needs on this route; None: it counts for nothing
+    here (a change outside the routes marked for staff, or one marked for no staff)."""
+    role = getattr(_handler(), _STAFF_ROLE,
+                   _BY_METHOD if request.method in _SAFE else None)
+    if role == _BY_METHOD:
+        return StaffRole.VIEWER if request.method in _SAFE else StaffRole.ADMIN
+    return None if role is None else StaffRole(role)
+
+
+def staff_only(role: StaffRole) -> Callable[[F], F]:
+    """Mark a console route: a staff session of at least ``role`` (no key needed)."""
+    def decorate(view: F) -> F:
+        setattr(view, _STAFF_ROLE, role)
+        return view
+    return decorate
+
+
+def _staff_caller(cookie: str, needed: StaffRole) -> Caller:
+    """The front end a console session acts for, with the server key's rights on this
+    route once its session, its CSRF token and its role hold."""
+    staff = staff_for(cookie)
+    if staff is None:
+        raise StaffSessionInvalid("your console session has ended (it expired, you signed "
+                                  "out, or your staff key was revoked): sign in again")
+    if request.method not in _SAFE:
+        site = request.headers.get("Sec-Fetch-Site")
+        origin = request.headers.get("Origin")
+        if site not in (None, "same-origin") or (
+                origin is not None and origin != request.host_url.rstrip("/")):
+            raise CsrfRefused(f"a change from another site ({origin or site}) is refused")
+        if not staff.csrf_holds(request.headers.get(CSRF_HEADER)):
+            raise CsrfRefused(f"send the session's CSRF token as '{CSRF_HEADER}: <token>' "
+                              "(GET /v1/staff/session gives it)")
+    if not staff.may(needed):
+        raise StaffRoleTooLow(f"a {staff.role.value} may not do this: it takes a "
+                              f"{needed.value} or above")
+    g.staff = staff
+    return Caller(staff.tenant, staff.front_end)
+
+
+def signed_in() -> Staff:
+    """The staff member the request acts as (a console route)."""
+    staff: Staff | None = g.get(STAFF)
+    if staff is None:
+        raise StaffSessionInvalid("sign in first: POST /v1/staff/sessions with your staff key")
+    return staff
 
 
 def resolve_tenant() -> None:
@@ -57,6 +143,15 @@ def resolve_tenant() -> None:
         return  # a CORS preflight carries no key; health checks and docs need none
     config = current_app.config
     key = request.headers.get("X-API-Key")
+    if getattr(_handler(), _NO_KEY, False):
+        g.caller = None
+        return
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if cookie and not key and not bearer_token():
+        needed = _least_staff_role()
+        if needed is not None:
+            g.caller = _staff_caller(cookie, needed)
+            return
     if not key and bearer_is_player_token():
         g.caller = None
         return
@@ -137,7 +232,10 @@ def sender() -> str:
     key = request.headers.get("X-API-Key")
     address = request.remote_addr or "unknown"
     player = g.get(limits.PLAYER)
-    if player is not None:
+    staff: Staff | None = g.get(STAFF)
+    if staff is not None:
+        who = f"staff:{staff.tenant}:{staff.name}"
+    elif player is not None:
         who = f"player:{player}"
     elif not key:
         who = f"address:{address}"
@@ -151,7 +249,10 @@ def sender() -> str:
 def actor() -> str:
     """Who acts, for the audit log: a server key (its first characters) whatever token
     it carries, else the player a player token proved, else the browser key, else
-    ``local`` (no key, where keys are optional)."""
+    ``local`` (no key, where keys are optional); a staff member by their key's name."""
+    staff: Staff | None = g.get(STAFF)
+    if staff is not None:
+        return staff.actor
     player = g.get(limits.PLAYER)
     if g.caller.key and (g.caller.server or player is None):
         return f"key:{g.caller.key}"

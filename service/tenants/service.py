@@ -15,12 +15,13 @@ import re
 import secrets
 import zlib
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import func, select, update
 
 from ..live.single_flight import SingleFlight
 from ..storage.db import db, read_fresh, transaction
-from ..storage.models import LOCAL_TENANT, ApiKey, Tenant, utcnow
+from ..storage.models import LOCAL_TENANT, ApiKey, StaffKey, Tenant, utcnow
 from . import audit, cache
 from .cache import LOCAL, Caller
 from .errors import (
@@ -33,6 +34,7 @@ from .errors import (
 )
 
 KEY_PREFIX = "bk_"
+STAFF_KEY_PREFIX = "bs_"
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _RANDOM_CHARS, _CHECK_CHARS = 40, 6
 _KEY = re.compile(rf"{KEY_PREFIX}[0-9A-Za-z]{{{_RANDOM_CHARS + _CHECK_CHARS}}}")
@@ -42,7 +44,7 @@ KEY_PREFIX_CHARS = 10
 """A key's first characters, as kept and listed (``basra keys list``)."""
 
 
-def _checksum(body: str) -> str:
+def checksum(body: str) -> str:
     """CRC32 of a key's prefix and random part, as 6 base62 characters."""
     n, out = zlib.crc32(body.encode()), []
     for _ in range(_CHECK_CHARS):
@@ -51,17 +53,22 @@ def _checksum(body: str) -> str:
     return "".join(reversed(out))
 
 
+def random_body(prefix: str) -> str:
+    """A key's prefix and 40 random base62 characters (238 bits)."""
+    return prefix + "".join(secrets.choice(_BASE62) for _ in range(_RANDOM_CHARS))
+
+
 def new_key() -> str:
-    """A fresh API key: prefix, 40 random base62 characters (238 bits), checksum."""
-    body = KEY_PREFIX + "".join(secrets.choice(_BASE62) for _ in range(_RANDOM_CHARS))
-    return body + _checksum(body)
+    """A fresh API key: prefix, 40 random base62 characters, checksum."""
+    body = random_body(KEY_PREFIX)
+    return body + checksum(body)
 
 
 def well_formed(key: str) -> bool:
     """Whether ``key`` could be a key of this service (its checksum holds, or it has the
     shape of a key made before checksums): no look-up is spent on one that could not."""
     if _KEY.fullmatch(key):
-        return _checksum(key[:-_CHECK_CHARS]) == key[-_CHECK_CHARS:]
+        return checksum(key[:-_CHECK_CHARS]) == key[-_CHECK_CHARS:]
     return _LEGACY_KEY.fullmatch(key) is not None
 
 
@@ -90,6 +97,9 @@ def caller_for(key: str | None, *, required: bool, origin: str | None,
         if required:
             raise MissingApiKey("send your front end's API key as 'X-API-Key: <key>'")
         return LOCAL
+    if key.startswith(STAFF_KEY_PREFIX):
+        raise InvalidApiKey("a staff key is no API key: it signs in to the console "
+                            "(POST /v1/staff/sessions)", malformed=True)
     if not well_formed(key):
         raise InvalidApiKey("this is not an API key of this service (a typo? keys are "
                             "'bk_' and 46 letters and digits)", malformed=True)
@@ -186,6 +196,8 @@ class TenantKeys:
     active: tuple[tuple[str, tuple[str, ...]], ...]
     """(prefix, browser origins) of the keys not revoked; no origins: a server key."""
     revoked: int
+    staff: tuple[tuple[str, str, str], ...] = ()
+    """(prefix, name, role) of the staff keys not revoked."""
 
 
 def list_keys() -> list[TenantKeys]:
@@ -195,6 +207,8 @@ def list_keys() -> list[TenantKeys]:
             select(Tenant).where(Tenant.pk != LOCAL_TENANT).order_by(Tenant.name)
         ).scalars().all()
         keys = db.session.execute(select(ApiKey).order_by(ApiKey.pk)).scalars().all()
+        staff = db.session.execute(select(StaffKey).where(StaffKey.revoked_at.is_(None))
+                                   .order_by(StaffKey.pk)).scalars().all()
     out = []
     for t in tenants:
         mine = [k for k in keys if k.tenant_pk == t.pk]
@@ -202,37 +216,49 @@ def list_keys() -> list[TenantKeys]:
             t.name, tuple((k.prefix, tuple(k.origins or ())) for k in mine
                           if k.revoked_at is None),
             sum(1 for k in mine if k.revoked_at is not None),
+            tuple((k.prefix, k.name, k.role) for k in staff if k.tenant_pk == t.pk),
         ))
     return out
 
 
 def revoke_keys(name: str, prefix: str | None = None) -> int:
-    """Revoke every key of tenant ``name`` (only the one whose listed prefix ``prefix``
-    starts with: the prefix, or the whole key; :class:`KeyPrefixAmbiguous` if several);
-    how many were revoked. Revoking its last key retires the front end's player-token
-    secret: its players' tokens are refused everywhere within a second or two."""
+    """Revoke every key of tenant ``name``, its staff keys included (only the one whose
+    listed prefix ``prefix`` starts with: the prefix, or the whole key; a staff key's
+    starts ``bs_``; :class:`KeyPrefixAmbiguous` if several); how many were revoked. A
+    staff key's sessions end with it. Revoking its last API key retires the front end's
+    player-token secret: its players' tokens are refused everywhere within a second or
+    two."""
     now = utcnow()
     with transaction(write=True):
         tenant = db.session.execute(select(Tenant).where(Tenant.name == name)).scalar()
         if tenant is None:
             return 0
-        which = [ApiKey.tenant_pk == tenant.pk, ApiKey.revoked_at.is_(None)]
-        if prefix is not None:
-            which.append(ApiKey.prefix == prefix[:KEY_PREFIX_CHARS])
-            found = db.session.execute(select(func.count()).select_from(ApiKey)
-                                       .where(*which)).scalar_one()
-            if found > 1:
-                raise KeyPrefixAmbiguous(f"{found} keys of {name} start "
-                                         f"{prefix[:KEY_PREFIX_CHARS]}: give the whole key")
-        result = db.session.execute(update(ApiKey).where(*which).values(revoked_at=now))
-        revoked = int(result.rowcount or 0)  # type: ignore[attr-defined]
+        staff = _revoke(StaffKey, tenant, prefix, now) if prefix is None or \
+            prefix.startswith(STAFF_KEY_PREFIX) else 0
+        revoked = _revoke(ApiKey, tenant, prefix, now) if prefix is None or \
+            not prefix.startswith(STAFF_KEY_PREFIX) else 0
         left = db.session.execute(select(ApiKey.pk).where(
             ApiKey.tenant_pk == tenant.pk, ApiKey.revoked_at.is_(None)).limit(1)).first()
         if revoked and left is None:
             tenant.player_secret = tenant.previous_player_secret = None
             tenant.previous_secret_until = None
-        if revoked:
+        if revoked or staff:
             audit.record(tenant.pk, audit.COMMAND_LINE, "keys.revoked", "keys",
-                         count=revoked, prefix=prefix, secret_retired=left is None)
+                         count=revoked, staff=staff, prefix=prefix,
+                         secret_retired=bool(revoked) and left is None)
     cache.reset()
-    return revoked
+    return revoked + staff
+
+
+def _revoke(table: type[ApiKey] | type[StaffKey], tenant: Tenant, prefix: str | None,
+            now: datetime) -> int:
+    which = [table.tenant_pk == tenant.pk, table.revoked_at.is_(None)]
+    if prefix is not None:
+        which.append(table.prefix == prefix[:KEY_PREFIX_CHARS])
+        found = db.session.execute(select(func.count()).select_from(table)
+                                   .where(*which)).scalar_one()
+        if found > 1:
+            raise KeyPrefixAmbiguous(f"{found} keys of {tenant.name} start "
+                                     f"{prefix[:KEY_PREFIX_CHARS]}: give the whole key")
+    result = db.session.execute(update(table).where(*which).values(revoked_at=now))
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]
