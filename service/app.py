@@ -16,6 +16,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import problems
 from .config import settings_from_env
+from .console import resources as console
 from .live import keeper
 from .lobby import resources as lobby
 from .matches import cache as match_cache
@@ -153,11 +154,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(social.parties_blp)
     api.register_blueprint(matches.player_matches)
     api.register_blueprint(matches.chat_blp)
+    api.register_blueprint(console.blp)
     webhook_routes.describe_messages(api.spec)
     describe_stream_events(api.spec)
     document_common_problems(api)
     app.register_blueprint(ops.scrape_blp)
     app.register_blueprint(docs.blp)
     app.register_blueprint(play.blp)
+    app.register_blueprint(console.pages)
 
     return app

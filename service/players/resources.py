@@ -35,6 +35,8 @@ from .schemas import (
     MintedSchema,
     MintSchema,
     PlayerEventSchema,
+    PlayerSearchPageSchema,
+    PlayerSearchQuerySchema,
     RatingHistorySchema,
     RecordSchema,
     SignedOutSchema,
@@ -61,6 +63,23 @@ def known_player_ids(values: dict[str, Any] | None) -> None:
                           "A-Z a-z 0-9 . _ : @ -, not . or ..", field=field,
                           message=f"{shown!r} is not a player id: 1-128 of A-Z a-z 0-9 . _ "
                           ": @ -, not . or ..")
+
+
+@blp.route("")
+class Players(MethodView):
+    """The front end's players."""
+
+    @server_key_only(blp)
+    @budget("reads")
+    @blp.arguments(PlayerSearchQuerySchema, location="query")
+    @blp.response(200, PlayerSearchPageSchema)
+    @blp.doc(operationId="searchPlayers")
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
+        """Players whose id starts with `prefix`, in id order, a page at a time (`after`:
+        the last id of the page before): for support staff looking someone up."""
+        found, after = players.search(tenant(), query["prefix"], query.get("after"),
+                                      query["limit"])
+        return {"players": found, "next": after}
 
 
 @blp.route("/<string:player_id>/tokens")

@@ -254,3 +254,31 @@ class PlayerEventSchema(ma.Schema):
         "description": "the event's number: send it back as Last-Event-ID to resume"})
     data = ma.fields.Dict(required=True, metadata={
         "contentMediaType": "application/json", "description": "the event, as JSON text"})
+
+
+class PlayerSearchQuerySchema(ma.Schema):
+    """Players by the start of their id, in id order."""
+
+    prefix = ma.fields.String(load_default="", validate=validate.Regexp(
+        r"[A-Za-z0-9._:@-]{0,128}\Z", error="0-128 of A-Z a-z 0-9 . _ : @ -"), metadata={
+        "description": "the start of the ids wanted (empty: every player)"})
+    after = ma.fields.String(**PLAYER_ID_FIELD)
+    limit = ma.fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+
+
+class PlayerFoundSchema(ma.Schema):
+    """A player found: who they are and whether they may play."""
+
+    player_id = ma.fields.String(required=True)
+    name = ma.fields.String(required=True, allow_none=True)
+    created_at = UTCDateTime(required=True)
+    matches = ma.fields.Integer(required=True)
+    suspended = ma.fields.Boolean(required=True)
+
+
+class PlayerSearchPageSchema(ma.Schema):
+    """A page of players found, in id order."""
+
+    players = ma.fields.List(ma.fields.Nested(PlayerFoundSchema), required=True)
+    next = ma.fields.String(required=True, allow_none=True, metadata={
+        "description": "the next page's `after`; null on the last page"})

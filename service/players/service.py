@@ -135,6 +135,37 @@ def find(tenant: int, player_id: str) -> Player | None:
         Player.tenant_pk == tenant, Player.player_id == player_id)).scalar_one_or_none()
 
 
+@dataclass(frozen=True)
+class PlayerFound:
+    """A player as a search lists them."""
+
+    player_id: str
+    name: str | None
+    created_at: datetime
+    matches: int
+    suspended: bool
+
+
+def search(tenant: int, prefix: str, after: str | None, limit: int
+           ) -> tuple[list[PlayerFound], str | None]:
+    """The front end's players whose id starts ``prefix``, in id order after ``after``
+    (by the players' index): a page, and the next page's ``after``."""
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    query = (select(Player).where(Player.tenant_pk == tenant,
+                                  Player.player_id.like(escaped + "%", escape="\\"))
+             .order_by(Player.player_id).limit(limit + 1))
+    if after is not None:
+        query = query.where(Player.player_id > after)
+    elif prefix:
+        query = query.where(Player.player_id >= prefix)
+    now = utcnow()
+    with transaction():
+        rows = db.session.scalars(query).all()
+        found = [PlayerFound(r.player_id, r.name, as_utc(r.created_at), r.matches,
+                             _suspended_now(r, now)) for r in rows[:limit]]
+    return found, found[-1].player_id if len(rows) > limit else None
+
+
 def vouched_player(tenant: int, player_id: str) -> Player:
     """:func:`find`, or :class:`PlayerNotFound` (another front end's players too)."""
     found = find(tenant, player_id)

@@ -116,5 +116,6 @@ def test_the_rule_is_documented_with_each_route_it_covers(keyed: Flask) -> None:
         ("GET", "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}"),
         ("POST", "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry"),
         ("POST", "/v1/webhooks/{webhook_id}/recover"), ("POST", "/v1/webhooks/{webhook_id}/pause"),
-        ("POST", "/v1/webhooks/{webhook_id}/resume"),
+        ("POST", "/v1/webhooks/{webhook_id}/resume"), ("GET", "/v1/players"),
+        ("GET", "/v1/console/overview"),
     }

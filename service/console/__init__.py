@@ -1,0 +1,1 @@
+"""The console for a front end's staff at ``/console``."""

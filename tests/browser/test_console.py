@@ -1,0 +1,168 @@
+"""The console at /console in a real browser (issue 44): staff sign in with a staff key,
+a moderator suspends a player and finds it in the audit log, a viewer is refused by the
+API itself, an admin pauses a webhook; in English and Arabic (right to left)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect
+
+from tests.browser.conftest import DESKTOP
+from tests.servers import ROOT, gunicorn
+
+pytestmark = pytest.mark.process  # starts processes: the process stage
+
+NewContext = Callable[..., BrowserContext]
+Shots = Callable[[Page, str], Path]
+DOCS_SHOTS = os.environ.get("BASRA_CONSOLE_SCREENSHOTS")
+"""Set to a folder (docs/) to write each page's screenshot there for the docs."""
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return f"sqlite:///{tmp_path_factory.mktemp('console') / 'basra.sqlite3'}"
+
+
+@pytest.fixture(scope="module")
+def server(database: str) -> Iterator[str]:
+    """gunicorn as `make serve` runs it, on the module's database."""
+    with gunicorn(database, workers=2, BASRA_POLL_INTERVAL="0.1",
+                  BASRA_WEBHOOKS_ALLOW_PRIVATE="1") as base:
+        yield base
+
+
+def basra(database: str, *args: str) -> str:
+    """`basra ARGS` on the module's database: what it printed."""
+    done = subprocess.run([str(Path(sys.executable).with_name("basra")), *args],
+                          env={**os.environ, "DATABASE_URL": database}, cwd=ROOT,
+                          capture_output=True, text=True, check=True, timeout=60)
+    return done.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def keys(database: str, server: str) -> dict[str, str]:
+    """The front end's server key and a staff key of each role."""
+    made = {"server": basra(database, "keys", "create", "acme")}
+    for role, name in (("viewer", "vera"), ("moderator", "mona"), ("admin", "adel")):
+        made[role] = basra(database, "keys", "create", "acme", "--role", role, "--name", name)
+    return made
+
+
+def api(page: Page, method: str, path: str, body: object = None,
+        headers: dict[str, str] | None = None) -> dict[str, object]:
+    """A call from the page itself (its cookie, its origin): status and reason."""
+    return page.evaluate("""async ([method, path, body, headers]) => {
+        const r = await fetch(path, {method, headers: {"Content-Type": "application/json",
+            ...headers}, body: body === null ? undefined : JSON.stringify(body)});
+        const data = r.status === 204 ? {} : await r.json();
+        return {status: r.status, reason: data.reason || null, body: data};
+    }""", [method, path, body, headers or {}])
+
+
+def sign_in(page: Page, key: str) -> None:
+    page.goto("/console")
+    page.fill("#sign-in input[name=key]", key)
+    page.click("#sign-in button[type=submit]")
+    expect(page.locator("#nav")).to_be_visible()
+    expect(page.locator("#sign-in")).to_be_hidden()
+
+
+def shot(page: Page, shots: Shots, name: str) -> None:
+    shots(page, name)
+    if DOCS_SHOTS:
+        page.screenshot(path=str(Path(DOCS_SHOTS) / f"console-{name}.png"), full_page=True)
+
+
+def test_a_moderator_suspends_and_the_audit_log_names_them(
+        new_context: NewContext, server: str, keys: dict[str, str], shots: Shots) -> None:
+    """Sign in as a moderator, find a player by the start of their id, suspend them;
+    the audit log lists it under staff:mona; the overview counts; Arabic lays the
+    console out right to left; signing out ends the session."""
+    page = new_context(viewport=DESKTOP).new_page()
+    r = page.request.post(f"{server}/v1/players/nadia/tokens", data={"ttl_seconds": 60},
+                          headers={"X-API-Key": keys["server"]})
+    assert r.status == 201
+    sign_in(page, keys["moderator"])
+    expect(page.locator("#who")).to_contain_text("mona (moderator) at acme")
+    expect(page.locator("[data-figure=players_online] b")).to_have_text("0")
+    shot(page, shots, "overview")
+    page.click("#nav a[href='#/players']")
+    page.fill("input[name=prefix]", "nad")
+    page.click("form.inline button[type=submit]")
+    page.click("a[href='#/players/nadia']")
+    expect(page.locator("#page h1")).to_have_text("nadia")
+    shot(page, shots, "player")
+    page.fill("#suspend-reason", "abuse in chat")
+    page.click("button[data-role=moderator]:has-text('Suspend')")
+    expect(page.locator("#notice")).to_have_text("Done.")
+    page.click("#nav a[href='#/audit']")
+    row = page.locator("#page tbody tr").first
+    expect(row).to_contain_text("staff:mona")
+    expect(row).to_contain_text("player.suspended")
+    shot(page, shots, "audit")
+    page.click("#language")
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    expect(page.locator("#nav a[href='#/audit']")).to_have_text("سجل التدقيق")
+    shot(page, shots, "audit-arabic")
+    page.click("#language")
+    held = {c["name"]: c for c in page.context.cookies()}["basra_staff"]
+    assert held["httpOnly"] and held["sameSite"] == "Strict"
+    page.click("#sign-out")
+    expect(page.locator("#sign-in")).to_be_visible()
+    deadline = time.monotonic() + 10  # the browser's cookie store follows the answer
+    while "basra_staff" in {c["name"] for c in page.context.cookies()}:
+        assert time.monotonic() < deadline, "signing out left the session's cookie"
+        page.wait_for_timeout(50)
+    replayed = page.request.get(f"{server}/v1/audit",
+                                headers={"Cookie": f"basra_staff={held['value']}"})
+    assert replayed.status == 401 and replayed.json()["reason"] == "staff_session_invalid"
+
+
+def test_a_viewer_reads_and_the_api_refuses_them_a_change(
+        new_context: NewContext, server: str, keys: dict[str, str], shots: Shots) -> None:
+    """A viewer sees the player with the suspension's button disabled, and
+    the API refuses it even with the session's CSRF token (403 staff_role_too_low);
+    without the token a change is 403 csrf_refused."""
+    page = new_context(viewport=DESKTOP).new_page()
+    page.request.post(f"{server}/v1/players/omar/tokens", data={"ttl_seconds": 60},
+                      headers={"X-API-Key": keys["server"]})
+    sign_in(page, keys["viewer"])
+    page.goto("/console#/players/omar")
+    expect(page.locator("#page h1")).to_have_text("omar")
+    expect(page.locator("body")).to_have_attribute("data-role", "viewer")
+    csrf = api(page, "GET", "/v1/staff/session")["body"]["csrf_token"]  # type: ignore[index]
+    refused = api(page, "PUT", "/v1/players/omar/suspension", {"reason": "x"},
+                  {"X-CSRF-Token": str(csrf)})
+    assert (refused["status"], refused["reason"]) == (403, "staff_role_too_low")
+    refused = api(page, "PUT", "/v1/players/omar/suspension", {"reason": "x"})
+    assert (refused["status"], refused["reason"]) == (403, "csrf_refused")
+    expect(page.locator("button[data-role=moderator]:has-text('Suspend')")).to_be_disabled()
+
+
+def test_an_admin_pauses_a_webhook_and_creates_a_tournament(
+        new_context: NewContext, server: str, keys: dict[str, str], shots: Shots) -> None:
+    """An admin pauses a webhook and resumes it, and creates a tournament, from the
+    console's pages."""
+    page = new_context(viewport=DESKTOP).new_page()
+    r = page.request.post(f"{server}/v1/webhooks", headers={"X-API-Key": keys["server"]},
+                          data={"url": "http://127.0.0.1:9/hook", "events": ["match.finished"]})
+    assert r.status == 201
+    sign_in(page, keys["admin"])
+    page.click("#nav a[href='#/webhooks']")
+    page.click("button:has-text('Pause')")
+    expect(page.locator("#page tbody tr").first).to_contain_text("paused")
+    shot(page, shots, "webhooks")
+    page.click("button:has-text('Resume')")
+    expect(page.locator("#page tbody tr").first).to_contain_text("sending")
+    page.click("#nav a[href='#/tournaments']")
+    page.fill("#t-name", "Friday cup")
+    page.click("button:has-text('Create')")
+    expect(page.locator("#page tbody")).to_contain_text("Friday cup")
+    shot(page, shots, "tournaments")
