@@ -1,7 +1,7 @@
 """``make bench``: engine throughput, bot move time, HTTP throughput, history at scale.
 
-``python -m bench engine|bots|http|waiters|history|players|tournaments|webhooks|trust|social``
-runs one part;
+``python -m bench engine|bots|http|waiters|history|players|tournaments|webhooks|trust|``
+``social|console`` runs one part;
 ``strength`` (``expert`` against greedy and ``expert-2026``, and ``expert-2026``
 against greedy, 1,000 matches each in v1 and v2: :mod:`bench.strength`), ``ceiling``
 (a player who sees the other hands against them: :mod:`bench.ceiling`), ``duplicate``
@@ -98,7 +98,7 @@ def bot_bench(positions: int = 200) -> dict[str, float]:
 def main(argv: list[str]) -> int:
     """Run the benchmarks named in ``argv`` (default: all)."""
     wanted = set(argv) or {"engine", "bots", "http", "waiters", "history", "players",
-                           "tournaments", "webhooks", "trust", "social"}
+                           "tournaments", "webhooks", "trust", "social", "console"}
     figures: dict[str, float] = {}
     if "engine" in wanted:
         figures.update(engine_bench())
@@ -132,6 +132,10 @@ def main(argv: list[str]) -> int:
         from bench import trust
 
         figures.update(trust.run())
+    if "console" in wanted:  # the console's pages over the million matches
+        from bench import console
+
+        figures.update(console.run())
     if "social" in wanted:  # presence, chat and a party's seating: about 5 minutes
         from bench import social
 

@@ -155,6 +155,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(matches.player_matches)
     api.register_blueprint(matches.chat_blp)
     api.register_blueprint(console.blp)
+    api.register_blueprint(staff_routes.keys_blp)
+    api.register_blueprint(players.secret_blp)
     webhook_routes.describe_messages(api.spec)
     describe_stream_events(api.spec)
     document_common_problems(api)

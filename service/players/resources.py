@@ -39,6 +39,8 @@ from .schemas import (
     PlayerSearchQuerySchema,
     RatingHistorySchema,
     RecordSchema,
+    RotatedSecretSchema,
+    RotateSecretSchema,
     SignedOutSchema,
 )
 from .service import PLAYER_ID, MintedToken, PlayerProof
@@ -241,6 +243,27 @@ class PlayerEvents(MethodView):
                 presence.closed(held, player_id)
 
         return sse_response(chunks(), still)
+
+
+secret_blp = Blueprint("player_secret", __name__, url_prefix="/v1/keys/secret",
+                      description="The front end's player-token secret")
+
+
+@secret_blp.route("/rotate")
+class RotateSecret(MethodView):
+    """A new player-token secret."""
+
+    @server_key_only(secret_blp)
+    @budget("creates")
+    @secret_blp.arguments(RotateSecretSchema)
+    @secret_blp.response(200, RotatedSecretSchema)
+    @secret_blp.doc(operationId="rotatePlayerSecret")
+    def post(self, body: dict[str, Any]) -> dict[str, str]:
+        """Sign new player tokens with a new secret (shown only here, for a front end that
+        mints its own tokens); tokens signed with the old one stay accepted
+        `grace_seconds` (0 to 86,400; 0: refused within a second or two), as `basra keys
+        rotate-secret` does. Audited."""
+        return {"secret": players.rotate_secret(tenant(), body["grace_seconds"], actor())}
 
 
 leaderboards = Blueprint("leaderboards", __name__, url_prefix="/v1/leaderboards",

@@ -282,3 +282,15 @@ class PlayerSearchPageSchema(ma.Schema):
     players = ma.fields.List(ma.fields.Nested(PlayerFoundSchema), required=True)
     next = ma.fields.String(required=True, allow_none=True, metadata={
         "description": "the next page's `after`; null on the last page"})
+
+
+class RotateSecretSchema(ma.Schema):
+    """How long tokens signed with the old secret stay accepted."""
+
+    grace_seconds = ma.fields.Integer(load_default=0, validate=validate.Range(min=0, max=86_400))
+
+
+class RotatedSecretSchema(ma.Schema):
+    """The new player-token secret (HS256): shown only in this answer."""
+
+    secret = ma.fields.String(required=True)

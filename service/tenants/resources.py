@@ -12,10 +12,20 @@ from ..storage.enums import StaffRole
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
 from . import limits
+from . import service as tenants
 from . import staff as staff_keys
 from .errors import InvalidStaffKey, TooManyFailedKeys
-from .requests import no_key, signed_in, staff_only
-from .schemas import SignInSchema, StaffSessionSchema
+from .requests import actor, no_key, server_key_only, signed_in, staff_only, tenant
+from .schemas import (
+    KeysSchema,
+    MadeKeySchema,
+    NewKeySchema,
+    NewStaffKeySchema,
+    RevokedSchema,
+    RevokeSchema,
+    SignInSchema,
+    StaffSessionSchema,
+)
 from .staff import SESSION_COOKIE, Staff
 
 blp = Blueprint("staff", __name__, url_prefix="/v1/staff",
@@ -90,3 +100,68 @@ class CurrentSession(MethodView):
         response = Response(status=204)
         response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="Strict")
         return response
+
+
+keys_blp = Blueprint("keys", __name__, url_prefix="/v1/keys",
+                     description="The front end's keys: API keys and staff keys")
+
+
+@keys_blp.route("")
+class Keys(MethodView):
+    """The front end's keys."""
+
+    @server_key_only(keys_blp)
+    @limits.budget("reads")
+    @keys_blp.response(200, KeysSchema)
+    @keys_blp.doc(operationId="listKeys")
+    def get(self) -> dict[str, Any]:
+        """The API keys and staff keys in use, by their first characters (as `basra keys
+        list` shows them), oldest first."""
+        keys, staff = tenants.keys_of(tenant())
+        return {"keys": keys, "staff": staff}
+
+    @server_key_only(keys_blp)
+    @limits.budget("creates")
+    @keys_blp.arguments(NewKeySchema)
+    @keys_blp.response(201, MadeKeySchema)
+    @keys_blp.doc(operationId="createKey")
+    def post(self, body: dict[str, Any]) -> tuple[dict[str, str], int]:
+        """A new API key (shown only in this answer): a browser key for `origins`, or a
+        server key without. Audited."""
+        key = tenants.create_key(tenants.front_end_name(tenant()), body["origins"], actor())
+        return {"key": key, "prefix": key[:tenants.KEY_PREFIX_CHARS]}, 201
+
+
+@keys_blp.route("/staff")
+class StaffKeys(MethodView):
+    """Staff keys."""
+
+    @server_key_only(keys_blp)
+    @limits.budget("creates")
+    @keys_blp.arguments(NewStaffKeySchema)
+    @keys_blp.response(201, MadeKeySchema)
+    @keys_blp.doc(operationId="createStaffKey")
+    def post(self, body: dict[str, Any]) -> tuple[dict[str, str], int]:
+        """A new staff key for one person with a role (shown only in this answer), as
+        `basra keys create FRONT_END --role ROLE --name NAME` makes. Audited."""
+        key = staff_keys.create_staff_key(tenants.front_end_name(tenant()), body["name"],
+                                          StaffRole(body["role"]), actor())
+        return {"key": key, "prefix": key[:tenants.KEY_PREFIX_CHARS]}, 201
+
+
+@keys_blp.route("/revoke")
+class Revoke(MethodView):
+    """Revoking a key."""
+
+    @server_key_only(keys_blp)
+    @limits.budget("creates")
+    @keys_blp.arguments(RevokeSchema)
+    @keys_blp.response(200, RevokedSchema)
+    @keys_blp.alt_response(409, **problem_doc("`key_prefix_ambiguous`: several keys start so"))
+    @keys_blp.doc(operationId="revokeKey")
+    def post(self, body: dict[str, Any]) -> dict[str, int]:
+        """Revoke the key (API or staff) starting with `prefix`: refused everywhere within
+        `BASRA_KEY_CACHE_SECONDS` (a staff key's sessions at once). Revoking the front
+        end's last API key retires its player-token secret. Audited."""
+        return {"revoked": tenants.revoke_keys(tenants.front_end_name(tenant()),
+                                               body["prefix"], actor())}

@@ -21,7 +21,7 @@ from sqlalchemy import func, select, update
 
 from ..live.single_flight import SingleFlight
 from ..storage.db import db, read_fresh, transaction
-from ..storage.models import LOCAL_TENANT, ApiKey, StaffKey, Tenant, utcnow
+from ..storage.models import LOCAL_TENANT, ApiKey, StaffKey, Tenant, as_utc, utcnow
 from . import audit, cache
 from .cache import LOCAL, Caller
 from .errors import (
@@ -159,7 +159,7 @@ def _lookup_now(digest: str) -> Caller | None:
 # --- the `basra keys` command -------------------------------------------------------
 
 
-def create_key(name: str, origins: list[str]) -> str:
+def create_key(name: str, origins: list[str], actor: str = audit.COMMAND_LINE) -> str:
     """A new key for tenant ``name`` (made if new): a browser key limited to ``origins``,
     or without them a server key."""
     if name == LOCAL.name:
@@ -174,7 +174,7 @@ def create_key(name: str, origins: list[str]) -> str:
         db.session.add(ApiKey(tenant_pk=tenant.pk, key_hash=hash_key(key),
                               prefix=key[:KEY_PREFIX_CHARS], origins=origins,
                               created_at=utcnow()))
-        audit.record(tenant.pk, audit.COMMAND_LINE, "keys.created", "keys",
+        audit.record(tenant.pk, actor, "keys.created", "keys",
                      prefix=key[:KEY_PREFIX_CHARS], origins=origins)
     return key
 
@@ -200,6 +200,35 @@ class TenantKeys:
     """(prefix, name, role) of the staff keys not revoked."""
 
 
+def front_end_name(tenant: int) -> str:
+    """The name of front end ``tenant``."""
+    with transaction(one_statement=True):
+        return str(db.session.scalar(select(Tenant.name).where(Tenant.pk == tenant)))
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    """A key as its front end's admin sees it: never the key itself."""
+
+    prefix: str
+    origins: list[str]
+    created_at: datetime
+    name: str | None = None
+    role: str | None = None
+
+
+def keys_of(tenant: int) -> tuple[list[KeyInfo], list[KeyInfo]]:
+    """The front end's API keys and staff keys not revoked, oldest first."""
+    with transaction():
+        api = db.session.scalars(select(ApiKey).where(
+            ApiKey.tenant_pk == tenant, ApiKey.revoked_at.is_(None)).order_by(ApiKey.pk))
+        keys = [KeyInfo(k.prefix, list(k.origins or ()), as_utc(k.created_at)) for k in api]
+        staff = db.session.scalars(select(StaffKey).where(
+            StaffKey.tenant_pk == tenant, StaffKey.revoked_at.is_(None)).order_by(StaffKey.pk))
+        staffed = [KeyInfo(k.prefix, [], as_utc(k.created_at), k.name, k.role) for k in staff]
+    return keys, staffed
+
+
 def list_keys() -> list[TenantKeys]:
     """Every tenant but the local one, with its keys."""
     with transaction():
@@ -221,7 +250,7 @@ def list_keys() -> list[TenantKeys]:
     return out
 
 
-def revoke_keys(name: str, prefix: str | None = None) -> int:
+def revoke_keys(name: str, prefix: str | None = None, actor: str = audit.COMMAND_LINE) -> int:
     """Revoke every key of tenant ``name``, its staff keys included (only the one whose
     listed prefix ``prefix`` starts with: the prefix, or the whole key; a staff key's
     starts ``bs_``; :class:`KeyPrefixAmbiguous` if several); how many were revoked. A
@@ -243,7 +272,7 @@ def revoke_keys(name: str, prefix: str | None = None) -> int:
             tenant.player_secret = tenant.previous_player_secret = None
             tenant.previous_secret_until = None
         if revoked or staff:
-            audit.record(tenant.pk, audit.COMMAND_LINE, "keys.revoked", "keys",
+            audit.record(tenant.pk, actor, "keys.revoked", "keys",
                          count=revoked, staff=staff, prefix=prefix,
                          secret_retired=bool(revoked) and left is None)
     cache.reset()

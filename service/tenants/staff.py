@@ -81,7 +81,8 @@ def is_staff_key(key: str) -> bool:
     return bool(_STAFF_KEY.fullmatch(key)) and checksum(key[:-6]) == key[-6:]
 
 
-def create_staff_key(front_end: str, name: str, role: StaffRole) -> str:
+def create_staff_key(front_end: str, name: str, role: StaffRole,
+                     actor: str = audit.COMMAND_LINE) -> str:
     """A new staff key of ``front_end`` (which must exist) for ``name`` (printed once)."""
     key = random_body(STAFF_KEY_PREFIX)
     key += checksum(key)
@@ -91,7 +92,7 @@ def create_staff_key(front_end: str, name: str, role: StaffRole) -> str:
             raise TenantNotFound(f"no front end {front_end!r}: make its first API key first")
         db.session.add(StaffKey(tenant_pk=tenant, name=name, role=role, key_hash=_digest(key),
                                 prefix=key[:KEY_PREFIX_CHARS], created_at=utcnow()))
-        audit.record(tenant, audit.COMMAND_LINE, "staff_key.created", "keys", name=name,
+        audit.record(tenant, actor, "staff_key.created", "keys", name=name,
                      role=role.value, prefix=key[:KEY_PREFIX_CHARS])
     return key
 

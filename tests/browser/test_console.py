@@ -146,10 +146,10 @@ def test_a_viewer_reads_and_the_api_refuses_them_a_change(
     expect(page.locator("button[data-role=moderator]:has-text('Suspend')")).to_be_disabled()
 
 
-def test_an_admin_pauses_a_webhook_and_creates_a_tournament(
+def test_an_admin_pauses_a_webhook_creates_a_tournament_and_a_staff_key(
         new_context: NewContext, server: str, keys: dict[str, str], shots: Shots) -> None:
-    """An admin pauses a webhook and resumes it, and creates a tournament, from the
-    console's pages."""
+    """An admin pauses a webhook and resumes it, creates a tournament, and makes a staff
+    key that signs its holder in, from the console's pages."""
     page = new_context(viewport=DESKTOP).new_page()
     r = page.request.post(f"{server}/v1/webhooks", headers={"X-API-Key": keys["server"]},
                           data={"url": "http://127.0.0.1:9/hook", "events": ["match.finished"]})
@@ -166,3 +166,13 @@ def test_an_admin_pauses_a_webhook_and_creates_a_tournament(
     page.click("button:has-text('Create')")
     expect(page.locator("#page tbody")).to_contain_text("Friday cup")
     shot(page, shots, "tournaments")
+    page.click("#nav a[href='#/keys']")
+    page.fill("#staff-name", "sami")
+    page.select_option("#staff-role", "moderator")
+    page.click("#page form:has(#staff-name) button")
+    expect(page.locator("#made-key")).to_contain_text("bs_")
+    made = page.locator("#made-key").inner_text().rsplit(" ", 1)[-1]
+    shot(page, shots, "keys")
+    other = new_context(viewport=DESKTOP).new_page()  # the new key signs sami in
+    sign_in(other, made)
+    expect(other.locator("#who")).to_contain_text("sami (moderator) at acme")

@@ -117,5 +117,7 @@ def test_the_rule_is_documented_with_each_route_it_covers(keyed: Flask) -> None:
         ("POST", "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry"),
         ("POST", "/v1/webhooks/{webhook_id}/recover"), ("POST", "/v1/webhooks/{webhook_id}/pause"),
         ("POST", "/v1/webhooks/{webhook_id}/resume"), ("GET", "/v1/players"),
-        ("GET", "/v1/console/overview"),
+        ("GET", "/v1/console/overview"), ("GET", "/v1/keys"), ("POST", "/v1/keys"),
+        ("POST", "/v1/keys/staff"), ("POST", "/v1/keys/revoke"),
+        ("POST", "/v1/keys/secret/rotate"),
     }

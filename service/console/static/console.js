@@ -41,6 +41,11 @@ const STRINGS = {
     pause: "Pause", resume: "Resume", deliveries: "Latest tries", retry: "Send again",
     recover: "Send again what failed since", code: "Answer", took_ms: "ms",
     actor: "Who", action_col: "What", subject: "On", details: "Details", filter: "Filter",
+    keys: "Keys", api_keys: "API keys", staff_keys: "Staff keys", prefix: "Starts with",
+    kind: "Kind", browser_key: "browser key", server_key: "server key", origins: "Origins (a browser key)",
+    role: "Role", revoke: "Revoke", secret: "Player-token secret", grace: "Old tokens accepted for (s)",
+    rotate: "Rotate", new_key: "The new key (shown only now)", new_secret: "The new secret (shown only now)",
+    shown_once: "Copy it now: it is not shown again.",
   },
   ar: {
     title: "لوحة تحكم البصرة", other_language: "English", overview: "نظرة عامة",
@@ -80,6 +85,11 @@ const STRINGS = {
     enabled: "يرسل", pause: "إيقاف مؤقت", resume: "استئناف", deliveries: "آخر المحاولات",
     retry: "أرسل مجددًا", recover: "أعد إرسال ما فشل منذ", code: "الرد", took_ms: "مللي ثانية",
     actor: "من", action_col: "ماذا", subject: "على", details: "التفاصيل", filter: "تصفية",
+    keys: "المفاتيح", api_keys: "مفاتيح الواجهة", staff_keys: "مفاتيح فريق العمل", prefix: "يبدأ بـ",
+    kind: "النوع", browser_key: "مفتاح متصفح", server_key: "مفتاح خادم", origins: "المصادر (مفتاح متصفح)",
+    role: "الدور", revoke: "إبطال", secret: "سر رموز اللاعبين", grace: "تُقبل الرموز القديمة لمدة (ث)",
+    rotate: "تدوير", new_key: "المفتاح الجديد (يظهر الآن فقط)", new_secret: "السر الجديد (يظهر الآن فقط)",
+    shown_once: "انسخه الآن: لن يظهر مرة أخرى.",
   },
 };
 
@@ -408,7 +418,41 @@ async function auditPage(query) {
     page.next ? el("a", { href: `#/audit?${next}` }, t("more")) : null];
 }
 
+async function keysPage() {
+  const listed = await api("GET", "/v1/keys");
+  const shown = el("pre", { id: "made-key", hidden: true });
+  const show = (label, value) => { shown.textContent = `${label}: ${value}`; shown.hidden = false; };
+  const made = async (call, label) => { const answer = await call(); show(label, answer.key || answer.secret); };
+  const revoke = (k) => action(t("revoke"), "admin", () => api("POST", "/v1/keys/revoke", { prefix: k.prefix }), { danger: true });
+  const keep = async (act) => {  // a page that shows a key once: not redrawn after
+    try { await act(); notice(t("shown_once"), true); } catch (error) { notice(`${error.message} (${error.reason || "error"})`); }
+  };
+  const allowed = RANK[session.role] >= RANK.admin;
+  return [el("h1", {}, t("keys")), shown,
+    el("h2", {}, t("api_keys")),
+    table([t("prefix"), t("kind"), t("created"), ""], listed.keys.map((k) => [
+      k.prefix, k.origins.length ? `${t("browser_key")}: ${k.origins.join(" ")}` : t("server_key"), when(k.created_at), revoke(k)])),
+    el("form", { class: "inline", onsubmit: (e) => e.preventDefault() },
+      field("origins", t("origins"), { id: "key-origins", placeholder: "https://play.example" }),
+      el("button", { type: "button", disabled: !allowed, onclick: () => keep(() => made(() => api("POST", "/v1/keys", {
+        origins: document.getElementById("key-origins").value.split(/\s+/).filter(Boolean) }), t("new_key"))) }, t("create"))),
+    el("h2", {}, t("staff_keys")),
+    table([t("prefix"), t("name"), t("role"), t("created"), ""], listed.staff.map((k) => [
+      k.prefix, k.name, t(`role_${k.role}`), when(k.created_at), revoke(k)])),
+    el("form", { class: "inline", onsubmit: (e) => e.preventDefault() },
+      field("name", t("name"), { id: "staff-name", maxlength: 64 }),
+      el("label", {}, t("role"), el("select", { id: "staff-role" }, ["viewer", "moderator", "admin"].map((r) => el("option", { value: r }, t(`role_${r}`))))),
+      el("button", { type: "button", disabled: !allowed, onclick: () => keep(() => made(() => api("POST", "/v1/keys/staff", {
+        name: document.getElementById("staff-name").value, role: document.getElementById("staff-role").value }), t("new_key"))) }, t("create"))),
+    el("h2", {}, t("secret")),
+    el("form", { class: "inline", onsubmit: (e) => e.preventDefault() },
+      field("grace", t("grace"), { id: "secret-grace", type: "number", min: 0, max: 86400, value: 0 }),
+      el("button", { type: "button", class: "danger", disabled: !allowed, onclick: () => keep(() => made(() => api("POST", "/v1/keys/secret/rotate", {
+        grace_seconds: Number(document.getElementById("secret-grace").value) }), t("new_secret"))) }, t("rotate")))];
+}
+
 const ROUTES = [
+  [/^\/keys$/, keysPage],
   [/^\/overview$/, overviewPage], [/^\/players$/, playersPage], [/^\/players\/(.+)$/, playerPage],
   [/^\/matches\/(.+)$/, matchPage], [/^\/reports$/, reportsPage], [/^\/reports\/(.+)$/, reportPage],
   [/^\/tournaments$/, tournamentsPage], [/^\/tournaments\/(.+)$/, tournamentPage],
