@@ -8,7 +8,8 @@ from ..web.fields import UTCDateTime
 
 
 class OverviewSchema(ma.Schema):
-    """A front end at a glance ("today": since midnight UTC)."""
+    """A front end at a glance ("today": since midnight UTC). Each figure is counted up
+    to 10,000: a front end with more sees 10,000 (the page shows "10,000+")."""
 
     at = UTCDateTime(required=True)
     matches_active = ma.fields.Integer(required=True)

@@ -176,3 +176,41 @@ def test_an_admin_pauses_a_webhook_creates_a_tournament_and_a_staff_key(
     other = new_context(viewport=DESKTOP).new_page()  # the new key signs sami in
     sign_in(other, made)
     expect(other.locator("#who")).to_contain_text("sami (moderator) at acme")
+
+
+def test_a_report_is_resolved_in_place_and_its_match_verified(
+        new_context: NewContext, server: str, keys: dict[str, str], shots: Shots) -> None:
+    """A player reports the other seat of a finished match; a moderator opens the queue,
+    reads the evidence (the play by play), dismisses it in place; the match's page shows
+    every round's deck and the deal verified against its commitment in the page."""
+    page = new_context(viewport=DESKTOP).new_page()
+    server_key = {"X-API-Key": keys["server"]}
+    tokens = {}
+    for player in ("rana", "sami"):
+        r = page.request.post(f"{server}/v1/players/{player}/tokens", headers=server_key,
+                              data={"ttl_seconds": 600})
+        tokens[player] = r.json()["token"]
+    r = page.request.post(f"{server}/v1/matches", headers=server_key, data={
+        "players": [{"name": "Rana", "player_id": "rana"}, {"name": "Sami", "player_id": "sami"}]})
+    match = r.json()
+    seat = {"X-API-Key": keys["server"], "Authorization": f"Bearer {match['seats'][0]['token']}"}
+    r = page.request.post(f"{server}/v1/matches/{match['id']}/resign", headers=seat)
+    assert r.status == 200, r.text()
+    r = page.request.post(f"{server}/v1/reports", data={
+        "match_id": match["id"], "player_id": "sami", "reason": "cheating", "text": "he knew"},
+        headers={"X-API-Key": keys["server"], "Authorization": f"Bearer {tokens['rana']}"})
+    assert r.status == 201, r.text()
+    sign_in(page, keys["moderator"])
+    page.click("#nav a[href='#/reports']")
+    page.locator("#page tbody a").first.click()
+    expect(page.locator("#page blockquote")).to_have_text("he knew")
+    shot(page, shots, "report")
+    page.select_option("#resolve-action", "dismiss")
+    page.click("button:has-text('Resolve')")
+    expect(page.locator("#notice")).to_have_text("Done.")
+    expect(page.locator("#page pre")).to_contain_text("dismiss")
+    page.click(f"#page a[href='#/matches/{match['id']}']")
+    expect(page.locator("#verdict")).to_have_attribute("data-ok", "true")
+    expect(page.locator("#decks")).to_contain_text("1: ")  # round 1's 52 cards, dealt
+    assert len(page.locator("#decks").inner_text().split(": ", 1)[1].split()) == 52
+    shot(page, shots, "match")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -45,4 +46,18 @@ def test_the_overview_counts_the_front_ends_own(app: Flask, client: FlaskClient)
     r = client.get("/v1/console/overview", headers=browser)
     assert r.status_code == 403 and r.get_json()["reason"] == "server_key_required"
     assert create(client)["id"]  # the keyless local front end is another: unchanged
+    assert client.get("/v1/console/overview", headers=acme).get_json()["matches_active"] == 2
+
+
+def test_each_figure_is_counted_up_to_its_cap(app: Flask, client: FlaskClient,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past COUNTED_UP_TO a figure stays at the cap, so the overview costs the same at
+    any scale."""
+    from service.console import service as console
+
+    monkeypatch.setattr(console, "COUNTED_UP_TO", 2)
+    acme = api_key(app, "acme")
+    for _ in range(3):
+        client.post("/v1/matches", headers=acme, json={
+            "players": [{"name": "a"}, {"bot": "greedy"}]})
     assert client.get("/v1/console/overview", headers=acme).get_json()["matches_active"] == 2

@@ -1,6 +1,6 @@
 // The console for a front end's staff: signed in with a staff key (a session cookie no
 // script reads, and a CSRF token for changes), over the public API only.
-import { verifyDeal } from "/play/verify.js";
+import { deckForRound, hexToBytes, verifyDeal } from "/play/verify.js";
 
 const STRINGS = {
   en: {
@@ -46,6 +46,7 @@ const STRINGS = {
     role: "Role", revoke: "Revoke", secret: "Player-token secret", grace: "Old tokens accepted for (s)",
     rotate: "Rotate", new_key: "The new key (shown only now)", new_secret: "The new secret (shown only now)",
     shown_once: "Copy it now: it is not shown again.",
+    blocks: "Players they block", clock: "Clock a move", deadline: "the seat to play until",
   },
   ar: {
     title: "لوحة تحكم البصرة", other_language: "English", overview: "نظرة عامة",
@@ -90,6 +91,7 @@ const STRINGS = {
     role: "الدور", revoke: "إبطال", secret: "سر رموز اللاعبين", grace: "تُقبل الرموز القديمة لمدة (ث)",
     rotate: "تدوير", new_key: "المفتاح الجديد (يظهر الآن فقط)", new_secret: "السر الجديد (يظهر الآن فقط)",
     shown_once: "انسخه الآن: لن يظهر مرة أخرى.",
+    blocks: "لاعبون يحظرهم", clock: "الوقت لكل لعبة", deadline: "على المقعد أن يلعب قبل",
   },
 };
 
@@ -189,7 +191,8 @@ async function overviewPage() {
     "tournaments_running", "webhook_backlog", "webhook_failed_today"];
   return [el("h1", {}, t("overview")), el("p", { class: "hint" }, t("as_of", { at: when(o.at) })),
     el("div", { class: "cards" }, figures.map((name) =>
-      el("div", { class: "card", "data-figure": name }, el("b", {}, o[name]), t(name))))];
+      el("div", { class: "card", "data-figure": name },
+        el("b", {}, o[name] >= 10000 ? "10,000+" : o[name]), t(name))))];
 }
 
 async function playersPage(query) {
@@ -211,13 +214,35 @@ async function playersPage(query) {
     page.next ? el("a", { href: `#/players?prefix=${encodeURIComponent(prefix)}&after=${encodeURIComponent(page.next)}` }, t("more")) : null];
 }
 
+/** A line of a rating over its rated matches, drawn in the page (no library needed). */
+function ratingChart(points) {
+  if (points.length < 2) return el("p", { class: "hint" }, t("none"));
+  const values = points.map((p) => p.display);
+  const low = Math.min(...values), high = Math.max(...values), span = high - low || 1;
+  const width = 480, height = 120;
+  const at = values.map((v, i) => `${(i / (values.length - 1)) * width},${height - ((v - low) / span) * (height - 10) - 5}`);
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.setAttribute("class", "chart");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `${t("rating")}: ${values[0]} → ${values[values.length - 1]}`);
+  const line = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
+  line.setAttribute("points", at.join(" "));
+  svg.append(line);
+  return el("figure", { dir: "ltr" }, svg, el("figcaption", { class: "hint" },
+    `${t("rating")}: ${values[0]} → ${values[values.length - 1]} (${low}–${high})`));
+}
+
 async function playerPage(id) {
   const path = `/v1/players/${encodeURIComponent(id)}`;
-  const [record, history, about, by] = await Promise.all([
+  const [record, history, about, by, blocks] = await Promise.all([
     api("GET", path), api("GET", `${path}/matches?limit=20`),
     api("GET", `/v1/reports?player_id=${encodeURIComponent(id)}&status=open`),
     api("GET", `/v1/reports?status=open&limit=100`),
+    api("GET", `${path}/blocks`),
   ]);
+  const charts = await Promise.all(record.ratings.map((r) =>
+    api("GET", `${path}/ratings/${encodeURIComponent(r.pool)}`).then((h) => [r.pool, h.points])));
   const totals = record.totals;
   const suspendForm = el("form", { class: "inline", onsubmit: (e) => e.preventDefault() },
     field("reason", t("reason"), { maxlength: 500, id: "suspend-reason" }),
@@ -233,6 +258,7 @@ async function playerPage(id) {
     el("p", {}, t("totals", totals)),
     el("h2", {}, t("ratings")),
     table([t("pool"), t("rating"), t("games")], record.ratings.map((r) => [r.pool, r.display, r.games])),
+    ...charts.map(([pool, points]) => el("div", {}, el("h3", {}, pool), ratingChart(points))),
     suspendForm,
     el("p", {}, action(t("lift"), "moderator", () => api("DELETE", `${path}/suspension`)), " ",
       action(t("sign_out_everywhere"), "moderator", () => api("POST", `${path}/tokens/revoke`)), " ",
@@ -251,6 +277,9 @@ async function playerPage(id) {
       el("a", { href: `#/matches/${m.id}` }, m.id), m.status, m.scores.join(" – "), when(m.created_at)])),
     el("h2", {}, t("reports_about")), reportTable(about.reports),
     el("h2", {}, t("reports_by")), reportTable(by.reports.filter((r) => r.reporter === id)),
+    el("h2", {}, t("blocks")),
+    table([t("player_id"), t("created")], blocks.blocks.map((b) => [
+      el("a", { href: `#/players/${encodeURIComponent(b.player_id)}` }, b.player_id), when(b.at)])),
   ];
 }
 
@@ -285,10 +314,20 @@ async function matchPage(id) {
       verdict.dataset.ok = String(result.ok);
     });
   }
-  const decks = over && log.decks ? el("pre", {}, log.decks.map((deck, i) => `${t("round")} ${i + 1}: ${deck.join(" ")}`).join("\n")) : null;
+  const decks = el("pre", { id: "decks" });
+  if (over && (log.decks || log.seed)) {  // every round's deck, as dealt: public once it is over
+    const played = [...new Set(log.moves.filter((m) => m.kind === "play").map((m) => m.round))];
+    const rounds = log.decks ? log.decks.map((_, i) => i + 1) : (played.length ? played : [1]);
+    Promise.all(rounds.map((round) => log.decks ? log.decks[round - 1]
+      : deckForRound(hexToBytes(log.seed), round))).then((dealt) => {
+      decks.textContent = dealt.map((deck, i) => `${t("round")} ${rounds[i]}: ${deck.join(" ")}`).join("\n");
+    });
+  }
   return [
     el("h1", {}, `${t("match")} ${id}`),
     el("p", {}, `${state.variant} · ${state.status} · ${t("scores")}: ${(state.scores || []).join(" – ")}`),
+    state.clock ? el("p", { id: "clock" }, `${t("clock")}: ${state.clock.move_seconds} s (${state.clock.timeout})` +
+      (state.deadline ? ` · ${t("deadline")}: ${when(state.deadline)}` : "")) : null,
     el("form", { class: "inline", onsubmit: (e) => e.preventDefault() },
       field("reason", t("reason"), { id: "void-reason", maxlength: 500 }),
       action(t("void"), "moderator", () => api("POST", `${path}/void`, {
