@@ -7,6 +7,7 @@ from marshmallow import validate
 
 from ..matches.schemas import MatchStateSchema
 from ..players.schemas import PLAYER_ID_FIELD
+from ..web.fields import JsonBoolean
 
 
 class JoinSchema(ma.Schema):
@@ -23,7 +24,7 @@ class QuickPlaySchema(JoinSchema):
 
     variant = ma.fields.String(load_default="egyptian-v2", validate=validate.Length(min=1, max=64))
     rules = ma.fields.Dict(load_default=dict, metadata={"description": "house-rule overrides"})
-    rated = ma.fields.Boolean(load_default=False, metadata={
+    rated = JsonBoolean(load_default=False, metadata={
         "description": "a rated table: the caller and the opponent, players vouched for"})
     party = ma.fields.String(validate=validate.Length(min=1, max=36), metadata={
         "description": "a party of two the caller is in (POST /v1/parties): both seated as "

@@ -11,7 +11,7 @@ from typing import Any
 from flask import Response, current_app, g, json, request, url_for
 from flask.views import MethodView
 
-from ..errors import MatchNotFound
+from ..errors import MatchNotFound, MissingToken
 from ..players.requests import credential, seat_for, stream_heartbeat, stream_still_valid
 from ..players.service import Credential, PlayerProof
 from ..storage.enums import ChatMode
@@ -219,8 +219,11 @@ class Moves(MethodView):
         # only a keyed move is ever compared with another request
         fingerprint = "" if key is None else body_fingerprint()
         capture = body.get("capture")
+        proof = credential()
+        if not proof:  # who asks comes before what their If-Match says: 401, not 412
+            raise MissingToken("send the seat token as 'Authorization: Bearer <token>'")
         result = matches.play_move(match_id, tenant(), matches.MoveRequest(
-            credential(), body["card"], None if capture is None else tuple(capture),
+            proof, body["card"], None if capture is None else tuple(capture),
             if_match_version(), key, fingerprint))
         return result, 201, etag(result.state)
 

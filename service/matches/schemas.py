@@ -9,7 +9,7 @@ from marshmallow import validate
 
 from ..players.schemas import PLAYER_ID_FIELD, RATING_CHANGES, RatingChangeSchema
 from ..storage.enums import ChatMode, ClockTimeout, EndReason, MatchStatus, MoveKind
-from ..web.fields import CardField, JsonInteger, UTCDateTime, card_list
+from ..web.fields import CardField, JsonBoolean, JsonInteger, UTCDateTime, card_list
 from . import render
 from .results import MatchView
 from .service import BOT_LEVELS
@@ -42,7 +42,7 @@ class PlayerSchema(ma.Schema):
     bot = ma.fields.String(
         validate=validate.OneOf(BOT_LEVELS), metadata={"description": "a computer opponent"}
     )
-    open = ma.fields.Boolean(
+    open = JsonBoolean(
         load_default=False, metadata={"description": "a seat left for a player to join"}
     )
 
@@ -82,7 +82,7 @@ class CreateMatchSchema(ma.Schema):
     players = ma.fields.List(
         ma.fields.Nested(PlayerSchema), required=True, validate=validate.Length(min=2, max=4)
     )
-    rated = ma.fields.Boolean(load_default=False, metadata={
+    rated = JsonBoolean(load_default=False, metadata={
         "description": "rated: every seat a distinct player vouched for (no bots); the "
         "finish updates their ratings in the variant's pool"})
     decks = ma.fields.List(
@@ -99,7 +99,7 @@ class SeatSchema(ma.Schema):
     team = ma.fields.Integer(required=True)
     name = ma.fields.String(required=True, allow_none=True, metadata={
         "description": "null while the seat is open"})
-    open = ma.fields.Boolean(required=True)
+    open = JsonBoolean(required=True)
     player_id = ma.fields.String(allow_none=True)
     bot = ma.fields.String(allow_none=True)
 
@@ -112,7 +112,7 @@ class SeatTokenSchema(ma.Schema):
     token = ma.fields.String(
         required=True, allow_none=True, metadata={"description": "null for a bot or open seat"}
     )
-    open = ma.fields.Boolean(required=True)
+    open = JsonBoolean(required=True)
     bot = ma.fields.String(required=True, allow_none=True, metadata={
         "description": "the bot's level; null for a person or an open seat"})
     player_id = ma.fields.String(required=True, allow_none=True, metadata={
@@ -192,17 +192,17 @@ class MatchStateSchema(ma.Schema):
     winner = ma.fields.Integer(
         required=True, allow_none=True, metadata={"description": "winning team"}
     )
-    draw = ma.fields.Boolean(required=True)
+    draw = JsonBoolean(required=True)
     seats = ma.fields.List(ma.fields.Nested(SeatSchema), required=True)
     commitment = ma.fields.String(required=True, metadata={"description": "SHA-256 of the seed"})
-    explicit_decks = ma.fields.Boolean(required=True)
+    explicit_decks = JsonBoolean(required=True)
     seed = ma.fields.String(
         required=True, allow_none=True, metadata={"description": "revealed when finished"}
     )
     end_reason = END_REASON
     rematch = ma.fields.String(required=True, allow_none=True, metadata={
         "description": "the follow-up match's id, once a seat asked for one"})
-    rated = ma.fields.Boolean(required=True)
+    rated = JsonBoolean(required=True)
     rating_changes = ma.fields.List(ma.fields.Nested(RatingChangeSchema), **RATING_CHANGES)
     voided = ma.fields.Nested(VoidedSchema, required=True, allow_none=True, metadata={
         "description": "set once the front end voided the match's result: nothing it gave "
@@ -270,7 +270,7 @@ class LoggedMoveSchema(ma.Schema):
     card = ma.fields.String(allow_none=True)
     captured = ma.fields.List(ma.fields.String(), allow_none=True)
     basra = ma.fields.String(allow_none=True)
-    timeout = ma.fields.Boolean(required=True, metadata={
+    timeout = JsonBoolean(required=True, metadata={
         "description": "played on the seat's behalf when its time ran out"})
     created_at = UTCDateTime(required=True)
 
@@ -282,7 +282,7 @@ class MoveLogSchema(ma.Schema):
     status = ma.fields.String(required=True)
     version = ma.fields.Integer(required=True)
     commitment = ma.fields.String(required=True)
-    explicit_decks = ma.fields.Boolean(required=True)
+    explicit_decks = JsonBoolean(required=True)
     seed = ma.fields.String(allow_none=True)
     decks = ma.fields.List(ma.fields.List(ma.fields.String()), allow_none=True)
     moves = ma.fields.List(ma.fields.Nested(LoggedMoveSchema), required=True)
@@ -345,13 +345,13 @@ class MatchSummarySchema(ma.Schema):
     rules_hash = ma.fields.String(required=True)
     scores = ma.fields.List(ma.fields.Integer(), required=True)
     winner = ma.fields.Integer(allow_none=True)
-    draw = ma.fields.Boolean(required=True)
+    draw = JsonBoolean(required=True)
     seats = ma.fields.List(ma.fields.Nested(SeatSchema), required=True)
     created_at = UTCDateTime(required=True)
     finished_at = UTCDateTime(allow_none=True)
     end_reason = END_REASON
     rounds = ma.fields.Integer(required=True, metadata={"description": "rounds played"})
-    rated = ma.fields.Boolean(required=True)
+    rated = JsonBoolean(required=True)
     rating_changes = ma.fields.List(ma.fields.Nested(RatingChangeSchema), **RATING_CHANGES)
     voided = ma.fields.Nested(VoidedSchema, required=True, allow_none=True, metadata={
         "description": "set once the front end voided the match's result: nothing it gave "
@@ -440,7 +440,7 @@ class ChatLineSchema(ma.Schema):
         "description": "a phrase's id (GET /v1/chat/phrases has its texts); null for text"})
     text = ma.fields.String(required=True, allow_none=True, metadata={
         "description": "the text as filtered (a word of the filter masked with *)"})
-    filtered = ma.fields.Boolean(required=True, metadata={
+    filtered = JsonBoolean(required=True, metadata={
         "description": "a word of the text was masked"})
     at = UTCDateTime(required=True)
 
@@ -500,7 +500,7 @@ class ChatSettingsSchema(ma.Schema):
         required=True, validate=validate.OneOf([str(m) for m in ChatMode]), metadata={
             "description": "off; phrases (the fixed list, the default); text (phrases and "
             "at most 200 characters, filtered)"})
-    spectators = ma.fields.Boolean(load_default=False, metadata={
+    spectators = JsonBoolean(load_default=False, metadata={
         "description": "players watching (with their player token) may read and chat"})
     words = ma.fields.List(ma.fields.String(validate=validate.Length(min=1, max=40)),
                            load_default=list, validate=validate.Length(max=500), metadata={

@@ -8,7 +8,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import validate
 
-from ..web.fields import JsonInteger, UTCDateTime
+from ..web.fields import JsonBoolean, JsonInteger, UTCDateTime
 from .leaderboards import LeaderboardPage
 from .ratings import display
 from .service import MAX_TTL_SECONDS, MIN_TTL_SECONDS, PLAYER_ID
@@ -110,7 +110,7 @@ class PoolRatingSchema(SkillSchema):
 
     pool = ma.fields.String(required=True)
     games = ma.fields.Integer(required=True, metadata={"description": "rated matches"})
-    provisional = ma.fields.Boolean(required=True, metadata={
+    provisional = JsonBoolean(required=True, metadata={
         "description": "fewer rated games than a leaderboard needs"})
     rank = ma.fields.Integer(required=True, allow_none=True, metadata={
         "description": "the place on the pool's leaderboard; null: not listed"})
@@ -176,7 +176,7 @@ class BoardStandingSchema(SkillSchema):
 
     player_id = ma.fields.String(required=True)
     games = ma.fields.Integer(required=True)
-    listed = ma.fields.Boolean(required=True, metadata={
+    listed = JsonBoolean(required=True, metadata={
         "description": "false until they have the rated games (and one lately) a "
                        "listing needs"})
 
@@ -273,7 +273,7 @@ class PlayerFoundSchema(ma.Schema):
     name = ma.fields.String(required=True, allow_none=True)
     created_at = UTCDateTime(required=True)
     matches = ma.fields.Integer(required=True)
-    suspended = ma.fields.Boolean(required=True)
+    suspended = JsonBoolean(required=True)
 
 
 class PlayerSearchPageSchema(ma.Schema):
@@ -287,7 +287,7 @@ class PlayerSearchPageSchema(ma.Schema):
 class RotateSecretSchema(ma.Schema):
     """How long tokens signed with the old secret stay accepted."""
 
-    grace_seconds = ma.fields.Integer(load_default=0, validate=validate.Range(min=0, max=86_400))
+    grace_seconds = JsonInteger(load_default=0, validate=validate.Range(min=0, max=86_400))
 
 
 class RotatedSecretSchema(ma.Schema):

@@ -110,14 +110,17 @@ _CURSOR = "reports"
 
 
 def listing(tenant: int, key: bytes, status: ReportStatus | None, player_id: str | None,
-            cursor: str | None, limit: int) -> ReportPage:
-    """The front end's reports, oldest first (a queue), by cursor."""
+            cursor: str | None, limit: int, reporter: str | None = None) -> ReportPage:
+    """The front end's reports, oldest first (a queue), by cursor; only those about
+    ``player_id`` or by ``reporter`` if named."""
     query = select(Report, Match.id).join(Match, Match.pk == Report.match_pk).where(
         Report.tenant_pk == tenant)
     if status is not None:
         query = query.where(Report.status == status)
     if player_id is not None:
         query = query.where(Report.player_id == player_id)
+    if reporter is not None:
+        query = query.where(Report.reporter == reporter)
     if cursor is not None:
         try:
             after = cursors.read_number(_CURSOR, cursor, key, below=2**63)

@@ -177,11 +177,13 @@ class Reports(MethodView):
     @blp.response(200, ReportPageSchema)
     @blp.doc(operationId="listReports")
     def get(self, query: dict[str, Any]) -> ReportPage:
-        """Reports, oldest first (`status=open`: the queue), by cursor."""
+        """Reports, oldest first (`status=open`: the queue), by cursor; `player_id`: those
+        about a player, `reporter`: those a player filed."""
         status = query.get("status")
         return reports.listing(tenant(), current_app.config["SECRET_KEY"],
                                ReportStatus(status) if status else None,
-                               query.get("player_id"), query.get("cursor"), query["limit"])
+                               query.get("player_id"), query.get("cursor"), query["limit"],
+                               query.get("reporter"))
 
 
 @blp.route("/reports/<string:report_id>")

@@ -12,7 +12,7 @@ from ..matches import render
 from ..matches.schemas import ChatLineSchema, MoveLogSchema
 from ..players.schemas import PLAYER_ID_FIELD
 from ..storage.enums import ReportAction, ReportReason, ReportStatus
-from ..web.fields import UTCDateTime
+from ..web.fields import JsonBoolean, UTCDateTime
 
 REASON = {"validate": validate.Length(min=1, max=500)}
 
@@ -38,7 +38,7 @@ class SuspendSchema(ma.Schema):
         "description": "when it ends; null (or absent): for good"})
     reason = ma.fields.String(required=True, **REASON, metadata={
         "description": "why, for the audit log and the player's export"})
-    forfeit = ma.fields.Boolean(load_default=False, metadata={
+    forfeit = JsonBoolean(load_default=False, metadata={
         "description": "lose the player's active matches now (else they go on under the "
         "turn clock)"})
 
@@ -114,7 +114,7 @@ class ResolveSchema(ma.Schema):
     note = ma.fields.String(validate=validate.Length(min=1, max=500))
     until = UTCDateTime(load_default=None, allow_none=True, validate=_in_future, metadata={
         "description": "suspend: when it ends (null: for good)"})
-    forfeit = ma.fields.Boolean(load_default=False, metadata={
+    forfeit = JsonBoolean(load_default=False, metadata={
         "description": "suspend: lose the player's active matches now"})
 
 
@@ -194,6 +194,7 @@ class ReportQuerySchema(ma.Schema):
 
     status = ma.fields.String(validate=validate.OneOf([s.value for s in ReportStatus]))
     player_id = ma.fields.String(**PLAYER_ID_FIELD)
+    reporter = ma.fields.String(**PLAYER_ID_FIELD)
     cursor = ma.fields.String(validate=validate.Length(max=200))
     limit = ma.fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
 

@@ -11,7 +11,7 @@ from ..matches import render
 from ..matches.schemas import ClockSchema
 from ..players.schemas import PLAYER_ID_FIELD
 from ..storage.enums import ChallengeStatus
-from ..web.fields import UTCDateTime
+from ..web.fields import JsonBoolean, UTCDateTime
 
 
 class FriendSchema(ma.Schema):
@@ -47,7 +47,7 @@ class NewChallengeSchema(ma.Schema):
                                validate=validate.Length(min=1, max=64))
     rules = ma.fields.Dict(load_default=dict, metadata={
         "description": "house-rule overrides, deep-merged"})
-    rated = ma.fields.Boolean(load_default=False)
+    rated = JsonBoolean(load_default=False)
     clock = ma.fields.Nested(ClockSchema, metadata={"description": "no clock when absent "
                              "(a rated match gets one)"})
 
@@ -60,7 +60,7 @@ class ChallengeSchema(ma.Schema):
     challenged = ma.fields.String(required=True)
     variant = ma.fields.String(required=True)
     rules = ma.fields.Dict(required=True)
-    rated = ma.fields.Boolean(required=True)
+    rated = JsonBoolean(required=True)
     clock = ma.fields.Nested(ClockSchema, required=True, allow_none=True)
     status = ma.fields.String(required=True, validate=validate.OneOf(
         [s.value for s in ChallengeStatus]))

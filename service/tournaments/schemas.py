@@ -12,7 +12,7 @@ from ..matches.schemas import ClockSchema
 from ..players.schemas import PLAYER_ID_FIELD
 from ..storage.enums import PairingStatus, TournamentStatus, TournamentSystem
 from ..storage.models import utcnow
-from ..web.fields import JsonInteger, UTCDateTime, ZonedDateTime
+from ..web.fields import JsonBoolean, JsonInteger, UTCDateTime, ZonedDateTime
 from ..webhooks.schemas import NAMES, StandingSchema
 
 MAX_AHEAD = timedelta(days=90)
@@ -40,7 +40,7 @@ class CreateTournamentSchema(ma.Schema):
     min_players = JsonInteger(load_default=2, validate=validate.Range(min=2, max=1024),
                                     metadata={"description": "cancelled at the start below this"})
     max_players = JsonInteger(load_default=256, validate=validate.Range(min=2, max=1024))
-    rated = ma.fields.Boolean(load_default=False, metadata={
+    rated = JsonBoolean(load_default=False, metadata={
         "description": "every match rated in the variant's pool"})
     clock = ma.fields.Nested(ClockSchema, required=True)
 
@@ -86,7 +86,7 @@ class PairingSchema(ma.Schema):
     players = ma.fields.List(ma.fields.String(), required=True, metadata={
         "description": "the first plays first"})
     winner = ma.fields.String(required=True, allow_none=True)
-    draw = ma.fields.Boolean(required=True)
+    draw = JsonBoolean(required=True)
     status = ma.fields.String(required=True, validate=validate.OneOf(
         [s.value for s in PairingStatus]), metadata={
         "description": "void: not counted (an arena's match unfinished at the end)"})
@@ -118,7 +118,7 @@ class TournamentSchema(ma.Schema):
         "description": "arena: set when it starts"})
     min_players = ma.fields.Integer(required=True)
     max_players = ma.fields.Integer(required=True)
-    rated = ma.fields.Boolean(required=True)
+    rated = JsonBoolean(required=True)
     clock = ma.fields.Nested(ClockSchema, required=True)
     round = ma.fields.Integer(required=True, metadata={
         "description": "swiss: the round being played; arena: batches of pairings made"})
@@ -148,7 +148,7 @@ class TournamentSummarySchema(ma.Schema):
         "description": "players entered and not withdrawn (the tournament's own page "
                        "lists them as `entrants`)"})
     max_players = ma.fields.Integer(required=True)
-    rated = ma.fields.Boolean(required=True)
+    rated = JsonBoolean(required=True)
 
 
 class TournamentListSchema(ma.Schema):

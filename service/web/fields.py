@@ -66,6 +66,20 @@ class JsonInteger(ma.fields.Integer):
         return value
 
 
+class JsonBoolean(ma.fields.Boolean):
+    """A yes or no of a JSON body: true or false only (``0``, ``"yes"`` and ``1.0`` are
+    refused, not read as truth values)."""
+
+    default_error_messages = {  # noqa: RUF012
+        "invalid": "must be true or false",
+    }
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
 EARLIEST_YEAR, LATEST_YEAR = 2000, 2999
 """The years a time sent in a body may name: others are typos (year 1, 20250)."""
 

@@ -7,7 +7,7 @@ from marshmallow import validate
 
 from ..players.schemas import RATING_CHANGES, RatingChangeSchema
 from ..storage.enums import MatchStatus, MessageStatus, TournamentStatus, TournamentSystem
-from ..web.fields import UTCDateTime
+from ..web.fields import JsonBoolean, UTCDateTime, ZonedDateTime
 from .service import EVENTS
 
 
@@ -92,7 +92,7 @@ class DeliverySchema(ma.Schema):
 class RecoverSchema(ma.Schema):
     """Which failed messages to send again."""
 
-    since = UTCDateTime(required=True, metadata={
+    since = ZonedDateTime(required=True, metadata={
         "description": "every message that ran out of tries, written since then"})
 
 
@@ -101,7 +101,7 @@ class RecoveredSchema(ma.Schema):
 
     messages = ma.fields.Integer(required=True, metadata={
         "description": "failed messages made due now (at most 10,000 a call)"})
-    more = ma.fields.Boolean(required=True, metadata={
+    more = JsonBoolean(required=True, metadata={
         "description": "more are left: call again"})
 
 
@@ -157,7 +157,7 @@ class MatchMoveSchema(_Change):
     captured = ma.fields.List(ma.fields.String(), required=True)
     basra = ma.fields.String(required=True, allow_none=True,
                              validate=validate.OneOf(["basra", "jack_basra"]))
-    timeout = ma.fields.Boolean(required=True, metadata={
+    timeout = JsonBoolean(required=True, metadata={
         "description": "played for the seat when its turn clock ran out"})
 
 
@@ -178,7 +178,7 @@ class MatchFinishedSchema(_Change):
     end_reason = ma.fields.String(required=True, allow_none=True)
     scores = ma.fields.List(ma.fields.Integer(), required=True)
     winner = ma.fields.Integer(required=True, allow_none=True)
-    draw = ma.fields.Boolean(required=True)
+    draw = JsonBoolean(required=True)
     rounds = ma.fields.Integer(required=True)
     seed = ma.fields.String(required=True, metadata={"description": "the seed, now public"})
     commitment = ma.fields.String(required=True)
@@ -191,10 +191,10 @@ class MatchVoidedSchema(_Change):
 
     voided_at = UTCDateTime(required=True)
     reason = ma.fields.String(required=True, allow_none=True)
-    rated = ma.fields.Boolean(required=True)
+    rated = JsonBoolean(required=True)
     scores = ma.fields.List(ma.fields.Integer(), required=True)
     winner = ma.fields.Integer(required=True, allow_none=True)
-    draw = ma.fields.Boolean(required=True)
+    draw = JsonBoolean(required=True)
 
 
 class ReportCreatedSchema(_Open):
@@ -233,7 +233,7 @@ class ChallengeEventSchema(_Open):
     challenger = ma.fields.String(required=True)
     challenged = ma.fields.String(required=True)
     variant = ma.fields.String(required=True)
-    rated = ma.fields.Boolean(required=True)
+    rated = JsonBoolean(required=True)
     expires_at = ma.fields.String(required=True, metadata={"format": "date-time"})
     match_id = ma.fields.String(required=True, allow_none=True)
 
@@ -300,7 +300,7 @@ class StandingSchema(_Open):
     losses = ma.fields.Integer(required=True)
     byes = ma.fields.Integer(required=True)
     streak = ma.fields.Integer(required=True, metadata={"description": "wins in a row now"})
-    withdrawn = ma.fields.Boolean(required=True)
+    withdrawn = JsonBoolean(required=True)
 
 
 class TournamentFinishedSchema(_OfTournament):

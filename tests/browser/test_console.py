@@ -82,8 +82,8 @@ def shot(page: Page, shots: Shots, name: str) -> None:
 
 def test_a_moderator_suspends_and_the_audit_log_names_them(
         new_context: NewContext, server: str, keys: dict[str, str], shots: Shots) -> None:
-    """Sign in as a moderator, find a player by the start of their id, suspend them;
-    the audit log lists it under staff:mona; the overview counts; Arabic lays the
+    """Sign in as a moderator, find a player by the start of their id, suspend them,
+    lift it, sign them out everywhere; the audit log lists each under staff:mona; the overview counts; Arabic lays the
     console out right to left; signing out ends the session."""
     page = new_context(viewport=DESKTOP).new_page()
     r = page.request.post(f"{server}/v1/players/nadia/tokens", data={"ttl_seconds": 60},
@@ -102,8 +102,15 @@ def test_a_moderator_suspends_and_the_audit_log_names_them(
     page.fill("#suspend-reason", "abuse in chat")
     page.click("button[data-role=moderator]:has-text('Suspend')")
     expect(page.locator("#notice")).to_have_text("Done.")
+    for label in ("Lift the suspension", "Sign out everywhere"):
+        page.click(f"button:has-text('{label}')")
+        expect(page.locator("#notice")).to_have_text("Done.")
+        page.evaluate("document.getElementById('notice').hidden = true")
     page.click("#nav a[href='#/audit']")
-    row = page.locator("#page tbody tr").first
+    rows = page.locator("#page tbody tr")
+    expect(rows.nth(0)).to_contain_text("player.signed_out")
+    expect(rows.nth(1)).to_contain_text("player.suspension_lifted")
+    row = rows.nth(2)
     expect(row).to_contain_text("staff:mona")
     expect(row).to_contain_text("player.suspended")
     shot(page, shots, "audit")
@@ -148,8 +155,9 @@ def test_a_viewer_reads_and_the_api_refuses_them_a_change(
 
 def test_an_admin_pauses_a_webhook_creates_a_tournament_and_a_staff_key(
         new_context: NewContext, server: str, keys: dict[str, str], shots: Shots) -> None:
-    """An admin pauses a webhook and resumes it, creates a tournament, and makes a staff
-    key that signs its holder in, from the console's pages."""
+    """An admin pauses a webhook and resumes it, creates a tournament and cancels it,
+    makes a staff key that signs its holder in and revokes it (ending that session),
+    from the console's pages."""
     page = new_context(viewport=DESKTOP).new_page()
     r = page.request.post(f"{server}/v1/webhooks", headers={"X-API-Key": keys["server"]},
                           data={"url": "http://127.0.0.1:9/hook", "events": ["match.finished"]})
@@ -166,6 +174,8 @@ def test_an_admin_pauses_a_webhook_creates_a_tournament_and_a_staff_key(
     page.click("button:has-text('Create')")
     expect(page.locator("#page tbody")).to_contain_text("Friday cup")
     shot(page, shots, "tournaments")
+    page.locator("#page tr", has_text="Friday cup").locator("button:has-text('Cancel')").click()
+    expect(page.locator("#page tr", has_text="Friday cup")).to_contain_text("cancelled")
     page.click("#nav a[href='#/keys']")
     page.fill("#staff-name", "sami")
     page.select_option("#staff-role", "moderator")
@@ -176,13 +186,19 @@ def test_an_admin_pauses_a_webhook_creates_a_tournament_and_a_staff_key(
     other = new_context(viewport=DESKTOP).new_page()  # the new key signs sami in
     sign_in(other, made)
     expect(other.locator("#who")).to_contain_text("sami (moderator) at acme")
+    page.reload()  # drawn again: sami's key listed, and revoked
+    page.locator("#page tr", has_text="sami").locator("button:has-text('Revoke')").click()
+    expect(page.locator("#page tr", has_text="sami")).to_have_count(0)
+    other.reload()  # sami's session ended with the key
+    expect(other.locator("#sign-in")).to_be_visible()
 
 
 def test_a_report_is_resolved_in_place_and_its_match_verified(
         new_context: NewContext, server: str, keys: dict[str, str], shots: Shots) -> None:
     """A player reports the other seat of a finished match; a moderator opens the queue,
     reads the evidence (the play by play), dismisses it in place; the match's page shows
-    every round's deck and the deal verified against its commitment in the page."""
+    every round's deck and the deal verified against its commitment in the page, and
+    voids the result."""
     page = new_context(viewport=DESKTOP).new_page()
     server_key = {"X-API-Key": keys["server"]}
     tokens = {}
@@ -214,3 +230,8 @@ def test_a_report_is_resolved_in_place_and_its_match_verified(
     expect(page.locator("#decks")).to_contain_text("1: ")  # round 1's 52 cards, dealt
     assert len(page.locator("#decks").inner_text().split(": ", 1)[1].split()) == 52
     shot(page, shots, "match")
+    page.fill("#void-reason", "collusion")
+    page.click("button:has-text('Void the result')")
+    expect(page.locator("#notice")).to_have_text("Done.")
+    voided = page.request.get(f"{server}/v1/matches/{match['id']}", headers=server_key).json()
+    assert voided["voided"] is not None

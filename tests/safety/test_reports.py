@@ -120,3 +120,22 @@ def test_a_report_pages_by_cursor_and_tells_the_webhooks(backend: str, tmp_path:
         sent = db.session.execute(select(WebhookMessage.type)).scalars().all()
         db.session.remove()
     assert sent == ["report.created"] * 3
+
+
+def test_reports_are_listed_by_whom_they_are_about_and_who_filed_them(
+        client: FlaskClient) -> None:
+    """`player_id` lists the reports about a player, `reporter` those they filed."""
+    ana, bo = mint(client, "ana"), mint(client, "bo")
+    created = _match(client, "ana", "bo")
+    play_to_end(client, created)
+    assert _report(client, ana, created["id"], "bo").status_code == 201
+    assert _report(client, bo, created["id"], "ana").status_code == 201
+
+    def listed(**query: str) -> list[tuple[str, str]]:
+        page = client.get("/v1/reports", query_string=query).get_json()
+        return [(r["reporter"], r["player_id"]) for r in page["reports"]]
+
+    assert listed(reporter="ana") == [("ana", "bo")]
+    assert listed(player_id="ana") == [("bo", "ana")]
+    assert listed(reporter="cy") == []
+    assert client.get("/v1/reports?reporter=a%20b").status_code == 422

@@ -105,3 +105,14 @@ def test_each_instance_keeps_gunicorns_control_socket_to_itself(
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
     gunicorn_conf = importlib.import_module("service.gunicorn_conf")
     assert gunicorn_conf.control_socket_disable is True
+
+
+@pytest.mark.parametrize("value", [0, 1, 0.0, "true", "yes", None])
+def test_a_yes_or_no_is_a_json_boolean(client: FlaskClient, value: object) -> None:
+    """`rated` as a number, a string or null is 422 naming the field; nothing is made."""
+    before = client.get("/v1/matches").get_json()["matches"]
+    r = client.post("/v1/matches", json={"players": [{"name": "a"}, {"bot": "greedy"}],
+                                         "rated": value})
+    assert r.status_code == 422, r.get_json()
+    assert "rated" in str(r.get_json())
+    assert client.get("/v1/matches").get_json()["matches"] == before

@@ -237,8 +237,8 @@ async function playerPage(id) {
   const path = `/v1/players/${encodeURIComponent(id)}`;
   const [record, history, about, by, blocks] = await Promise.all([
     api("GET", path), api("GET", `${path}/matches?limit=20`),
-    api("GET", `/v1/reports?player_id=${encodeURIComponent(id)}&status=open`),
-    api("GET", `/v1/reports?status=open&limit=100`),
+    api("GET", `/v1/reports?player_id=${encodeURIComponent(id)}&limit=100`),
+    api("GET", `/v1/reports?reporter=${encodeURIComponent(id)}&limit=100`),
     api("GET", `${path}/blocks`),
   ]);
   const charts = await Promise.all(record.ratings.map((r) =>
@@ -276,7 +276,7 @@ async function playerPage(id) {
     table([t("match"), t("status"), t("scores"), t("when")], history.matches.map((m) => [
       el("a", { href: `#/matches/${m.id}` }, m.id), m.status, m.scores.join(" – "), when(m.created_at)])),
     el("h2", {}, t("reports_about")), reportTable(about.reports),
-    el("h2", {}, t("reports_by")), reportTable(by.reports.filter((r) => r.reporter === id)),
+    el("h2", {}, t("reports_by")), reportTable(by.reports),
     el("h2", {}, t("blocks")),
     table([t("player_id"), t("created")], blocks.blocks.map((b) => [
       el("a", { href: `#/players/${encodeURIComponent(b.player_id)}` }, b.player_id), when(b.at)])),
@@ -498,8 +498,11 @@ const ROUTES = [
   [/^\/webhooks$/, webhooksPage], [/^\/webhooks\/(.+)$/, webhookPage], [/^\/audit$/, auditPage],
 ];
 
+let drawing = 0; // the latest route() drawing: an older one that ends later draws nothing
+
 async function route() {
   if (!session) return;
+  const mine = ++drawing;
   const [path, search] = (location.hash.slice(1) || "/overview").split("?");
   const query = new URLSearchParams(search || "");
   const page = document.getElementById("page");
@@ -511,10 +514,11 @@ async function route() {
     if (!found) continue;
     try {
       const content = await show(found[1] ? decodeURIComponent(found[1]) : query, query);
+      if (mine !== drawing) return; // the staff member went elsewhere meanwhile
       page.replaceChildren(...[content].flat().filter(Boolean));
       page.dataset.page = pattern.source;
     } catch (error) {
-      notice(`${error.message} (${error.reason || "error"})`);
+      if (mine === drawing) notice(`${error.message} (${error.reason || "error"})`);
     }
     return;
   }
