@@ -11,6 +11,7 @@ from flask.views import MethodView
 
 from ..tenants.limits import budget
 from ..tenants.requests import server_key_only, tenant
+from ..web.assets import asset as static_file
 from ..web.parser import Blueprint
 from . import service as console
 from .schemas import OverviewSchema
@@ -36,10 +37,7 @@ def page() -> Response:
 @pages.route("/console/<path:name>")
 def asset(name: str) -> Response:
     """One file of the console (404 for anything outside its folder)."""
-    response = send_from_directory(FILES, name, max_age=0)
-    if name.endswith(".js"):
-        response.mimetype = "text/javascript"
-    return response
+    return static_file(FILES, name)
 
 
 @blp.route("/overview")

@@ -7,6 +7,13 @@ import marshmallow as ma
 from ..web.fields import UTCDateTime
 
 
+class HourCountSchema(ma.Schema):
+    """Matches started in one hour."""
+
+    hour = UTCDateTime(required=True, metadata={"description": "the hour's start"})
+    matches = ma.fields.Integer(required=True)
+
+
 class OverviewSchema(ma.Schema):
     """A front end at a glance ("today": since midnight UTC). Each figure is counted up
     to 10,000: a front end with more sees 10,000 (the page shows "10,000+")."""
@@ -27,3 +34,6 @@ class OverviewSchema(ma.Schema):
         "description": "messages not yet delivered"})
     webhook_failed_today = ma.fields.Integer(required=True, metadata={
         "description": "messages written today that ran out of tries"})
+    started_by_hour = ma.fields.List(ma.fields.Nested(HourCountSchema), required=True, metadata={
+        "description": "matches started in each of the last 12 hours, oldest first, this "
+        "hour last"})

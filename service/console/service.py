@@ -28,6 +28,18 @@ from ..storage.models import (
 
 
 @dataclass(frozen=True)
+class HourCount:
+    """How many of a front end's matches started in the hour from ``hour``."""
+
+    hour: datetime
+    matches: int
+
+
+HOURS = 12
+"""The hours the overview's chart covers, this one included."""
+
+
+@dataclass(frozen=True)
 class Overview:
     """A front end at a glance."""
 
@@ -42,6 +54,7 @@ class Overview:
     tournaments_running: int
     webhook_backlog: int
     webhook_failed_today: int
+    started_by_hour: list[HourCount]
 
 
 COUNTED_UP_TO = 10_000
@@ -81,5 +94,26 @@ def overview(tenant: int) -> Overview:
                          table=WebhookMessage)
         failed = _count(mine, WebhookMessage.status == MessageStatus.FAILED,
                         WebhookMessage.created_at >= midnight, table=WebhookMessage)
+        hourly = _started_by_hour(ours, now)
     return Overview(now, active, waiting, quick, finished, online, playing, reports, running,
-                    backlog, failed)
+                    backlog, failed, hourly)
+
+
+def _started_by_hour(ours: Any, now: datetime) -> list[HourCount]:
+    """Matches started in each of the last :data:`HOURS` hours: the first match of each
+    hour found by the time index, then the front end's among them counted by its own
+    index of match numbers (numbers grow with time), each hour up to the cap."""
+    top = now.replace(minute=0, second=0, microsecond=0)
+    hours = [top - timedelta(hours=n) for n in range(HOURS - 1, -1, -1)]
+    first = [select(Match.pk).where(Match.created_at >= hour).order_by(Match.created_at)
+             .limit(1).scalar_subquery() for hour in hours]  # the time index's first entry
+    last = select(func.coalesce(func.max(Match.pk), 0) + 1).scalar_subquery()
+    starts = [pk for pk in db.session.execute(select(*first, last)).one()]
+    bounds = [pk if pk is not None else starts[-1] for pk in starts]
+    counts = db.session.execute(select(*[
+        select(func.count()).select_from(
+            select(literal_column("1")).select_from(Match)
+            .where(ours, Match.pk >= low, Match.pk < high).limit(COUNTED_UP_TO).subquery()
+        ).scalar_subquery()
+        for low, high in zip(bounds, bounds[1:], strict=False)])).one()
+    return [HourCount(hour, int(n)) for hour, n in zip(hours, counts, strict=True)]

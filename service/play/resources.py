@@ -7,6 +7,8 @@ from pathlib import Path
 
 from flask import Blueprint, Response, send_from_directory
 
+from ..web.assets import asset as static_file
+
 FILES = Path(__file__).resolve().parent
 
 blp = Blueprint("play", __name__)
@@ -21,7 +23,4 @@ def page() -> Response:
 @blp.route("/play/<path:name>")
 def asset(name: str) -> Response:
     """One file of the client (404 for anything outside its folder)."""
-    response = send_from_directory(FILES, name, max_age=0)
-    if name.endswith(".js"):
-        response.mimetype = "text/javascript"
-    return response
+    return static_file(FILES, name)

@@ -92,6 +92,7 @@ def test_a_moderator_suspends_and_the_audit_log_names_them(
     sign_in(page, keys["moderator"])
     expect(page.locator("#who")).to_contain_text("mona (moderator) at acme")
     expect(page.locator("[data-figure=players_online] b")).to_have_text("0")
+    expect(page.locator("#started-by-hour rect")).to_have_count(12)
     shot(page, shots, "overview")
     page.click("#nav a[href='#/players']")
     page.fill("input[name=prefix]", "nad")

@@ -42,6 +42,10 @@ def test_the_overview_counts_the_front_ends_own(app: Flask, client: FlaskClient)
     assert (seen["matches_active"], seen["matches_waiting"], seen["matches_finished_today"]) \
         == (2, 1, 1)
     assert seen["webhook_backlog"] == 0 and seen["reports_open"] == 0
+    hours = seen["started_by_hour"]
+    assert len(hours) == 12 and sum(h["matches"] for h in hours) == 4  # acme's four
+    assert all(h["matches"] == 0 for h in hours[:10])  # (this hour's, or the last's)
+    assert hours[-1]["hour"][14:19] == "00:00"  # each hour from its start
     browser = api_key(app, "acme", "https://play.example")
     r = client.get("/v1/console/overview", headers=browser)
     assert r.status_code == 403 and r.get_json()["reason"] == "server_key_required"

@@ -47,6 +47,7 @@ const STRINGS = {
     rotate: "Rotate", new_key: "The new key (shown only now)", new_secret: "The new secret (shown only now)",
     shown_once: "Copy it now: it is not shown again.",
     blocks: "Players they block", clock: "Clock a move", deadline: "the seat to play until",
+    started_by_hour: "Matches started, each of the last 12 hours", hours_utc: "hours in UTC",
   },
   ar: {
     title: "لوحة تحكم البصرة", other_language: "English", overview: "نظرة عامة",
@@ -92,6 +93,7 @@ const STRINGS = {
     rotate: "تدوير", new_key: "المفتاح الجديد (يظهر الآن فقط)", new_secret: "السر الجديد (يظهر الآن فقط)",
     shown_once: "انسخه الآن: لن يظهر مرة أخرى.",
     blocks: "لاعبون يحظرهم", clock: "الوقت لكل لعبة", deadline: "على المقعد أن يلعب قبل",
+    started_by_hour: "المباريات التي بدأت في كل ساعة من آخر ١٢ ساعة", hours_utc: "الساعات بالتوقيت العالمي",
   },
 };
 
@@ -192,7 +194,8 @@ async function overviewPage() {
   return [el("h1", {}, t("overview")), el("p", { class: "hint" }, t("as_of", { at: when(o.at) })),
     el("div", { class: "cards" }, figures.map((name) =>
       el("div", { class: "card", "data-figure": name },
-        el("b", {}, o[name] >= 10000 ? "10,000+" : o[name]), t(name))))];
+        el("b", {}, o[name] >= 10000 ? "10,000+" : o[name]), t(name)))),
+    el("h2", {}, t("started_by_hour")), hourChart(o.started_by_hour)];
 }
 
 async function playersPage(query) {
@@ -212,6 +215,35 @@ async function playersPage(query) {
   return [el("h1", {}, t("players")), form,
     table([t("player_id"), t("name"), t("created"), t("matches"), t("suspended")], rows),
     page.next ? el("a", { href: `#/players?prefix=${encodeURIComponent(prefix)}&after=${encodeURIComponent(page.next)}` }, t("more")) : null];
+}
+
+/** Bars of matches started per hour, oldest first (drawn in the page). */
+function hourChart(hours) {
+  const most = Math.max(1, ...hours.map((h) => h.matches));
+  const width = 480, height = 120, bar = width / hours.length;
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", `0 0 ${width} ${height + 16}`);
+  svg.setAttribute("class", "chart");
+  svg.setAttribute("id", "started-by-hour");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", hours.map((h) => h.matches).join(", "));
+  hours.forEach((h, i) => {
+    const tall = (h.matches / most) * (height - 4);
+    const rect = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+    for (const [name, value] of Object.entries({ x: i * bar + 2, y: height - tall, width: bar - 4, height: tall })) {
+      rect.setAttribute(name, String(value));
+    }
+    const tip = document.createElementNS("http://www.w3.org/2000/svg", "title");
+    tip.textContent = `${when(h.hour)}: ${h.matches}`;
+    rect.append(tip);
+    const label = document.createElementNS("http://www.w3.org/2000/svg", "text");
+    label.setAttribute("x", String(i * bar + bar / 2));
+    label.setAttribute("y", String(height + 13));
+    label.setAttribute("text-anchor", "middle");
+    label.textContent = String(new Date(h.hour).getUTCHours()).padStart(2, "0");
+    svg.append(rect, label);
+  });
+  return el("figure", { dir: "ltr" }, svg, el("figcaption", { class: "hint" }, t("hours_utc")));
 }
 
 /** A line of a rating over its rated matches, drawn in the page (no library needed). */
