@@ -4,6 +4,7 @@ API itself, an admin pauses a webhook; in English and Arabic (right to left)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -66,6 +67,18 @@ def api(page: Page, method: str, path: str, body: object = None,
     }""", [method, path, body, headers or {}])
 
 
+def audited(page: Page, server: str, key: str, action: str) -> None:
+    """Wait until the audit log's newest entry is ``action``."""
+    deadline = time.monotonic() + 15
+    while True:
+        entries = page.request.get(f"{server}/v1/audit?limit=1",
+                                   headers={"X-API-Key": key}).json()["entries"]
+        if entries and entries[0]["action"] == action:
+            return
+        assert time.monotonic() < deadline, f"{action} never reached the audit log"
+        page.wait_for_timeout(50)
+
+
 def sign_in(page: Page, key: str) -> None:
     page.goto("/console")
     page.fill("#sign-in input[name=key]", key)
@@ -101,12 +114,13 @@ def test_a_moderator_suspends_and_the_audit_log_names_them(
     expect(page.locator("#page h1")).to_have_text("nadia")
     shot(page, shots, "player")
     page.fill("#suspend-reason", "abuse in chat")
-    page.click("button[data-role=moderator]:has-text('Suspend')")
-    expect(page.locator("#notice")).to_have_text("Done.")
-    for label in ("Lift the suspension", "Sign out everywhere"):
-        page.click(f"button:has-text('{label}')")
-        expect(page.locator("#notice")).to_have_text("Done.")
+    for label, action in (("Suspend", "player.suspended"),
+                          ("Lift the suspension", "player.suspension_lifted"),
+                          ("Sign out everywhere", "player.signed_out")):
         page.evaluate("document.getElementById('notice').hidden = true")
+        page.click(f"button[data-role=moderator]:has-text('{label}')")
+        expect(page.locator("#notice")).to_have_text("Done.")
+        audited(page, server, keys["server"], action)  # done, before the next click
     page.click("#nav a[href='#/audit']")
     rows = page.locator("#page tbody tr")
     expect(rows.nth(0)).to_contain_text("player.signed_out")
@@ -158,7 +172,8 @@ def test_an_admin_pauses_a_webhook_creates_a_tournament_and_a_staff_key(
         new_context: NewContext, server: str, keys: dict[str, str], shots: Shots) -> None:
     """An admin pauses a webhook and resumes it, creates a tournament and cancels it,
     makes a staff key that signs its holder in and revokes it (ending that session),
-    from the console's pages."""
+    rotates the player-token secret, exports and erases a player, and sends again what
+    failed, from the console's pages; each is in the audit log."""
     page = new_context(viewport=DESKTOP).new_page()
     r = page.request.post(f"{server}/v1/webhooks", headers={"X-API-Key": keys["server"]},
                           data={"url": "http://127.0.0.1:9/hook", "events": ["match.finished"]})
@@ -192,6 +207,33 @@ def test_an_admin_pauses_a_webhook_creates_a_tournament_and_a_staff_key(
     expect(page.locator("#page tr", has_text="sami")).to_have_count(0)
     other.reload()  # sami's session ended with the key
     expect(other.locator("#sign-in")).to_be_visible()
+    page.fill("#secret-grace", "60")
+    page.click("button:has-text('Rotate')")
+    expect(page.locator("#made-key")).to_contain_text("The new secret (shown only now): ")
+    # a player's data exported, then the player erased (after the page asks)
+    r = page.request.post(f"{server}/v1/players/zaid/tokens", headers={"X-API-Key": keys["server"]},
+                          data={"ttl_seconds": 60})
+    assert r.status == 201
+    page.goto("/console#/players/zaid")
+    with page.expect_download() as download:
+        page.click("button:has-text('Export (JSON)')")
+    exported = json.loads(Path(download.value.path()).read_text())
+    assert "zaid" in json.dumps(exported)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("button:has-text('Erase')")
+    expect(page.locator("#page h1")).to_have_text("Players")
+    audited(page, server, keys["server"], "player.erased")
+    erased = page.request.get(f"{server}/v1/audit?limit=1",
+                              headers={"X-API-Key": keys["server"]}).json()["entries"][0]
+    assert erased["actor"] == "staff:adel" and erased["subject"].startswith("player:erased-")
+    page.click("#nav a[href='#/webhooks']")  # what failed since a time, sent again
+    page.locator("#page tbody a").first.click()
+    page.click("button:has-text('Send again')")
+    expect(page.locator("#notice")).to_have_text("Done.")
+    actions = [e["action"] for e in page.request.get(
+        f"{server}/v1/audit", headers={"X-API-Key": keys["server"]}).json()["entries"]]
+    for done in ("secret.rotated", "player.erased", "webhook.recovered", "keys.revoked"):
+        assert done in actions, done
 
 
 def test_a_report_is_resolved_in_place_and_its_match_verified(

@@ -297,7 +297,9 @@ async function playerPage(id) {
       action(t("export"), "admin", async () => {
         const data = await api("GET", `${path}/export`);
         const link = el("a", { href: URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: "application/json" })), download: `${id}.json` });
+        document.body.append(link);
         link.click();
+        link.remove();
       }), " ",
       action(t("erase"), "admin", async () => {
         if (!confirm(t("confirm_erase", { id }))) return;
