@@ -220,6 +220,11 @@ def tenant() -> int:
     return int(g.caller.tenant)
 
 
+def front_end() -> str:
+    """The name of the front end the current request speaks for."""
+    return str(g.caller.name)
+
+
 def waiter() -> str:
     """Who a parked request counts against: its front end and its address."""
     return f"{g.caller.tenant}:{request.remote_addr}"

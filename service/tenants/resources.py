@@ -15,7 +15,7 @@ from . import limits
 from . import service as tenants
 from . import staff as staff_keys
 from .errors import InvalidStaffKey, TooManyFailedKeys
-from .requests import actor, no_key, server_key_only, signed_in, staff_only, tenant
+from .requests import actor, front_end, no_key, server_key_only, signed_in, staff_only, tenant
 from .schemas import (
     KeysSchema,
     MadeKeySchema,
@@ -128,7 +128,7 @@ class Keys(MethodView):
     def post(self, body: dict[str, Any]) -> tuple[dict[str, str], int]:
         """A new API key (shown only in this answer): a browser key for `origins`, or a
         server key without. Audited."""
-        key = tenants.create_key(tenants.front_end_name(tenant()), body["origins"], actor())
+        key = tenants.create_key(front_end(), body["origins"], actor())
         return {"key": key, "prefix": key[:tenants.KEY_PREFIX_CHARS]}, 201
 
 
@@ -144,7 +144,7 @@ class StaffKeys(MethodView):
     def post(self, body: dict[str, Any]) -> tuple[dict[str, str], int]:
         """A new staff key for one person with a role (shown only in this answer), as
         `basra keys create FRONT_END --role ROLE --name NAME` makes. Audited."""
-        key = staff_keys.create_staff_key(tenants.front_end_name(tenant()), body["name"],
+        key = staff_keys.create_staff_key(front_end(), body["name"],
                                           StaffRole(body["role"]), actor())
         return {"key": key, "prefix": key[:tenants.KEY_PREFIX_CHARS]}, 201
 
@@ -163,5 +163,5 @@ class Revoke(MethodView):
         """Revoke the key (API or staff) starting with `prefix`: refused everywhere within
         `BASRA_KEY_CACHE_SECONDS` (a staff key's sessions at once). Revoking the front
         end's last API key retires its player-token secret. Audited."""
-        return {"revoked": tenants.revoke_keys(tenants.front_end_name(tenant()),
+        return {"revoked": tenants.revoke_keys(front_end(),
                                                body["prefix"], actor())}

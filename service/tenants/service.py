@@ -37,14 +37,13 @@ KEY_PREFIX = "bk_"
 STAFF_KEY_PREFIX = "bs_"
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _RANDOM_CHARS, _CHECK_CHARS = 40, 6
-_KEY = re.compile(rf"{KEY_PREFIX}[0-9A-Za-z]{{{_RANDOM_CHARS + _CHECK_CHARS}}}")
 _LEGACY_KEY = re.compile(rf"{KEY_PREFIX}[A-Za-z0-9_-]{{43}}")
 """A key made before keys carried a checksum: 32 random bytes, URL-safe base64."""
 KEY_PREFIX_CHARS = 10
 """A key's first characters, as kept and listed (``basra keys list``)."""
 
 
-def checksum(body: str) -> str:
+def _checksum(body: str) -> str:
     """CRC32 of a key's prefix and random part, as 6 base62 characters."""
     n, out = zlib.crc32(body.encode()), []
     for _ in range(_CHECK_CHARS):
@@ -53,23 +52,24 @@ def checksum(body: str) -> str:
     return "".join(reversed(out))
 
 
-def random_body(prefix: str) -> str:
-    """A key's prefix and 40 random base62 characters (238 bits)."""
-    return prefix + "".join(secrets.choice(_BASE62) for _ in range(_RANDOM_CHARS))
+def new_key(prefix: str = KEY_PREFIX) -> str:
+    """A fresh key (an API key, or with :data:`STAFF_KEY_PREFIX` a staff key): prefix, 40
+    random base62 characters (238 bits), checksum."""
+    body = prefix + "".join(secrets.choice(_BASE62) for _ in range(_RANDOM_CHARS))
+    return body + _checksum(body)
 
 
-def new_key() -> str:
-    """A fresh API key: prefix, 40 random base62 characters, checksum."""
-    body = random_body(KEY_PREFIX)
-    return body + checksum(body)
+def checksum_holds(key: str, prefix: str = KEY_PREFIX) -> bool:
+    """Whether ``key`` has the shape of a key made with ``prefix`` and its checksum."""
+    return (key.startswith(prefix) and len(key) == len(prefix) + _RANDOM_CHARS + _CHECK_CHARS
+            and key[len(prefix):].isascii() and key[len(prefix):].isalnum()
+            and _checksum(key[:-_CHECK_CHARS]) == key[-_CHECK_CHARS:])
 
 
 def well_formed(key: str) -> bool:
     """Whether ``key`` could be a key of this service (its checksum holds, or it has the
     shape of a key made before checksums): no look-up is spent on one that could not."""
-    if _KEY.fullmatch(key):
-        return checksum(key[:-_CHECK_CHARS]) == key[-_CHECK_CHARS:]
-    return _LEGACY_KEY.fullmatch(key) is not None
+    return checksum_holds(key) or _LEGACY_KEY.fullmatch(key) is not None
 
 
 def sender_digest(who: str) -> str:
@@ -79,7 +79,7 @@ def sender_digest(who: str) -> str:
 
 
 def hash_key(key: str) -> str:
-    """SHA-256 of an API key: only this is stored."""
+    """SHA-256 of a key (or a session's token): only this is stored."""
     return hashlib.sha256(key.encode()).hexdigest()
 
 
@@ -198,12 +198,6 @@ class TenantKeys:
     revoked: int
     staff: tuple[tuple[str, str, str], ...] = ()
     """(prefix, name, role) of the staff keys not revoked."""
-
-
-def front_end_name(tenant: int) -> str:
-    """The name of front end ``tenant``."""
-    with transaction(one_statement=True):
-        return str(db.session.scalar(select(Tenant.name).where(Tenant.pk == tenant)))
 
 
 @dataclass(frozen=True)

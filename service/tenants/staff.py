@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -25,9 +24,8 @@ from ..storage.enums import StaffRole
 from ..storage.models import StaffKey, StaffSession, Tenant, as_utc, utcnow
 from . import audit
 from .errors import InvalidStaffKey, TenantNotFound
-from .service import KEY_PREFIX_CHARS, STAFF_KEY_PREFIX, checksum, random_body
+from .service import KEY_PREFIX_CHARS, STAFF_KEY_PREFIX, checksum_holds, hash_key, new_key
 
-_STAFF_KEY = re.compile(rf"{STAFF_KEY_PREFIX}[0-9A-Za-z]{{46}}")
 SESSION_COOKIE = "basra_staff"
 CSRF_HEADER = "X-CSRF-Token"
 
@@ -54,7 +52,7 @@ class Staff:
 
     def csrf_holds(self, token: str | None) -> bool:
         """Whether a request's CSRF token is this session's."""
-        return token is not None and hmac.compare_digest(_digest(token), self.csrf_hash)
+        return token is not None and hmac.compare_digest(hash_key(token), self.csrf_hash)
 
 
 @dataclass(frozen=True)
@@ -66,31 +64,21 @@ class SignedIn:
     staff: Staff
 
 
-def _digest(secret: str) -> str:
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
 def csrf_of(token: str) -> str:
     """A session's CSRF token, derived from its cookie's token: the console asks for it
     again after a reload (GET /v1/staff/session), and no other site can read either."""
     return hmac.new(token.encode(), b"basra csrf", hashlib.sha256).hexdigest()
 
 
-def is_staff_key(key: str) -> bool:
-    """Whether ``key`` has a staff key's shape and checksum."""
-    return bool(_STAFF_KEY.fullmatch(key)) and checksum(key[:-6]) == key[-6:]
-
-
 def create_staff_key(front_end: str, name: str, role: StaffRole,
                      actor: str = audit.COMMAND_LINE) -> str:
     """A new staff key of ``front_end`` (which must exist) for ``name`` (printed once)."""
-    key = random_body(STAFF_KEY_PREFIX)
-    key += checksum(key)
+    key = new_key(STAFF_KEY_PREFIX)
     with transaction(write=True):
         tenant = db.session.scalar(select(Tenant.pk).where(Tenant.name == front_end))
         if tenant is None:
             raise TenantNotFound(f"no front end {front_end!r}: make its first API key first")
-        db.session.add(StaffKey(tenant_pk=tenant, name=name, role=role, key_hash=_digest(key),
+        db.session.add(StaffKey(tenant_pk=tenant, name=name, role=role, key_hash=hash_key(key),
                                 prefix=key[:KEY_PREFIX_CHARS], created_at=utcnow()))
         audit.record(tenant, actor, "staff_key.created", "keys", name=name,
                      role=role.value, prefix=key[:KEY_PREFIX_CHARS])
@@ -100,7 +88,7 @@ def create_staff_key(front_end: str, name: str, role: StaffRole,
 def sign_in(key: str, minutes: int) -> SignedIn:
     """Exchange a staff key for a session of ``minutes``; :class:`InvalidStaffKey` for
     one that is unknown or revoked."""
-    if not is_staff_key(key):
+    if not checksum_holds(key, STAFF_KEY_PREFIX):
         raise InvalidStaffKey("this is not a staff key (they start 'bs_'; an API key signs "
                               "nobody in)", malformed=True)
     token = secrets.token_urlsafe(32)
@@ -110,18 +98,18 @@ def sign_in(key: str, minutes: int) -> SignedIn:
         found = db.session.execute(
             select(StaffKey.pk, StaffKey.tenant_pk, Tenant.name, StaffKey.name, StaffKey.role)
             .join(Tenant, Tenant.pk == StaffKey.tenant_pk)
-            .where(StaffKey.key_hash == _digest(key), StaffKey.revoked_at.is_(None))).first()
+            .where(StaffKey.key_hash == hash_key(key), StaffKey.revoked_at.is_(None))).first()
         if found is None:
             raise InvalidStaffKey("this staff key is unknown or revoked")
         key_pk, tenant, front_end, name, role = found
-        session = StaffSession(staff_key_pk=key_pk, token_hash=_digest(token),
-                               csrf_hash=_digest(csrf), created_at=now,
+        session = StaffSession(staff_key_pk=key_pk, token_hash=hash_key(token),
+                               csrf_hash=hash_key(csrf), created_at=now,
                                expires_at=now + timedelta(minutes=minutes))
         db.session.add(session)
         db.session.flush()
         audit.record(tenant, f"staff:{name}", "staff.signed_in", f"staff:{name}",
                      role=role, minutes=minutes)
-        staff = Staff(tenant, front_end, name, StaffRole(role), session.pk, _digest(csrf),
+        staff = Staff(tenant, front_end, name, StaffRole(role), session.pk, hash_key(csrf),
                       session.expires_at)
     return SignedIn(token, csrf, staff)
 
@@ -135,7 +123,7 @@ def staff_for(token: str) -> Staff | None:
                    StaffKey.tenant_pk, Tenant.name, StaffKey.name, StaffKey.role)
             .join(StaffKey, StaffKey.pk == StaffSession.staff_key_pk)
             .join(Tenant, Tenant.pk == StaffKey.tenant_pk)
-            .where(StaffSession.token_hash == _digest(token), StaffSession.ended_at.is_(None),
+            .where(StaffSession.token_hash == hash_key(token), StaffSession.ended_at.is_(None),
                    StaffSession.expires_at > utcnow(), StaffKey.revoked_at.is_(None))).first()
     if found is None:
         return None
