@@ -80,16 +80,11 @@ def _handler() -> Any:
     return getattr(getattr(view, "view_class", None), method, view)
 
 
-def _takes_server_key() -> bool:
-    """Whether the route the request goes to is marked :func:`server_key_only`."""
-    return bool(getattr(_handler(), _SERVER_KEY_ONLY, False))
-
-
-def _least_staff_role() -> StaffRole | None:
-    """The least role a staff session needs on this route; None: it counts for nothing
-    here (a change outside the routes marked for staff, or one marked for no staff)."""
-    role = getattr(_handler(), _STAFF_ROLE,
-                   _BY_METHOD if request.method in _SAFE else None)
+def _least_staff_role(handler: Any) -> StaffRole | None:
+    """The least role a staff session needs on the route of ``handler``; None: it counts
+    for nothing here (a change outside the routes marked for staff, or one marked for no
+    staff)."""
+    role = getattr(handler, _STAFF_ROLE, _BY_METHOD if request.method in _SAFE else None)
     if role == _BY_METHOD:
         return StaffRole.VIEWER if request.method in _SAFE else StaffRole.ADMIN
     return None if role is None else StaffRole(role)
@@ -143,12 +138,13 @@ def resolve_tenant() -> None:
         return  # a CORS preflight carries no key; health checks and docs need none
     config = current_app.config
     key = request.headers.get("X-API-Key")
-    if getattr(_handler(), _NO_KEY, False):
+    handler = _handler()  # once: the key's scope and a staff session's role read it
+    if getattr(handler, _NO_KEY, False):
         g.caller = None
         return
     cookie = request.cookies.get(SESSION_COOKIE)
     if cookie and not key and not bearer_token():
-        needed = _least_staff_role()
+        needed = _least_staff_role(handler)
         if needed is not None:
             g.caller = _staff_caller(cookie, needed)
             return
@@ -172,13 +168,13 @@ def resolve_tenant() -> None:
                                     f"again in {wait} s", retry_after=wait) from error
         limits.spend_failed_key()
         raise
-    check_scope()
+    check_scope(handler)
 
 
-def check_scope() -> None:
+def check_scope(handler: Any = None) -> None:
     """A caller without the server key's rights asking for a :func:`server_key_only`
-    route: :class:`ServerKeyRequired`."""
-    if not g.caller.server and _takes_server_key():
+    route (``handler``, else the request's): :class:`ServerKeyRequired`."""
+    if not g.caller.server and getattr(handler or _handler(), _SERVER_KEY_ONLY, False):
         raise ServerKeyRequired("a browser key (one limited to origins), or a player token "
                                 "alone, may not do this: call it from your server, with a "
                                 "key made without --origin")
