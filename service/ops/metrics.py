@@ -75,11 +75,7 @@ class _Database(Collector):
                 with transaction():
                     families = list(self._read())
             except DatabaseUnavailable:
-                families = []
-            families.append(GaugeMetricFamily(
-                "basra_database_primary", "1 while the database answers as a writable "
-                "primary; 0 while it is unreachable or read-only (a failover)",
-                value=1 if families and self._primary() else 0))
+                families = [_primary(False)]
             families.append(GaugeMetricFamily(
                 "basra_rate_limits_in_memory", "1 while Redis is configured but not "
                 "answering: each process counts the rate limits alone",
@@ -88,6 +84,9 @@ class _Database(Collector):
         yield from families
 
     def _read(self) -> Iterator[GaugeMetricFamily]:
+        # in the same transaction as the counts: a standby (in recovery) takes no writes
+        yield _primary(db.engine.dialect.name != "postgresql" or not db.session.scalar(
+            text("SELECT pg_is_in_recovery()")))
         matches = GaugeMetricFamily("basra_matches", "Matches by status", labels=["status"])
         counts = dict(db.session.execute(
             select(Match.status, func.count()).group_by(Match.status)).all())
@@ -120,16 +119,10 @@ class _Database(Collector):
                                 "Webhooks disabled after failing", value=disabled or 0)
 
 
-    @staticmethod
-    def _primary() -> bool:
-        """Whether the database takes writes (not a standby in recovery)."""
-        if db.engine.dialect.name != "postgresql":
-            return True
-        try:
-            with transaction():
-                return not db.session.scalar(text("SELECT pg_is_in_recovery()"))
-        except DatabaseUnavailable:
-            return False
+def _primary(writable: bool) -> GaugeMetricFamily:
+    return GaugeMetricFamily(
+        "basra_database_primary", "1 while the database answers as a writable primary; 0 "
+        "while it is unreachable or read-only (a failover)", value=1 if writable else 0)
 
 
 def _rate_limits() -> str | None:
