@@ -8,6 +8,7 @@ from .errors import InvalidToken, MatchNotFound, MissingToken
 from .live.errors import TooManyWaiters
 from .lobby.errors import NoOpenSeat, WrongMatchStatus
 from .matches.errors import (
+    CannotDrop,
     ChatClosed,
     ChatFull,
     ChatOff,
@@ -140,6 +141,7 @@ STATUSES: Statuses = [
     (RatedNeedsPlayers, 422),
     (RatedNeedsShuffle, 422),
     (ClaimTooEarly, 409),
+    (CannotDrop, 409),
     (ChatOff, 409),
     (ChatTextOff, 409),
     (ChatClosed, 409),

@@ -307,7 +307,9 @@ def rematch(match_id: str, tenant: int, token: Credential | None,
         new = matches.deal_match(match.variant, state.rules, specs, tenant=tenant)
         clock = (match.clock_seconds, match.clock_timeout or ClockTimeout.AUTOPLAY) \
             if match.clock_seconds else None
-        follow = matches.insert_match(new, tenant, clock=clock, rated=match.rated)
+        follow = matches.insert_match(new, tenant, clock=clock, rated=match.rated,
+                                      stand_in=match.stand_in,
+                                      spectator_delay=match.spectator_delay)
         seating.point_to_rematch(match, state, seat, follow.id)
         token_out = new.tokens[moved].token
         assert token_out is not None

@@ -77,7 +77,8 @@ class MatchChanged:
                     "match_id": m.id, "version": seq, "round": entry.round,
                     "seat": entry.seat, "card": str(entry.play.card),
                     "captured": [str(c) for c in entry.play.captured],
-                    "basra": entry.play.basra, "timeout": entry.timeout}))
+                    "basra": entry.play.basra, "timeout": entry.timeout,
+                    "stand_in": entry.stand_in}))
         changed = m.version > self.before_version or self.before != m.status
         if (changed and m.status == MatchStatus.ACTIVE and m.turn is not None
                 and m.seats[m.turn].bot is None):
@@ -156,7 +157,8 @@ class Pending:
 def prepare(before: MatchRow, state: State, entries: Sequence[LogEntry] = (), *,
             status: MatchStatus | None = None, end_reason: EndReason | None = None,
             seats: tuple[SeatRow, ...] | None = None, timeouts: tuple[int, ...] | None = None,
-            rematch_id: str | None = None, void_reason: str | None = None) -> Pending:
+            rematch_id: str | None = None, void_reason: str | None = None,
+            dropped: tuple[int, ...] | None = None) -> Pending:
     """The change that saves the match (read as ``before``) in ``state``, with the log
     ``entries`` (the version moves on by as many, at least one) and whatever else
     changed: the new row, its finish's consequences (worked out now, under the row lock
@@ -173,6 +175,8 @@ def prepare(before: MatchRow, state: State, entries: Sequence[LogEntry] = (), *,
         changed["timeouts"] = timeouts
     if rematch_id is not None:
         changed["rematch_id"] = rematch_id
+    if dropped is not None:
+        changed["dropped"] = dropped
     after = before.after(state, before.version + max(1, len(entries)), utcnow(),
                          status=status, end_reason=end_reason, **changed)
     change = MatchChanged(before.status, before.version, after, tuple(entries), voids)
@@ -209,12 +213,12 @@ def save(before: MatchRow, state: State, entries: Sequence[LogEntry] = (), *,
          status: MatchStatus | None = None, end_reason: EndReason | None = None,
          seats: tuple[SeatRow, ...] | None = None,
          timeouts: tuple[int, ...] | None = None, rematch_id: str | None = None,
-         void_reason: str | None = None) -> MatchRow:
+         void_reason: str | None = None, dropped: tuple[int, ...] | None = None) -> MatchRow:
     """:func:`prepare` and :func:`commit` a change under the match's row lock (the caller's
     write transaction): it cannot find the match moved on."""
     saved = commit(prepare(before, state, entries, status=status, end_reason=end_reason,
                            seats=seats, timeouts=timeouts, rematch_id=rematch_id,
-                           void_reason=void_reason))
+                           void_reason=void_reason, dropped=dropped))
     if saved is None:
         raise RuntimeError(f"match {before.id} changed under its row lock")
     return saved

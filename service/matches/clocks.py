@@ -1,4 +1,4 @@
-"""What time decides: a seat's passed turn deadline (autoplay or forfeit) and a table
+"""What time decides: a seat's passed turn deadline (a stand-in, autoplay or forfeit) and a table
 nobody filled in time (aborted), applied once, by ``basra worker`` within a pass (a join
 that comes too late aborts the table itself). A move after its seat's deadline is
 refused, and a read never applies either: it shows the deadline passed, and a long poll
@@ -16,7 +16,7 @@ from ..ops import metrics
 from ..storage.db import transaction
 from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 from ..storage.models import utcnow
-from . import changes, store
+from . import changes, stand_ins, store
 from .replies import bots_play
 from .rows import LogEntry, MatchRow
 
@@ -25,13 +25,17 @@ TIMEOUTS_TO_FORFEIT = 3
 
 
 def _time_out(match: MatchRow, state: State) -> MatchRow:
-    """Apply every passed deadline of a locked, active match: the greedy bot plays for the
-    seat (``autoplay``; the third time in a row forfeits) or its team loses (``forfeit``),
-    then bot seats reply and the next seat's clock starts."""
+    """Apply every passed deadline of a locked, active match: the seat is dropped and its
+    stand-in keeps it (``bot``, unless it is the last seat its player still plays), the
+    greedy bot plays for the seat (``autoplay``; the third time in a row forfeits) or its
+    team loses (``forfeit``); then bot seats reply and the next seat's clock starts."""
     while match.due(utcnow()) and state.turn is not None:
         seat = state.turn
         assert match.deadline is not None
         metrics.TIMEOUT_LAG.observe((utcnow() - match.deadline).total_seconds())
+        if match.clock_timeout == ClockTimeout.BOT and stand_ins.can_keep(match, seat) is None:
+            match, state = stand_ins.keep(match, state, seat, worker=True)
+            continue
         timeouts = list(match.timeouts or (0,) * len(match.seats))
         timeouts[seat] += 1
         if match.clock_timeout == ClockTimeout.FORFEIT or timeouts[seat] >= TIMEOUTS_TO_FORFEIT:
@@ -44,7 +48,7 @@ def _time_out(match: MatchRow, state: State) -> MatchRow:
             assert state.last_play is not None
             mine = state.last_play
             state, replies = bots_play(state, match.bots, match.tenant, worker=True)
-            entries = [LogEntry.of(mine, timeout=True), *map(LogEntry.of, replies)]
+            entries = [LogEntry.of(mine, timeout=True), *match.logged(replies)]
             match = changes.save(match, state, entries, timeouts=tuple(timeouts))
     return match
 

@@ -116,3 +116,10 @@ class ChatTooFast(Throttled):
     """The speaker said as many lines as a minute allows."""
 
     reason = "chat_too_fast"
+
+
+class CannotDrop(ServiceError):
+    """A seat the stand-in cannot keep: a bot's, an open one, or the last human seat
+    still played by its player (the clock decides then)."""
+
+    reason = "cannot_drop"

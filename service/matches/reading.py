@@ -15,6 +15,7 @@ from ..live.yielding import after_requests_under_way
 from ..ops import metrics
 from ..players.service import Credential
 from ..storage.db import on_replica, statement_connection, transaction
+from ..storage.models import MoveRecord
 from . import cache, polls, store
 from .results import MatchView, Seen, Unchanged, match_view
 from .rows import ChatLineRow, ChatReader, MatchRow
@@ -118,6 +119,7 @@ def read_match(match_id: str, tenant: int, token: Credential | None, seen: Seen,
     return _view_at(match_id, tenant, seat, version, shared=woken)
 
 
+
 _view_reads = SingleFlight()
 """Views a woken request of this process is reading right now."""
 
@@ -142,21 +144,27 @@ def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
 def _read_view(match_id: str, tenant: int, seat: int | None, at_least: int) -> MatchView:
     """The seat's view from the database at ``at_least`` or later (from a standby that
     has it, else the primary), kept for the waiters woken by its version."""
-    match, state = _stored(match_id, tenant, at_least=at_least)
-    view = match_view(match, state, seat)
+    match, state, log = _stored(match_id, tenant, seat is None, at_least=at_least)
+    view = match_view(match, state, seat, log=log)
     cache.views.put((tenant, match_id, view.version, seat), view)
     return view
 
 
 @on_replica(version=lambda stored: stored[0].version)
-def _stored(match_id: str, tenant: int) -> tuple[MatchRow, State]:
+def _stored(match_id: str, tenant: int,
+            spectator: bool) -> tuple[MatchRow, State, list[MoveRecord] | None]:
     """The match as the database has it now (a standby's when it has the version asked
-    for). One this process saved last, still at that version in the database, is not
+    for), and for a spectator of a match that delays them its log up to that
+    version. One this process saved last, still at that version in the database, is not
     read again: one small query says so (every change moves the version)."""
     written = cache.written.get((tenant, match_id))
-    if written is not None:
+    if written is not None and not (spectator and written[0].delays_spectators):
         with statement_connection(write=False) as alone:
             if store.version_of(match_id, tenant, alone) == written[0].version:
-                return written
-    with transaction(one_statement=True):  # one SELECT
-        return store.read(match_id, tenant)
+                return (*written, None)
+    with transaction(one_statement=True):  # one SELECT (two for a delayed spectator)
+        match, state = store.read(match_id, tenant)
+        # the log is append-only: up to the row's version it is the row's, read apart
+        log = store.move_log(match.pk, last=match.version) \
+            if spectator and match.delays_spectators else None
+    return match, state, log

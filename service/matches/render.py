@@ -61,7 +61,8 @@ def view_fields(m: MatchView) -> dict[str, Any]:
         "commitment": m.commitment, "explicit_decks": m.explicit_decks, "seed": m.seed,
         "end_reason": m.end_reason, "rematch": m.rematch, "rated": m.rated,
         "rating_changes": m.rating_changes, "voided": m.voided, "clock": m.clock,
-        "deadline": m.deadline, "created_at": m.created_at,
+        "deadline": m.deadline, "created_at": m.created_at, "stand_in": m.stand_in,
+        "dropped": m.dropped, "spectator_delay": m.spectator_delay, "behind": m.behind,
     })
     return data
 
@@ -79,6 +80,7 @@ _RENDER: dict[str, Callable[[Any], Any]] = {
     "floor": _cards,
     "hand": _cards,
     "hand_counts": list,
+    "dropped": list,
     "basras": list,
     "jack_basras": list,
     "scores": list,

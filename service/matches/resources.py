@@ -20,7 +20,7 @@ from ..tenants.requests import actor, sender, server_key_only, tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
 from ..web.streams import last_event_id, sse_response
-from . import chat, reading
+from . import chat, reading, stand_ins
 from . import service as matches
 from .chat import ChatRules
 from .errors import NotAtTable
@@ -146,7 +146,8 @@ class Matches(MethodView):
         created = matches.create_match(
             tenant(), body["variant"], body["rules"], specs, body.get("decks"),
             clock=(clock["move_seconds"], clock["timeout"]) if clock else None,
-            rated=body["rated"], viewer=player,
+            rated=body["rated"], viewer=player, stand_in=body["stand_in"],
+            spectator_delay=body.get("spectator_delay"),
             keyed=None if key is None else matches.CreateKey(key, sender(), body_fingerprint()),
         )
         location = url_for("matches.MatchById", match_id=created.id)
@@ -232,13 +233,17 @@ class Moves(MethodView):
     @blp.response(200, MoveLogSchema, headers={"ETag": {
         "description": "the match version", "schema": {"type": "string"}}})
     @blp.alt_response(304, **not_modified("the match version"))
-    @blp.doc(parameters=[if_none_match("while no move was made since")])
+    @blp.doc(security=OPTIONAL_BEARER,
+             parameters=[if_none_match("while no move was made since")])
     @blp.doc(operationId="listMoves")
     def get(self, query: dict[str, Any], match_id: str) -> Response | tuple[MoveLog, int, Headers]:
         """The public move log (entries after `after`); reveals the seed (or explicit
-        decks) once finished. `If-None-Match` with the last ETag gives 304."""
-        log = matches.move_log(match_id, tenant(), query["after"])
-        etag = f'"{log.version}-log"'
+        decks) once finished. `If-None-Match` with the last ETag gives 304. While a match
+        with a spectator delay goes on, its last plays are left out (`behind`) unless a
+        seat's token or a server key asks."""
+        log = matches.move_log(match_id, tenant(), query["after"], credential(),
+                               everything=g.caller is not None and g.caller.server)
+        etag = f'"{log.version}-log-{log.behind}"' if log.behind else f'"{log.version}-log"'
         if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
             response = current_app.response_class(status=304)
             response.headers["ETag"] = etag
@@ -279,6 +284,41 @@ class Claim(MethodView):
         `claimed`), rated as a win. The same envelope as a move, with `move` null."""
         result = matches.claim_win(match_id, tenant(), credential(), if_match_version())
         return result, 200, etag(result.state)
+
+
+@blp.route("/<string:match_id>/seats/<int:seat>/drop")
+class DropSeat(MethodView):
+    """Say a seat's player dropped."""
+
+    @server_key_only(blp)
+    @budget("moves")
+    @blp.response(200, MatchStateSchema)
+    @blp.alt_response(404, **problem_doc("`match_not_found`"))
+    @blp.alt_response(409, **problem_doc("`cannot_drop`: the match is not in play, or the "
+                                         "seat is a bot's, open, or the last one its "
+                                         "player still plays"))
+    @blp.doc(operationId="dropSeat")
+    def post(self, match_id: str, seat: int) -> MatchView:
+        """The seat's player dropped (their connection was lost): the match's stand-in
+        bot (`stand_in`) plays the seat's turns, each marked `stand_in` in the log,
+        until the player comes back (`POST .../back` with the seat's token). Their
+        result stays theirs. Again: no change. The spectator's view."""
+        return stand_ins.drop_seat(match_id, tenant(), seat)
+
+
+@blp.route("/<string:match_id>/back")
+class Back(MethodView):
+    """A dropped seat's player is back."""
+
+    @budget("moves")
+    @blp.response(200, MatchStateSchema)
+    @blp.doc(security=BEARER)
+    @blp.doc(operationId="comeBack")
+    def post(self, match_id: str) -> MatchView:
+        """The token's seat's player is back: the stand-in that kept the seat stops (a
+        `back` entry in the log) and the player plays their turns again. Call it when
+        the seat's view lists it in `dropped`. Not dropped: no change. The seat's view."""
+        return stand_ins.come_back(match_id, tenant(), credential())
 
 
 @blp.route("/<string:match_id>/hint")

@@ -4,13 +4,30 @@ move's result, a page of history. Plain values for the web layer to render."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..engine import Play, SeatView, State, observe, team_of
-from ..storage.enums import EndReason, MatchStatus
-from .rows import MatchRow
+from ..engine import (
+    Play,
+    SeatView,
+    State,
+    apply_move,
+    move_from_parts,
+    new_match,
+    observe,
+    resign,
+    team_of,
+)
+from ..storage.enums import EndReason, MatchStatus, MoveKind
+from ..storage.models import MoveRecord
+from .rows import STAND_IN, MatchRow
+
+SPECTATOR_DELAY = 4
+"""Plays a spectator lags behind in a rated or tournament match unless it says
+otherwise: a turn of every seat at a 4-player table, two at a 2-player one."""
+MAX_SPECTATOR_DELAY = 52
 
 
 @dataclass(frozen=True)
@@ -53,6 +70,13 @@ class MatchView:
     """Each seat's rating before and after, once a rated match finished."""
     voided: dict[str, Any] | None = None
     """``{"at", "reason"}`` once its front end voided its result."""
+    stand_in: str = STAND_IN
+    """The bot level that keeps a dropped seat."""
+    dropped: tuple[int, ...] = ()
+    """The seats the stand-in keeps now."""
+    spectator_delay: int = 0
+    behind: int = 0
+    """Plays this view leaves out (a spectator's of a match in play)."""
 
 
 @dataclass(frozen=True)
@@ -88,11 +112,48 @@ def seat_infos(match: MatchRow) -> tuple[SeatInfo, ...]:
     )
 
 
+def delayed(match: MatchRow, seat: int | None) -> bool:
+    """Whether the viewer (None: a spectator) is shown the match some plays back: the
+    match is in play and has a spectator delay, so that nobody watching can relay a
+    table's plays as they happen. The seats see theirs at once; once the match is over,
+    everyone sees every play."""
+    return seat is None and match.delays_spectators
+
+
+def replay(state: State, records: Sequence[MoveRecord]) -> State:
+    """The match rebuilt from its rules, seed, decks and these log entries."""
+    rebuilt = new_match(state.rules, state.seed, state.decks)
+    for record in records:
+        if record.kind in (MoveKind.RESIGN, MoveKind.FORFEIT):
+            rebuilt = resign(rebuilt, record.seat)
+        elif record.kind == MoveKind.PLAY:
+            assert record.card is not None
+            rebuilt = apply_move(rebuilt, move_from_parts(record.seat, record.card,
+                                                          record.captured))
+    return rebuilt
+
+
+def shown_records(match: MatchRow, records: Sequence[MoveRecord]) -> tuple[list[MoveRecord], int]:
+    """The log entries a spectator may see (all but the last ``spectator_delay`` plays
+    and what came after them) and how many plays that leaves out."""
+    plays = [i for i, r in enumerate(records) if r.kind == MoveKind.PLAY]
+    hidden = min(match.spectator_delay, len(plays))
+    if not hidden:
+        return list(records), 0
+    return list(records[:plays[-hidden]]), hidden
+
+
 def match_view(match: MatchRow, state: State, seat: int | None, *,
-               version: int | None = None) -> MatchView:
+               version: int | None = None,
+               log: Sequence[MoveRecord] | None = None) -> MatchView:
     """The view of ``seat`` (None: a spectator) of a stored match in ``state``; while the
     match waits for players nobody sees a card. ``version`` rebuilds an earlier view
-    (of a move, which only an active match takes)."""
+    (of a move, which only an active match takes). ``log``, the match's whole log: a
+    spectator of a :func:`delayed` match is shown it without its last plays."""
+    behind = 0
+    if log is not None and delayed(match, seat):
+        shown, behind = shown_records(match, log)
+        state = replay(state, shown) if behind else state
     status, end_reason, rematch = match.status, match.end_reason, match.rematch_id
     if version is not None:
         status = MatchStatus.FINISHED if state.finished else MatchStatus.ACTIVE
@@ -121,8 +182,13 @@ def match_view(match: MatchRow, state: State, seat: int | None, *,
         rating_changes=match.rating_changes if version is None else None,
         clock={"move_seconds": match.clock_seconds, "timeout": match.clock_timeout}
         if match.clock_seconds else None,
-        deadline=match.deadline if version is None and status == MatchStatus.ACTIVE else None,
+        deadline=match.deadline
+        if version is None and status == MatchStatus.ACTIVE and not behind else None,
         voided=voided(match.voided_at, match.void_reason) if version is None else None,
+        stand_in=match.stand_in or STAND_IN,
+        dropped=match.dropped,
+        spectator_delay=match.spectator_delay,
+        behind=behind,
     )
 
 

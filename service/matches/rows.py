@@ -6,6 +6,7 @@ and the entries a change appends to its move log. A change makes a new row
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -13,6 +14,9 @@ from typing import Any
 from ..engine import Play, State, team_of
 from ..live.listener import NOBODY, UNKNOWN
 from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
+
+STAND_IN = "greedy"
+"""The bot level that keeps a dropped seat when its match names none."""
 
 SeatKey = tuple[int, str, str | None]
 """(seat, token hash, vouched player id or None) of a taken seat: what a bearer is
@@ -78,6 +82,12 @@ class MatchRow:
     voided_at: datetime | None = None
     """When its front end voided its result (None: it stands)."""
     void_reason: str | None = None
+    stand_in: str | None = None
+    """The bot level that keeps a dropped seat (None: :data:`STAND_IN`)."""
+    dropped: tuple[int, ...] = ()
+    """The seats a stand-in bot keeps now, until their players come back."""
+    spectator_delay: int = 0
+    """Plays a spectator's view lags behind while the match goes on."""
 
     @property
     def seat_keys(self) -> tuple[SeatKey, ...]:
@@ -87,8 +97,16 @@ class MatchRow:
 
     @property
     def bots(self) -> dict[int, str]:
-        """seat -> bot level of the bot seats."""
-        return {s.seat: s.bot for s in self.seats if s.bot}
+        """seat -> bot level of the seats a bot plays: bot seats, and dropped seats (their
+        stand-in)."""
+        levels = {s.seat: s.bot for s in self.seats if s.bot}
+        for seat in self.dropped:
+            levels[seat] = self.stand_in or STAND_IN
+        return levels
+
+    def logged(self, plays: Sequence[Play]) -> list[LogEntry]:
+        """Log entries of bots' plays, those of a dropped seat's stand-in marked."""
+        return [LogEntry.of(p, stand_in=p.seat in self.dropped) for p in plays]
 
     @property
     def vouched(self) -> tuple[tuple[int, str], ...]:
@@ -102,6 +120,11 @@ class MatchRow:
         while waiting for players (anything may change), NOBODY once over; deadline 0
         with no clock running."""
         return facts(self.status, self.turn, self.deadline)
+
+    @property
+    def delays_spectators(self) -> bool:
+        """Whether spectators see it some plays late now: in play, with a delay."""
+        return self.status == MatchStatus.ACTIVE and self.spectator_delay > 0
 
     def due(self, now: datetime) -> bool:
         """Whether the seat to play has run out of time."""
@@ -151,10 +174,12 @@ class LogEntry:
     play: Play | None = None
     timeout: bool = False
     """Played on the seat's behalf when its time ran out."""
+    stand_in: bool = False
+    """Played by the stand-in bot that keeps the seat while its player is away."""
 
     @classmethod
-    def of(cls, play: Play, timeout: bool = False) -> LogEntry:
-        return cls(MoveKind.PLAY, play.seat, play.round, play, timeout)
+    def of(cls, play: Play, timeout: bool = False, stand_in: bool = False) -> LogEntry:
+        return cls(MoveKind.PLAY, play.seat, play.round, play, timeout, stand_in)
 
 
 def team_won(row: MatchRow, seat: int) -> tuple[bool, bool]:

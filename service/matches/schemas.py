@@ -11,7 +11,8 @@ from ..players.schemas import PLAYER_ID_FIELD, RATING_CHANGES, RatingChangeSchem
 from ..storage.enums import ChatMode, ClockTimeout, EndReason, MatchStatus, MoveKind
 from ..web.fields import CardField, JsonBoolean, JsonInteger, UTCDateTime, card_list
 from . import render
-from .results import MatchView
+from .results import MAX_SPECTATOR_DELAY, SPECTATOR_DELAY, MatchView
+from .rows import STAND_IN
 from .service import BOT_LEVELS
 
 STATUSES = [s.value for s in MatchStatus]
@@ -63,7 +64,9 @@ class ClockSchema(ma.Schema):
         load_default=ClockTimeout.AUTOPLAY.value,
         validate=validate.OneOf([t.value for t in ClockTimeout]),
         metadata={"description": "autoplay: the greedy bot plays for the seat (the third "
-                  "timeout in a row forfeits); forfeit: the seat's team loses"},
+                  "timeout in a row forfeits); forfeit: the seat's team loses; bot: the "
+                  "seat is dropped and the match's stand-in bot keeps it until its "
+                  "player comes back (never forfeits)"},
     )
 
 
@@ -90,6 +93,16 @@ class CreateMatchSchema(ma.Schema):
         validate=validate.Length(max=64),
         metadata={"description": "52 cards per round, top first; later rounds are shuffled"},
     )
+    stand_in = ma.fields.String(
+        load_default=STAND_IN, validate=validate.OneOf(BOT_LEVELS),
+        metadata={"description": "the bot level that keeps a dropped seat (a clock's "
+                  "`bot` timeout, or POST .../seats/{seat}/drop) until its player comes "
+                  "back"})
+    spectator_delay = JsonInteger(
+        validate=validate.Range(min=0, max=MAX_SPECTATOR_DELAY),
+        metadata={"description": "plays a spectator's view and the public move log lag "
+                  f"behind while the match goes on; default {SPECTATOR_DELAY} in rated "
+                  "matches, else 0"})
 
 
 class SeatSchema(ma.Schema):
@@ -211,6 +224,16 @@ class MatchStateSchema(ma.Schema):
     deadline = UTCDateTime(required=True, allow_none=True, metadata={
         "description": "when the seat to play runs out of time (null: no clock running)"})
     created_at = UTCDateTime(required=True)
+    stand_in = ma.fields.String(required=True, metadata={
+        "description": "the bot level that keeps a dropped seat"})
+    dropped = ma.fields.List(ma.fields.Integer(), required=True, metadata={
+        "description": "the seats the stand-in bot keeps now; a seat's player is back at "
+        "their next read, stream or move with the seat's token"})
+    spectator_delay = ma.fields.Integer(required=True, metadata={
+        "description": "plays a spectator's view lags behind while the match goes on"})
+    behind = ma.fields.Integer(required=True, metadata={
+        "description": "plays this view leaves out (a spectator's, while the match goes "
+        "on); the seats see theirs at once, and everyone sees every play once it is over"})
 
     @ma.pre_dump
     def _flatten(self, m: MatchView, **kwargs: Any) -> dict[str, Any]:
@@ -272,6 +295,9 @@ class LoggedMoveSchema(ma.Schema):
     basra = ma.fields.String(allow_none=True)
     timeout = JsonBoolean(required=True, metadata={
         "description": "played on the seat's behalf when its time ran out"})
+    stand_in = JsonBoolean(required=True, metadata={
+        "description": "played by the stand-in bot that keeps the seat while its player "
+        "is away"})
     created_at = UTCDateTime(required=True)
 
 
@@ -286,6 +312,9 @@ class MoveLogSchema(ma.Schema):
     seed = ma.fields.String(allow_none=True)
     decks = ma.fields.List(ma.fields.List(ma.fields.String()), allow_none=True)
     moves = ma.fields.List(ma.fields.Nested(LoggedMoveSchema), required=True)
+    behind = ma.fields.Integer(required=True, metadata={
+        "description": "plays left out: the match goes on and its spectators see it "
+        "`spectator_delay` plays late (a seat's token sees every play)"})
 
 
 class LogQuerySchema(ma.Schema):

@@ -11,7 +11,7 @@ from ..players import service as players
 from ..storage.enums import EndReason, MatchStatus, MoveKind
 from . import changes, store
 from .replies import bots_play
-from .rows import LogEntry, MatchRow, SeatRow
+from .rows import MatchRow, SeatRow
 from .seats import PlayerSpec, mint_token
 
 
@@ -39,7 +39,7 @@ def sit(match: MatchRow, state: State, seat: int, who: PlayerSpec) -> tuple[str,
     if match.status == MatchStatus.ACTIVE:
         state, plays = bots_play(state, match.bots, match.tenant)
         if plays:
-            match = changes.save(match, state, [LogEntry.of(p) for p in plays])
+            match = changes.save(match, state, match.logged(plays))
     return token, match, state
 
 

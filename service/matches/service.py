@@ -8,6 +8,7 @@ the rules are the engine's.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -67,7 +68,16 @@ from .errors import (
     WrongPlayerCount,
 )
 from .replies import bill_searches, bots_play
-from .results import HistoryPage, MatchView, MoveResult, match_view
+from .results import (
+    SPECTATOR_DELAY,
+    HistoryPage,
+    MatchView,
+    MoveResult,
+    delayed,
+    match_view,
+    replay,
+    shown_records,
+)
 from .rows import ChatLineRow, LogEntry, MatchRow
 from .rows import facts as match_facts
 from .seats import (
@@ -78,6 +88,7 @@ from .seats import (
     acting_seat,
     derived_minter,
     new_seats,
+    seat_of,
     token_check,
 )
 
@@ -154,10 +165,14 @@ def deal_match(variant: str, rules: Rules, players: Sequence[PlayerSpec],
 
 def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
                  clock: tuple[int, str] | None = None, rated: bool = False,
-                 tournament_game: bool = False) -> MatchRow:
+                 tournament_game: bool = False, stand_in: str | None = None,
+                 spectator_delay: int | None = None) -> MatchRow:
     """Store a worked-out match in the caller's write transaction (NOTIFYed on commit). A
     rated match asked without a clock gets ``BASRA_RATED_MOVE_SECONDS`` (autoplay): a
-    loser cannot stall it for ever."""
+    loser cannot stall it for ever. Spectators of a rated or tournament match lag
+    :data:`~.SPECTATOR_DELAY` plays behind unless ``spectator_delay`` says."""
+    if spectator_delay is None:
+        spectator_delay = SPECTATOR_DELAY if rated or tournament_game else 0
     if rated and clock is None:
         clock = (int(current_app.config["BASRA_RATED_MOVE_SECONDS"]), ClockTimeout.AUTOPLAY)
     match = store.create(
@@ -165,7 +180,7 @@ def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
         commitment(new.initial.seed), new.explicit_decks,
         status=MatchStatus.WAITING if new.waiting else MatchStatus.ACTIVE, quick=quick,
         clock=(clock[0], ClockTimeout(clock[1])) if clock else None, rated=rated,
-        tournament_game=tournament_game)
+        tournament_game=tournament_game, stand_in=stand_in, spectator_delay=spectator_delay)
     for seat in new.seats:
         if seat.vouched and seat.player_id is not None:
             players.remember(tenant, seat.player_id, seat.name)
@@ -188,7 +203,9 @@ class CreateKey:
 def create_match(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
                  players: Sequence[PlayerSpec], decks: Sequence[Sequence[Card]] | None, *,
                  clock: tuple[int, str] | None = None, rated: bool = False,
-                 viewer: str | None = None, keyed: CreateKey | None = None) -> CreatedMatch:
+                 viewer: str | None = None, keyed: CreateKey | None = None,
+                 stand_in: str | None = None,
+                 spectator_delay: int | None = None) -> CreatedMatch:
     """Create a tenant's match; bot seats that lead play at once. With an open seat it
     waits (``waiting``) and deals when the last seat fills. A ``rated`` match takes
     distinct vouched players (open seats are filled by such players). The answer's view
@@ -222,7 +239,8 @@ def create_match(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
                      mint=derived_minter(secret, salt) if keyed else None)
     try:
         with transaction(write=True):
-            match = insert_match(new, tenant, clock=clock, rated=rated)
+            match = insert_match(new, tenant, clock=clock, rated=rated, stand_in=stand_in,
+                                 spectator_delay=spectator_delay)
             if keyed is not None and not store.remember_create(
                     tenant, keyed.caller, keyed.key,
                     store.CreateRecord(keyed.fingerprint, match.id, salt,
@@ -395,7 +413,7 @@ def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> 
     # and the read finds what the key answered first
     key = store.KeyRecord(seat, asked.key, asked.fingerprint, _idempotency_since()) \
         if asked.key else None
-    entries = [LogEntry.of(mine), *map(LogEntry.of, replies)]
+    entries = [LogEntry.of(mine), *match.logged(replies)]
     if moved.finished and finish.keeps_record(match):
         saved = _finish(match, seat, moved, entries, timeouts, key)
     else:
@@ -463,19 +481,6 @@ def _read_for_move(match_id: str, tenant: int, asked: MoveRequest
         return match, state, seat
 
 
-def _replay(state: State, records: Sequence[MoveRecord]) -> State:
-    """The match rebuilt from its rules, seed, decks and these log entries."""
-    rebuilt = new_match(state.rules, state.seed, state.decks)
-    for record in records:
-        if record.kind in (MoveKind.RESIGN, MoveKind.FORFEIT):
-            rebuilt = resign(rebuilt, record.seat)
-        elif record.kind == MoveKind.PLAY:
-            assert record.card is not None
-            rebuilt = apply_move(rebuilt, move_from_parts(record.seat, record.card,
-                                                          record.captured))
-    return rebuilt
-
-
 @dataclass(frozen=True)
 class Deal:
     """The cards as one deal left them: each seat's hand and the floor."""
@@ -532,7 +537,7 @@ def _replayed(match: MatchRow, state: State, seat: int, first_seq: int,
     records = store.move_log(match.pk, last=version)
     plays = [play_from_parts(r.round, r.seat, r.card or "", r.captured or [], r.basra)
              for r in records[first_seq - 1:]]
-    view = match_view(match, _replay(state, records), seat, version=version)
+    view = match_view(match, replay(state, records), seat, version=version)
     return MoveResult(plays[0], tuple(plays[1:]), view)
 
 
@@ -692,16 +697,27 @@ class MoveLog:
     moves: list[MoveRecord]
     seed: str | None
     decks: list[list[str]] | None
+    behind: int = 0
+    """Plays left out (a spectator's log of a match in play)."""
 
 
 @on_replica
-def move_log(match_id: str, tenant: int, after: int = 0) -> MoveLog:
+def move_log(match_id: str, tenant: int, after: int = 0, token: Credential | None = None,
+             everything: bool = False) -> MoveLog:
     """The match's moves after sequence number ``after``, in order; seed and explicit
-    decks revealed when finished."""
+    decks revealed when finished. Unless a seat's token asks (or ``everything``: the
+    front end's server), a match in play with a spectator delay shows its log without
+    its last plays (``behind`` of them)."""
     with transaction():
         match, state = store.read(match_id, tenant)
         moves = store.move_log(match.pk, first=after + 1)
-    return _log_of(match, state, moves)
+        behind = 0
+        if not everything and delayed(match, seat_of(match.seat_keys, token)):
+            shown, behind = shown_records(
+                match, store.move_log(match.pk) if after else moves)
+            last = shown[-1].seq if shown else 0
+            moves = [m for m in moves if m.seq <= last]
+    return dataclasses.replace(_log_of(match, state, moves), behind=behind)
 
 
 def _log_of(match: MatchRow, state: State, moves: list[MoveRecord]) -> MoveLog:

@@ -50,6 +50,10 @@ class MoveKind(StrEnum):
     FORFEIT = "forfeit"
     """A seat's clock ran out for good."""
     REMATCH = "rematch"
+    DROP = "drop"
+    """The seat's player dropped: a stand-in bot keeps the seat."""
+    BACK = "back"
+    """The seat's player came back and plays again."""
 
 
 class ClockTimeout(StrEnum):
@@ -58,6 +62,9 @@ class ClockTimeout(StrEnum):
     AUTOPLAY = "autoplay"
     """The greedy bot plays for the seat (the third time in a row forfeits)."""
     FORFEIT = "forfeit"
+    BOT = "bot"
+    """The seat is dropped: the match's stand-in bot keeps it until its player comes
+    back; it never forfeits."""
 
 
 class TournamentStatus(StrEnum):

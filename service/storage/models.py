@@ -280,6 +280,14 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     voided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     """Its result voided then (by its front end): nothing it gave or took counts."""
     void_reason: Mapped[str | None] = mapped_column(String(500))
+    stand_in: Mapped[str | None] = mapped_column(String(16))
+    """The bot level that keeps a dropped seat (null: the greedy bot)."""
+    dropped: Mapped[list[int]] = mapped_column(JSON, nullable=False, default=list,
+                                               server_default=text("'[]'"))
+    """The seats a stand-in bot keeps now, until their players come back."""
+    spectator_delay: Mapped[int] = mapped_column(Integer, nullable=False, default=0,
+                                                 server_default=text("0"))
+    """Plays a spectator's view lags behind while the match goes on."""
 
     seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", lazy="selectin")
     """Loaded with the match: in the same query where the store asks (joinedload). One
@@ -344,6 +352,9 @@ class MoveRecord(db.Model):  # type: ignore[name-defined,misc]
     basra: Mapped[str | None] = mapped_column(String(16))
     timeout: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     """Played on the seat's behalf when its time ran out."""
+    stand_in: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False,
+                                           server_default=false())
+    """Played by the stand-in bot that keeps the seat while its player is away."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

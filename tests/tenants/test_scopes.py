@@ -119,5 +119,5 @@ def test_the_rule_is_documented_with_each_route_it_covers(keyed: Flask) -> None:
         ("POST", "/v1/webhooks/{webhook_id}/resume"), ("GET", "/v1/players"),
         ("GET", "/v1/console/overview"), ("GET", "/v1/keys"), ("POST", "/v1/keys"),
         ("POST", "/v1/keys/staff"), ("POST", "/v1/keys/revoke"),
-        ("POST", "/v1/keys/secret/rotate"),
+        ("POST", "/v1/keys/secret/rotate"), ("POST", "/v1/matches/{match_id}/seats/{seat}/drop"),
     }

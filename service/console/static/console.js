@@ -28,7 +28,7 @@ const STRINGS = {
     done: "Done.", match: "Match", status: "Status", scores: "Scores", when: "When",
     reports_about: "Reports about them", reports_by: "Reports by them",
     play_by_play: "Play by play", seat: "Seat", card: "Card", took: "Took", round: "Round",
-    bot_play: "bot", timeout_play: "on time", chat: "Chat", void: "Void the result",
+    bot_play: "bot", timeout_play: "on time", stand_in_play: "stand-in", chat: "Chat", void: "Void the result",
     verify: "Verify the deal", verified: "The deal is the one committed to before the first card.",
     not_verified: "The deal does not match its commitment: {detail}",
     not_over: "Hands and the deal are shown once the match is over.",
@@ -74,7 +74,7 @@ const STRINGS = {
     done: "تم.", match: "المباراة", status: "الحالة", scores: "النقاط", when: "متى",
     reports_about: "بلاغات عنه", reports_by: "بلاغات منه",
     play_by_play: "لعبة بلعبة", seat: "المقعد", card: "الورقة", took: "أخذ", round: "الجولة",
-    bot_play: "آلي", timeout_play: "انتهى الوقت", chat: "الدردشة", void: "إلغاء النتيجة",
+    bot_play: "آلي", timeout_play: "انتهى الوقت", stand_in_play: "بديل آلي", chat: "الدردشة", void: "إلغاء النتيجة",
     verify: "تحقق من التوزيع", verified: "التوزيع هو الذي التُزم به قبل أول ورقة.",
     not_verified: "التوزيع لا يطابق الالتزام: {detail}",
     not_over: "تظهر الأوراق والتوزيع بعد انتهاء المباراة.",
@@ -327,7 +327,8 @@ function playByPlay(state, log) {
   const seats = state.seats || [];
   const rows = log.moves.filter((m) => m.kind === "play").map((m) => {
     const seat = seats[m.seat] || {};
-    const marks = [seat.bot ? t("bot_play") : null, m.timeout ? t("timeout_play") : null].filter(Boolean);
+    const marks = [seat.bot ? t("bot_play") : null, m.timeout ? t("timeout_play") : null,
+      m.stand_in ? t("stand_in_play") : null].filter(Boolean);
     return [m.round, `${m.seat} ${seat.name || ""}`, m.card,
       (m.captured || []).join(" ") + (m.basra ? ` (${m.basra})` : ""),
       el("span", { class: "bot" }, marks.join(", ")), when(m.created_at)];
