@@ -7,6 +7,7 @@ against greedy, 1,000 matches each in v1 and v2: :mod:`bench.strength`), ``ceili
 (a player who sees the other hands against them: :mod:`bench.ceiling`), ``duplicate``
 (``expert`` against ``expert-2026`` over the same deals, seats swapped:
 :mod:`bench.duplicate`) and
+``review`` (how soon a finished match's review is ready: :mod:`bench.review`) and
 ``instructions`` (callgrind's counts per move, per ``/healthz`` and per round:
 :mod:`bench.instructions`) run only when named. The last
 line printed is one JSON object with every figure measured (rounded medians).
@@ -152,6 +153,10 @@ def main(argv: list[str]) -> int:
         from bench import duplicate
 
         figures.update(duplicate.run())
+    if "review" in wanted:  # 20 reviews made by the worker: about a minute
+        from bench import review
+
+        figures.update(review.run())
     if "fairness" in wanted:  # a front end flooding beside another: about 5 minutes
         from bench import fairness
 

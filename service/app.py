@@ -33,6 +33,7 @@ from .players import events as player_events
 from .players import presence as player_presence
 from .players import resources as players
 from .players.requests import resolve_player
+from .reviews import resources as reviews
 from .safety import resources as safety
 from .social import presence as social_presence
 from .social import resources as social
@@ -155,6 +156,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(matches.player_matches)
     api.register_blueprint(matches.chat_blp)
     api.register_blueprint(console.blp)
+    api.register_blueprint(reviews.blp)
     api.register_blueprint(staff_routes.keys_blp)
     api.register_blueprint(players.secret_blp)
     webhook_routes.describe_messages(api.spec)

@@ -15,7 +15,9 @@ happens once) and ranks the leaderboards again when due. Once a minute the worke
 also purges what has expired: idempotency keys, and webhook messages, attempts and
 stream events older than a week. Webhook messages are delivered beside the passes by
 :class:`deliveries.Dispatcher` (its own threads, so a slow receiver never delays a
-deadline, and a claim as soon as a try ends, not at the next pass).
+deadline, and a claim as soon as a try ends, not at the next pass), and the reviews
+asked for are made by :class:`Reviewer` (a thread of its own, each review in a bot
+helper process).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from prometheus_client import start_http_server
 from .matches import scheduled as match_chores
 from .ops import metrics
 from .players import scheduled as player_chores
+from .reviews.scheduled import Reviewer
 from .social import scheduled as social_chores
 from .storage.db import DISCONNECTED, end_session
 from .storage.errors import DatabaseUnavailable
@@ -68,6 +71,8 @@ def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:
     purged = float("-inf")
     dispatcher = deliveries.Dispatcher(app)
     dispatcher.start(interval)
+    reviewer = Reviewer(app)
+    reviewer.start(interval)
     with app.app_context():
         while passes is None or done < passes:
             started = time.monotonic()
@@ -85,6 +90,7 @@ def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:
             done += 1
             time.sleep(max(0.0, interval - (time.monotonic() - started)))
     dispatcher.wait()
+    reviewer.stop()
 
 
 def serve_metrics(app: Flask, port: int, host: str = "127.0.0.1") -> tuple[str, int]:

@@ -22,15 +22,17 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 from flask import current_app
 from prometheus_client import Gauge
 
-from ..engine import Move, State, move_from_parts, state_to_dict
+from ..engine import Move, State, format_cards, move_from_parts, state_to_dict
 from ..engine.bots import SEARCHING, bot_move
 from ..live.yielding import bot_pause
+from . import searcher
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +181,16 @@ class Helpers:
     def decide(self, state: State, seat: int, level: str, cpu_ms: float, owner: str,
                wait: float) -> Move | None:
         """The bot's move, worked out by a helper in ``owner``'s turn; None if no helper
+        was free within ``wait`` seconds."""
+        answer = self.ask({
+            "state": state_to_dict(state), "rules": state.rules.to_dict(),
+            "rules_hash": state.rules.content_hash, "seat": seat, "level": level,
+            "cpu_ms": cpu_ms}, owner, wait)
+        return None if answer is None else move_from_parts(seat, answer["card"],
+                                                           answer["capture"])
+
+    def ask(self, request: dict[str, Any], owner: str, wait: float) -> dict[str, Any] | None:
+        """A helper's answer to ``request``, asked in ``owner``'s turn; None if no helper
         was free within ``wait`` seconds. A helper whose answer was not read to the end
         (it failed, or the waiting request was interrupted) is never lent again: its next
         answer could be this one's."""
@@ -187,10 +199,7 @@ class Helpers:
             return None
         BUSY.inc()
         try:
-            answer = helper.ask({
-                "state": state_to_dict(state), "rules": state.rules.to_dict(),
-                "rules_hash": state.rules.content_hash, "seat": seat, "level": level,
-                "cpu_ms": cpu_ms})
+            answer = helper.ask(request)
         except BaseException:
             helper.close()
             self._lost()
@@ -198,7 +207,7 @@ class Helpers:
         finally:
             BUSY.dec()
         self._give(helper)
-        return move_from_parts(seat, answer["card"], answer["capture"])
+        return answer
 
 
 _helpers: dict[tuple[int, int], Helpers] = {}
@@ -238,3 +247,28 @@ def decide(state: State, seat: int, level: str, owner: str = "") -> Move:
         else:
             return move if move is not None else bot_move(state, seat, FALLBACK)
     return bot_move(state, seat, level, bot_pause())
+
+
+def review(start: State, moves: Sequence[Move], owner: str = "") -> dict[str, Any]:
+    """Every play of a match from ``start`` (as dealt) through ``moves`` scored against
+    the expert's choice, each within ``BASRA_BOT_CPU_MS``: ``{"plays", "cpu_ms"}``, worked
+    out by a helper process (here without one, or should it fail)."""
+    config = current_app.config
+    request = {"review": True, "state": state_to_dict(start), "rules": start.rules.to_dict(),
+               "rules_hash": start.rules.content_hash, "cpu_ms": config["BASRA_BOT_CPU_MS"],
+               "moves": [[m.seat, str(m.card), None if m.capture is None
+                          else format_cards(m.capture)] for m in moves]}
+    pool = _pool()
+    if pool is not None:
+        try:
+            answer = pool.ask(request, owner, REVIEW_WAIT_SECONDS)
+        except (HelperLost, OSError):
+            log.warning("a bot helper failed; reviewing here", exc_info=True)
+        else:
+            if answer is not None:
+                return answer
+    return searcher.review(request)
+
+
+REVIEW_WAIT_SECONDS = 60.0
+"""How long a review waits for a free helper before it is made in this process."""

@@ -15,8 +15,8 @@ import sys
 import time
 from typing import Any
 
-from ..engine import format_cards, rules_from_json, state_from_dict
-from ..engine.bots import Pause, bot_move
+from ..engine import format_cards, move_from_parts, rules_from_json, state_from_dict
+from ..engine.bots import Pause, bot_move, review_match, review_to_dict
 
 
 def cpu_budget(cpu_ms: float) -> Pause:
@@ -30,11 +30,25 @@ def cpu_budget(cpu_ms: float) -> Pause:
 
 
 def answer(asked: dict[str, Any]) -> dict[str, Any]:
-    """The move of one request."""
+    """The move of one request, or a match's review (``{"review": true, "state" (as
+    dealt), "rules", "rules_hash", "moves": [[seat, card, capture]...], "cpu_ms"}`` ->
+    ``{"plays": [...], "cpu_ms"}``: every play searched within ``cpu_ms``)."""
+    if asked.get("review"):
+        return review(asked)
     state = state_from_dict(asked["state"], rules_from_json(asked["rules"], asked["rules_hash"]))
     move = bot_move(state, asked["seat"], asked["level"], cpu_budget(asked["cpu_ms"]))
     return {"card": str(move.card),
             "capture": None if move.capture is None else format_cards(move.capture)}
+
+
+def review(asked: dict[str, Any]) -> dict[str, Any]:
+    """A match's review: every play scored against the expert's choice."""
+    start = state_from_dict(asked["state"], rules_from_json(asked["rules"], asked["rules_hash"]))
+    moves = [move_from_parts(seat, card, capture) for seat, card, capture in asked["moves"]]
+    began = time.process_time()
+    plays = review_match(start, moves, pauses=lambda: cpu_budget(asked["cpu_ms"]))
+    return {"plays": [review_to_dict(p) for p in plays],
+            "cpu_ms": round((time.process_time() - began) * 1000, 1)}
 
 
 def main(argv: list[str]) -> int:

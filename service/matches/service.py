@@ -662,6 +662,42 @@ def hint(match_id: str, tenant: int, token: Credential | None, level: str) -> Mo
     return decide(state, seat, level, owner=str(tenant))
 
 
+# --- a finished match's plays, for its review ------------------------------------
+
+
+@dataclass(frozen=True)
+class Played:
+    """A finished match as its review needs it: the match, the state as dealt, and every
+    play as a move (resignations and forfeits apart)."""
+
+    match: MatchRow
+    start: State
+    moves: tuple[Move, ...]
+
+
+def finished_match(match_id: str, tenant: int,
+                   token: Credential | None) -> tuple[MatchRow, int | None]:
+    """A tenant's finished match and the token's seat (None without a token); one not
+    finished is :class:`MatchNotFinished`."""
+    with transaction():
+        match, _ = store.read(match_id, tenant)
+    seat = seat_of(match.seat_keys, token)
+    if match.status != MatchStatus.FINISHED:
+        raise MatchNotFinished(f"match {match_id!r} is {match.status}: a review is of a "
+                               "finished match")
+    return match, seat
+
+
+def played(match_id: str, tenant: int) -> Played:
+    """A match's plays from its log."""
+    with transaction():
+        match, state = store.read(match_id, tenant)
+        records = store.move_log(match.pk)
+    moves = tuple(move_from_parts(r.seat, r.card, r.captured) for r in records
+                  if r.kind == MoveKind.PLAY and r.card is not None)
+    return Played(match, new_match(state.rules, state.seed, state.decks), moves)
+
+
 # --- history and the log -------------------------------------------------------
 
 

@@ -135,6 +135,10 @@ export class Api {
   resign(id, token) { return this.call("POST", `/v1/matches/${id}/resign`, { token }); }
   rematch(id, token) { return this.call("POST", `/v1/matches/${id}/rematch`, { token }); }
   moveLog(id) { return this.call("GET", `/v1/matches/${id}/moves`); }
+  /** A finished match's review: `status` pending until the worker made it. */
+  review(id, token) { return this.call("GET", `/v1/matches/${id}/review`, { token }); }
+  /** The seat's player is back: the stand-in that kept a dropped seat stops. */
+  comeBack(id, token) { return this.call("POST", `/v1/matches/${id}/back`, { token }); }
 
   /** Play a move on the position the player saw (`If-Match`), safe to retry
    * (`Idempotency-Key`): a 412 means the view was stale. */

@@ -12,7 +12,7 @@
 import { Api, ApiError } from "./api.js";
 import { cardBack, cardElement } from "./cards.js";
 import { currentLanguage, setLanguage, t } from "./i18n.js";
-import { verifyDeal } from "./verify.js";
+import { replayFrames, verifyDeal } from "./verify.js";
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -205,6 +205,10 @@ function init() {
   $("#resign").addEventListener("click", onResign);
   $("#rematch").addEventListener("click", onRematch);
   $("#verify-button").addEventListener("click", onVerify);
+  $("#replay-first").addEventListener("click", () => stepReplay(-Infinity));
+  $("#replay-prev").addEventListener("click", () => stepReplay(-1));
+  $("#replay-next").addEventListener("click", () => stepReplay(1));
+  $("#replay-last").addEventListener("click", () => stepReplay(Infinity));
   $("#sign-in").addEventListener("submit", onSignIn);
   $("#sign-out").addEventListener("click", () => { setPlayer(null); route(); });
   $("#chart-pool").addEventListener("change", () => drawChart(shown.player, $("#chart-pool").value));
@@ -938,6 +942,7 @@ function render(view, recent = null) {
 }
 
 function draw(view) {
+  comeBackIfKept(view);
   drawStatus(view);
   drawSeats(view);
   drawMiddle(view);
@@ -946,6 +951,16 @@ function draw(view) {
   drawActions(view);
   drawSheet(view);
   drawVerify(view);
+  if (table.replay?.id === view.id) drawReplay(view);
+}
+
+/** A seat the stand-in kept while this player was away is theirs again once they are
+ * back at the table (this page shows it). */
+function comeBackIfKept(view) {
+  if (!table.token || view.seat === null || !(view.dropped || []).includes(view.seat)) return;
+  if (table.backAsked === view.id) return;
+  table.backAsked = view.id;
+  api.comeBack(view.id, table.token).then((back) => render(back)).catch(showError);
 }
 
 function drawStatus(view) {
@@ -1101,6 +1116,115 @@ async function drawVerify(view) {
   $("#commitment").textContent = table.log.commitment;
   $("#seed").value = table.log.seed || "";
   $("#verify-result").replaceChildren();
+  await openReplay(view);
+}
+
+// ---- the replay and the review of a finished match ------------------------------
+
+/** Every play with every hand, from the revealed seed; then the review, once made. */
+async function openReplay(view) {
+  const shownTable = table;
+  const frames = await replayFrames(table.log, view.rules, table.log.seed || "");
+  if (table !== shownTable) return;
+  table.replay = { id: view.id, frames, at: 0, review: null, summary: "review_waiting" };
+  $("#replay").hidden = frames.length === 0;
+  drawReplay(view);
+  let review;
+  try {
+    for (let tries = 0; tries < 60; tries++) {  // most are made within a second or two
+      review = await api.review(view.id, table.token);
+      if (review.status === "ready" || table !== shownTable) break;
+      await new Promise((done) => { setTimeout(done, 1000); });
+    }
+  } catch (error) {
+    if (table !== shownTable) return;
+    table.replay.summary = error instanceof ApiError && error.status === 401
+      ? "review_for_players" : "review_failed";
+    drawReplay(view);
+    return;
+  }
+  if (table !== shownTable || review?.status !== "ready") return;
+  table.replay.review = review;
+  table.replay.summary = null;
+  drawReplay(view);
+}
+
+function stepReplay(by) {
+  const replay = table?.replay;
+  if (!replay) return;
+  replay.at = Math.max(0, Math.min(replay.frames.length - 1, replay.at + by));
+  drawReplay(table.view);
+}
+
+function gradeBadge(review) {
+  const badge = cell("span", t(`grade_${review.grade}`));
+  badge.className = `grade grade-${review.grade}`;
+  return badge;
+}
+
+function drawReplay(view) {
+  const { frames, at, review, summary } = table.replay;
+  const frame = frames[at];
+  const judged = new Map((review?.plays || []).map((p) => [p.index, p]));
+  $("#review-summary").textContent = summary ? t(summary) : review.seats.map((s) => t("review_summary", {
+    name: seatName(view, s.seat), lost: s.points_lost, mistakes: s.grades.mistake || 0,
+    blunders: s.grades.blunder || 0 })).join(" · ");
+  if (!frame) return;
+  $("#replay-at").textContent = t("replay_at", { n: at + 1, total: frames.length, round: frame.round });
+  $("#replay-first").disabled = $("#replay-prev").disabled = at === 0;
+  $("#replay-next").disabled = $("#replay-last").disabled = at === frames.length - 1;
+  $("#replay-hands").replaceChildren(...frame.hands.map((hand, seat) => {
+    const box = document.createElement("div");
+    box.className = "seat" + (seat === frame.seat ? " to-play" : "");
+    box.dataset.seat = seat;
+    const cards = document.createElement("div");
+    cards.className = "hand";
+    cards.append(...hand.map((card) => {
+      const el = cardElement(card, { small: true });
+      el.classList.toggle("hl", seat === frame.seat && card === frame.card);
+      return el;
+    }));
+    box.append(cell("div", seatName(view, seat)), cards);
+    return box;
+  }));
+  $("#replay-floor").replaceChildren(...frame.floor.map((card) => {
+    const el = cardElement(card, { small: true });
+    el.classList.toggle("hl", frame.captured.includes(card));
+    return el;
+  }));
+  const line = $("#replay-play");
+  line.replaceChildren(describe(view, frame) + ".");
+  if (frame.basra) {
+    const badge = cell("span", t(frame.basra));
+    badge.className = `badge ${frame.basra}`;
+    line.append(" ", badge);
+  }
+  const note = $("#replay-note");
+  const judgement = judged.get(frame.index);
+  note.replaceChildren();
+  note.dataset.grade = judgement?.grade || "";
+  if (judgement) {
+    note.append(gradeBadge(judgement));
+    if (judgement.points_lost > 0) {
+      const best = [judgement.best.card, ...judgement.best.capture].join(" ");
+      note.append(" ", t("review_lost", { n: judgement.points_lost, best }));
+    }
+    for (const reason of judgement.reasons) note.append(" · ", t(`reason_${reason}`));
+  }
+  $("#review-list").replaceChildren(...(review?.plays || [])
+    .filter((p) => ["inaccuracy", "mistake", "blunder"].includes(p.grade)).map((p) => {
+      const item = document.createElement("li");
+      const jump = cell("button", t("review_item", { n: p.index + 1, lost: p.points_lost }));
+      jump.type = "button";
+      jump.className = "link";
+      jump.dataset.index = p.index;
+      jump.addEventListener("click", () => {
+        table.replay.at = frames.findIndex((f) => f.index === p.index);
+        drawReplay(table.view);
+      });
+      item.append(gradeBadge(p), " ", jump);
+      return item;
+    }));
 }
 
 // ---- playing ------------------------------------------------------------------

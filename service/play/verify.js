@@ -68,8 +68,11 @@ const listedBy = (entries) => (card) =>
   entries.some((e) => (RANKS.includes(e.toUpperCase()) ? card.slice(0, -1) === e.toUpperCase()
     : card === e.toUpperCase()));
 
-/** Replay one round's plays on the deal from `deck`; a string says what did not match. */
-function replayRound(deck, rules, round, plays) {
+/**
+ * Replay one round's plays on the deal from `deck`; a string says what did not match.
+ * `seen(hands, floor, play)` (optional) is shown each position before its play.
+ */
+function replayRound(deck, rules, round, plays, seen = () => {}) {
   const players = rules.players;
   const dealer = (players - 1 + round - 1) % players;
   const first = (dealer + 1) % players;
@@ -84,6 +87,7 @@ function replayRound(deck, rules, round, plays) {
     }
   }
   for (const play of plays) {
+    seen(hands, floor, play);
     const hand = hands[play.seat];
     if (!hand.includes(play.card)) {
       return `seat ${play.seat} played ${play.card}, which this deck did not deal to it`;
@@ -132,4 +136,33 @@ export async function verifyDeal(log, rules, seedHex) {
     checks.push({ ok: detail === null, what: "round", round, detail });
   }
   return { ok: checks.length > 0 && checks.every((c) => c.ok), checks };
+}
+
+/**
+ * Every play of a finished match with the position it was played in, every hand shown:
+ * [{index, round, seat, card, captured, basra, hands, floor}], the deal rebuilt from the
+ * explicit decks or the revealed seed (the rounds a seed cannot give are left out).
+ */
+export async function replayFrames(log, rules, seedHex) {
+  let seed = null;
+  try {
+    seed = hexToBytes(seedHex.trim());
+  } catch {
+    seed = null;
+  }
+  const plays = log.moves.filter((m) => m.kind === "play");
+  const decks = log.decks || [];
+  const frames = [];
+  for (const round of [...new Set(plays.map((m) => m.round))]) {
+    let deck = null;
+    if (round <= decks.length) deck = decks[round - 1];
+    else if (seed) deck = await deckForRound(seed, round);
+    if (!deck) break;
+    replayRound(deck, rules, round, plays.filter((m) => m.round === round), (hands, floor, play) => {
+      frames.push({ index: plays.indexOf(play), round, seat: play.seat, card: play.card,
+        captured: play.captured, basra: play.basra, hands: hands.map((h) => h.slice()),
+        floor: floor.slice() });
+    });
+  }
+  return frames;
 }

@@ -174,3 +174,11 @@ class StaffRole(StrEnum):
     @property
     def rank(self) -> int:
         return list(StaffRole).index(self)
+
+
+class ReviewStatus(StrEnum):
+    """A match's review."""
+
+    PENDING = "pending"
+    """Asked for; the worker makes it."""
+    READY = "ready"

@@ -89,10 +89,19 @@ def init_limits(app: Flask) -> None:
     hooks[:] = [hook for hook in hooks if getattr(hook, "__self__", None) is not limiter]
 
 
+def look_again_after(seconds: int) -> dict[str, str]:
+    """The ``Retry-After`` of a 202 (when to look again), kept from Flask-Limiter, which
+    would stretch it to its budget's window."""
+    g.look_again_after = str(seconds)
+    return {"Retry-After": str(seconds)}
+
+
 def _retry_after_only_when_refused(response: Response) -> Response:
     """Flask-Limiter puts ``Retry-After`` on every answer it counted; it means "come back
-    then" only on a 429 or a 503."""
-    if response.status_code not in (429, 503):
+    then" only on a 429 or a 503, and on a 202 what the view said."""
+    if response.status_code == 202 and "look_again_after" in g:
+        response.headers["Retry-After"] = g.look_again_after
+    elif response.status_code not in (429, 503):
         response.headers.pop("Retry-After", None)
     return response
 

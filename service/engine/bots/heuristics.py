@@ -114,7 +114,8 @@ def basra_risk(view: SeatView, floor: tuple[Card, ...], unseen: frozenset[Card])
     return chance_of_any(n, threats, min(hand, n)) * points
 
 
-def _floor_after(view: SeatView, move: Move) -> tuple[Card, ...]:
+def floor_after(view: SeatView, move: Move) -> tuple[Card, ...]:
+    """The floor once ``move`` is played on the view's floor."""
     if move.capture:
         gone = set(move.capture)
         return tuple(c for c in view.floor if c not in gone)
@@ -124,7 +125,7 @@ def _floor_after(view: SeatView, move: Move) -> tuple[Card, ...]:
 def greedy_score(view: SeatView, move: Move, unseen: frozenset[Card]) -> float:
     """Points now, less the basra the move may hand the next seat; a jack or the 7D is
     worth keeping rather than throwing away on a floor it cannot take from."""
-    score = move_gain(view, move) - basra_risk(view, _floor_after(view, move), unseen)
+    score = move_gain(view, move) - basra_risk(view, floor_after(view, move), unseen)
     if not move.capture and is_sweeper(move.card):
         score -= 0.5
     return score

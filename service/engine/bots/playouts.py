@@ -4,6 +4,7 @@ sampled world by a rollout policy to the end of the deal."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from ..board import Board
 from ..captures import Outcome
@@ -78,22 +79,30 @@ EXPERT_WORLDS = 100
 costs: docs/computer.md)."""
 
 
-def make_expert(worlds: int = EXPERT_WORLDS, sample: Sampler = inferred_worlds) -> Policy:
-    """An expert policy: perfect-information Monte Carlo over sampled worlds.
+Evaluator = Callable[..., tuple[tuple[Move, float], ...]]
+"""``evaluate(view, rng, pause, must=None)``: each move it played out and its mean
+margin (see :func:`make_evaluator`)."""
+
+
+def make_evaluator(worlds: int = EXPERT_WORLDS, sample: Sampler = inferred_worlds) -> Evaluator:
+    """What the expert thinks of each move: perfect-information Monte Carlo over sampled
+    worlds.
 
     Each of ``worlds`` worlds from ``sample`` deals the unseen cards to the other hands
     and the stock: in proportion to how likely they make the others' plays this deal
     (:func:`inferred_worlds`), or uniformly at random (:func:`chance_worlds`, the expert
-    of 2026); every legal move is played in every world and the
-    deal is played out with :func:`_rollout_move` using the same random numbers for each
-    move (common random numbers, so moves are compared on equal terms). The move with the
-    best total margin wins. Deterministic for a given ``rng``, so bot moves replay.
+    of 2026); every legal move is played in every world and the deal is played out with
+    :func:`rollout_choice` using the same random numbers for each move (common random
+    numbers, so moves are compared on equal terms). A move's value is its mean margin
+    (:func:`margin`) over the worlds played before ``pause`` said stop. On a floor with
+    many captures only the :data:`EXPERT_CANDIDATES` moves greedy ranks best are played
+    out, and ``must`` (a review's played move) besides. Deterministic for a given
+    ``rng``.
     """
 
-    def expert_policy(view: SeatView, rng: random.Random, pause: Pause = no_pause, /) -> Move:
+    def evaluate(view: SeatView, rng: random.Random, pause: Pause = no_pause,
+                 must: Move | None = None) -> tuple[tuple[Move, float], ...]:
         moves = view.legal_moves
-        if len(moves) == 1:
-            return moves[0]
         if len(moves) > EXPERT_CANDIDATES:
             unseen = view.unseen()
             scores: list[float] = []
@@ -103,10 +112,13 @@ def make_expert(worlds: int = EXPERT_WORLDS, sample: Sampler = inferred_worlds) 
                 scores.append(greedy_score(view, m, unseen))
             ranked = sorted(range(len(scores)), key=lambda i: -scores[i])
             moves = tuple(moves[i] for i in ranked[:EXPERT_CANDIDATES])
+            if must is not None and must not in moves:
+                moves = (*moves, must)
         assert view.seat is not None
         team = team_of(view.seat)
         totals = [0.0] * len(moves)
         sampled = iter(sample(view, rng, worlds, pause))
+        played = 0
         for w in range(worlds):
             if pause() and w:
                 break
@@ -120,7 +132,25 @@ def make_expert(worlds: int = EXPERT_WORLDS, sample: Sampler = inferred_worlds) 
                 after.play(at, outcome)
                 playout(after, random.Random(luck))
                 totals[k] += margin(view, after, team)
-        best = max(range(len(moves)), key=lambda j: totals[j])
-        return moves[best]
+            played += 1
+        return tuple((move, total / max(1, played)) for move, total in zip(moves, totals,
+                                                                            strict=True))
+
+    return evaluate
+
+
+def make_expert(worlds: int = EXPERT_WORLDS, sample: Sampler = inferred_worlds) -> Policy:
+    """An expert policy: the move :func:`make_evaluator`'s playouts value best (the
+    first of equals), or the only legal move. Deterministic for a given ``rng``, so bot
+    moves replay."""
+    evaluate = make_evaluator(worlds, sample)
+
+    def expert_policy(view: SeatView, rng: random.Random, pause: Pause = no_pause, /) -> Move:
+        moves = view.legal_moves
+        if len(moves) == 1:
+            return moves[0]
+        values = evaluate(view, rng, pause)
+        best = max(range(len(values)), key=lambda j: values[j][1])
+        return values[best][0]
 
     return expert_policy

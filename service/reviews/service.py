@@ -1,0 +1,114 @@
+"""Review use cases: a finished match's review for a seat (its own plays) or the front
+end's server (all), asked for at the first read and made by the worker (:func:`make_next`),
+the front ends taking turns."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..bots import helpers
+from ..errors import MissingToken
+from ..matches import service as matches
+from ..players.service import Credential
+from ..storage.db import transaction
+from ..storage.enums import ReviewStatus
+from ..storage.models import utcnow
+from ..tenants import limits
+from ..tenants.errors import BudgetSpent
+from . import store
+
+GRADED = ("best", "good", "inaccuracy", "mistake", "blunder")
+"""The grades a seat's summary counts (forced plays apart)."""
+
+TAKEN_FOR = timedelta(minutes=2)
+"""A review a worker took and has not kept after this is taken again (its worker is gone)."""
+
+
+@dataclass(frozen=True)
+class SeatSummary:
+    """A seat's plays in a review, added up."""
+
+    seat: int
+    plays: int
+    points_lost: float
+    grades: dict[str, int]
+
+
+@dataclass(frozen=True)
+class MatchReview:
+    """A match's review as the asker may see it: all plays for the server, a seat's own
+    for its token; ``status`` pending until the worker made it."""
+
+    match_id: str
+    status: ReviewStatus
+    seat: int | None
+    asked_at: datetime
+    ready_at: datetime | None
+    plays: tuple[dict[str, Any], ...]
+    seats: tuple[SeatSummary, ...]
+
+
+def review_of(match_id: str, tenant: int, token: Credential | None,
+              server: bool) -> MatchReview:
+    """The review of a finished match, asked for if nobody had: a seat's token sees its
+    own plays, the server key every play. Asking spends a unit of the caller's
+    ``expensive`` budget (refused with :class:`BudgetSpent` once it is spent, nothing
+    asked)."""
+    match, seat = matches.finished_match(match_id, tenant, token)
+    if seat is None and not server:
+        raise MissingToken("a review is for a seat's token (its own plays) or the front "
+                           "end's server key (every play)")
+    with transaction(write=True):
+        kept = store.get(match.pk)
+        if kept is None:
+            wait = limits.budget_retry_after("expensive")
+            if wait is not None:
+                raise BudgetSpent(f"reviews spend your expensive budget; try again in {wait} s",
+                                  retry_after=wait)
+            now = utcnow()
+            if store.ask(match.pk, tenant, now):
+                limits.charge("expensive", 1)
+            kept = store.get(match.pk)
+            assert kept is not None
+    plays = tuple(p for p in kept.plays if seat is None or p["seat"] == seat)
+    return MatchReview(match.id, kept.status, seat, kept.asked_at, kept.ready_at, plays,
+                       _summaries(plays))
+
+
+def _summaries(plays: tuple[dict[str, Any], ...]) -> tuple[SeatSummary, ...]:
+    seats = sorted({p["seat"] for p in plays})
+    return tuple(SeatSummary(
+        seat, sum(1 for p in plays if p["seat"] == seat),
+        round(sum(p["points_lost"] for p in plays if p["seat"] == seat), 2),
+        {grade: n for grade, n in Counter(p["grade"] for p in plays if p["seat"] == seat
+                                          ).items() if grade in GRADED})
+        for seat in seats)
+
+
+_served: dict[int, float] = {}
+"""When this process last made a review of each front end (monotonic seconds)."""
+
+
+def make_next() -> bool:
+    """Make one review (the worker's step): the front end served longest ago first, its
+    review asked longest ago; whether one was made."""
+    now = utcnow()
+    with transaction():
+        waiting = store.waiting_tenants(now - TAKEN_FOR)
+    for tenant in sorted(waiting, key=lambda t: _served.get(t, 0.0)):
+        with transaction(write=True):
+            taken = store.claim(tenant, now, now - TAKEN_FOR)
+        if taken is None:
+            continue
+        _served[tenant] = time.monotonic()
+        match_pk, match_id = taken
+        played = matches.played(match_id, tenant)
+        made = helpers.review(played.start, played.moves, owner=str(tenant))
+        with transaction(write=True):
+            store.keep(match_pk, made["plays"], made["cpu_ms"], utcnow())
+        return True
+    return False
