@@ -7,7 +7,9 @@ against greedy, 1,000 matches each in v1 and v2: :mod:`bench.strength`), ``ceili
 (a player who sees the other hands against them: :mod:`bench.ceiling`), ``duplicate``
 (``expert`` against ``expert-2026`` over the same deals, seats swapped:
 :mod:`bench.duplicate`) and
-``review`` (how soon a finished match's review is ready: :mod:`bench.review`) and
+``ladder`` (each bot level against the one below, and their ratings, written for
+``GET /v1/bots``: :func:`bench.strength.run_ladder`), ``review`` (how soon a finished
+match's review is ready: :mod:`bench.review`) and
 ``instructions`` (callgrind's counts per move, per ``/healthz`` and per round:
 :mod:`bench.instructions`) run only when named. The last
 line printed is one JSON object with every figure measured (rounded medians).
@@ -145,6 +147,10 @@ def main(argv: list[str]) -> int:
         from bench import strength
 
         figures.update(strength.run())
+    if "ladder" in wanted:  # the bot levels' ladder, 1,000 matches a step: about 10 minutes
+        from bench import strength
+
+        figures.update(strength.run_ladder())
     if "ceiling" in wanted:  # a player who sees the other hands: only when asked for
         from bench import ceiling
 

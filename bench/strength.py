@@ -11,17 +11,20 @@ strength 200`` plays 200 a pairing.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from service.engine import load_variant
 from service.engine.bots import POLICIES, Pause, no_pause
 from service.engine.simulate import simulate, simulate_parallel
 from service.engine.view import SeatView
 
+ROOT = Path(__file__).resolve().parent.parent
 MATCHES = 1000
 VARIANTS = ("egyptian-v1", "egyptian-v2")
 CANDIDATE = "expert"
@@ -71,6 +74,81 @@ def run(matches: int = MATCHES, variants: Sequence[str] = VARIANTS) -> dict[str,
             figures[f"{key}_win_rate"] = round(rate, 4)
             figures[f"{key}_wilson_low"] = round(low, 4)
             figures[f"{key}_wilson_high"] = round(high, 4)
+    return figures
+
+
+LADDER_FILE = ROOT / "service" / "bots" / "ladder.json"
+LADDER_VARIANT = "egyptian-v2"
+
+
+def rate_ladder(results: Sequence[tuple[str, str, int, int, int]],
+                seed: int = 2026) -> dict[str, tuple[float, float]]:
+    """Each level's (mu, sigma) from rated matches between them, as the players are rated
+    (:data:`service.players.ratings.MODEL`, every level starting where a new player
+    does): ``results`` are (level, rival, level's wins, rival's wins, draws) per pairing;
+    their matches are rated one at a time, the pairings taking turns, each pairing's in
+    a shuffled order."""
+    from service.players.ratings import MODEL
+
+    rng = random.Random(seed)
+    queues = []
+    for level, rival, won, lost, drawn in results:
+        outcomes = [(level, rival, False)] * won + [(rival, level, False)] * lost \
+            + [(level, rival, True)] * drawn
+        rng.shuffle(outcomes)
+        queues.append(outcomes)
+    ratings = {name: MODEL.rating() for result in results for name in result[:2]}
+    for at in range(max(len(q) for q in queues)):
+        for queue in queues:
+            if at < len(queue):
+                first, second, tie = queue[at]
+                a, b = MODEL.rate([[ratings[first]], [ratings[second]]],
+                                  ranks=[1, 1] if tie else [1, 2])
+                ratings[first], ratings[second] = a[0], b[0]
+    return {name: (r.mu, r.sigma) for name, r in ratings.items()}
+
+
+def run_ladder(matches: int = MATCHES) -> dict[str, float]:
+    """Each level of the ladder against the one below, ``matches`` matches in
+    :data:`LADDER_VARIANT`; every level rated from them (:func:`rate_ladder`); the table
+    printed and written to :data:`LADDER_FILE` (what ``GET /v1/bots`` lists)."""
+    from service.engine.bots import LADDER
+    from service.players.ratings import display
+
+    jobs = os.cpu_count() or 1
+    rules = load_variant(LADDER_VARIANT).rules
+    print(f"ladder: each level against the one below, {matches} matches, {LADDER_VARIANT}, "
+          f"{jobs} processes")
+    results = []
+    rates: dict[str, tuple[float, float, float]] = {}
+    for weaker, stronger in zip(LADDER, LADDER[1:], strict=False):
+        report = simulate_parallel(rules, "ladder", (stronger, weaker), matches, jobs)
+        rate, low, high = report.win_rate(0)
+        rates[stronger] = (rate, low, high)
+        results.append((stronger, weaker, report.wins[0], report.wins[1], report.draws))
+        print(f"  {stronger} vs {weaker}: won {report.wins[0]} of {report.matches} "
+              f"({rate:.1%}, 95% Wilson {low:.1%}-{high:.1%}), {report.seconds:.0f} s")
+    ratings = rate_ladder(results)
+    levels = []
+    figures: dict[str, float] = {}
+    print("  level          mu     sigma  display  won against the level below")
+    for level in LADDER:
+        mu, sigma = ratings[level]
+        shown = display(mu, sigma)
+        rate, low, high = rates.get(level, (float("nan"),) * 3)
+        below = f"{rate:.1%} ({low:.1%}-{high:.1%})" if level in rates else "-"
+        print(f"  {level:<13} {mu:6.2f} {sigma:6.2f} {shown:7d}  {below}")
+        levels.append({"level": level, "mu": round(mu, 3), "sigma": round(sigma, 3),
+                       "display": shown, "against_below": None if level not in rates else {
+                           "win_rate": round(rate, 4), "low": round(low, 4),
+                           "high": round(high, 4), "matches": matches}})
+        figures[f"ladder_{level}_display"] = shown
+        if level in rates:
+            figures[f"ladder_{level}_vs_below_win_rate"] = round(rate, 4)
+    LADDER_FILE.write_text(json.dumps({
+        "variant": LADDER_VARIANT, "measured": time.strftime("%Y-%m-%d"),
+        "matches": matches, "levels": levels}, indent=2) + "\n")
+    print(f"  written to {LADDER_FILE.relative_to(ROOT)}")
     return figures
 
 

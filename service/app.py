@@ -157,6 +157,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(matches.chat_blp)
     api.register_blueprint(console.blp)
     api.register_blueprint(reviews.blp)
+    api.register_blueprint(variants.bots_blp)
     api.register_blueprint(staff_routes.keys_blp)
     api.register_blueprint(players.secret_blp)
     webhook_routes.describe_messages(api.spec)

@@ -38,6 +38,8 @@ export class Api {
   }
 
   variants() { return this.call("GET", "/v1/variants"); }
+  /** The bot levels and their ladder; `mu` (a player's skill) names the nearest. */
+  bots(mu) { return this.call("GET", mu === undefined ? "/v1/bots" : `/v1/bots?mu=${mu}`); }
   /** `player` (optional): the named player's token, who takes the seat that names them. */
   createMatch(spec, player) { return this.call("POST", "/v1/matches", { body: spec, token: player }); }
   quickPlay(spec, player) { return this.call("POST", "/v1/matches/quick", { body: spec, token: player }); }

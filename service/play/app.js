@@ -298,6 +298,23 @@ async function showLobby() {
     variantsLoaded = loadVariants(select);
     await variantsLoaded;
   }
+  labelLevels().catch(() => {});  // the ladder's ratings are a help, not a need
+}
+
+/** The bot level nearest the signed-in player's skill (in the ladder's variant), chosen
+ * and marked. */
+async function labelLevels() {
+  if (!player?.player_id) return;
+  const [record, ladder] = await Promise.all([api.player(player.player_id), api.bots()]);
+  const mu = record.ratings.find((r) => r.pool === ladder.variant)?.mu;
+  if (mu === undefined) return;
+  const bots = await api.bots(mu);
+  const levels = $("#new-match select[name=level]");
+  const option = [...levels.options].find((o) => o.value === bots.nearest);
+  if (option) {
+    option.textContent = t("level_yours", { level: t(`level_${bots.nearest}`) });
+    levels.value = bots.nearest;
+  }
 }
 
 async function loadVariants(select) {

@@ -1,4 +1,5 @@
-"""``/v1/variants``: the shipped rule variants, and checking house rules."""
+"""What a match may choose: the shipped rule variants (``/v1/variants``), checking house
+rules, and the bot levels with their ladder (``/v1/bots``)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,23 @@ from typing import Any
 
 from flask.views import MethodView
 
+from ..bots import ladder
 from ..engine import Variant, all_variants, load_variant, with_house_rules
 from ..engine.errors import UnknownVariant
 from ..tenants.limits import budget
 from ..web.parser import Blueprint
 from ..web.problems import Problem
-from .schemas import RulesCheckSchema, VariantListSchema, VariantSchema
+from .schemas import (
+    BotListSchema,
+    BotQuerySchema,
+    RulesCheckSchema,
+    VariantListSchema,
+    VariantSchema,
+)
 
 blp = Blueprint("variants", __name__, url_prefix="/v1/variants", description="Rule variants")
+bots_blp = Blueprint("bots", __name__, url_prefix="/v1/bots",
+                     description="Computer opponents and their ladder")
 
 
 def _present(name: str, description: str, rules: Any) -> dict[str, Any]:
@@ -69,3 +79,33 @@ class CheckRules(MethodView):
         """The effective rules of the variant with these overrides (422 names a bad key)."""
         v = _variant(name)
         return _present(v.name, v.description, with_house_rules(v.rules, body["rules"]))
+
+
+def _level(level: str, step: ladder.Step | None) -> dict[str, Any]:
+    return {"level": level, "what": ladder.WHAT_IT_DOES.get(level, ""),
+            "searching": ladder.searches(level),
+            "rating": None if step is None else {"mu": step.mu, "sigma": step.sigma,
+                                                 "display": step.display},
+            "against_below": None if step is None else step.against_below}
+
+
+@bots_blp.route("")
+class Bots(MethodView):
+    """The bot levels."""
+
+    @budget("reads")
+    @bots_blp.arguments(BotQuerySchema, location="query")
+    @bots_blp.response(200, BotListSchema)
+    @bots_blp.doc(operationId="listBots")
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
+        """Every bot level a seat may name: the ladder from beginner to expert, each with
+        its rating on the players' scale and its win rate against the level below; then
+        the levels off the ladder. `?mu=` (a player's skill in the ladder's variant) also
+        names the ladder's level nearest it: a bot of the player's strength."""
+        measured = ladder.ladder()
+        return {
+            "variant": measured.variant, "measured": measured.measured,
+            "ladder": [_level(step.level, step) for step in measured.steps],
+            "others": [_level(level, None) for level in ladder.off_the_ladder()],
+            "nearest": measured.nearest(query["mu"]).level if "mu" in query else None,
+        }

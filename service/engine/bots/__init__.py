@@ -8,7 +8,16 @@ __path__ = build.prefer_compiled(__path__, "bots")  # before the modules below a
 
 from .heuristics import Pause, Policy, greedy_policy, no_pause, random_policy  # noqa: E402
 from .playouts import make_expert  # noqa: E402
-from .registry import POLICIES, SEARCHING, Decide, bot_move, bot_rng, policy_named, run_bots  # noqa: E402
+from .registry import (  # noqa: E402
+    LADDER,
+    POLICIES,
+    SEARCHING,
+    Decide,
+    bot_move,
+    bot_rng,
+    policy_named,
+    run_bots,
+)
 from .review import (  # noqa: E402
     GRADES,
     Grade,
@@ -22,7 +31,7 @@ from .search import make_searcher  # noqa: E402
 from .worlds import chance_worlds, determinize, inferred_worlds  # noqa: E402
 
 __all__ = [
-    "GRADES", "POLICIES", "SEARCHING", "Decide", "Grade", "Pause", "PlayReview", "Policy",
+    "GRADES", "LADDER", "POLICIES", "SEARCHING", "Decide", "Grade", "Pause", "PlayReview", "Policy",
     "Reason", "bot_move", "bot_rng", "match_start", "review_match", "review_to_dict",
     "chance_worlds", "determinize", "greedy_policy", "inferred_worlds", "make_expert",
     "make_searcher", "no_pause", "policy_named", "random_policy", "run_bots",

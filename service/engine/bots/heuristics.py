@@ -144,3 +144,14 @@ def greedy_policy(view: SeatView, rng: random.Random, pause: Pause = no_pause, /
         elif abs(score - best_score) <= 1e-9:
             best.append(move)
     return best[rng.randrange(len(best))]
+
+
+def make_mixed(share: float, strong: Policy, weak: Policy) -> Policy:
+    """A policy that plays ``strong``'s move on a share of its turns (drawn from ``rng``),
+    ``weak``'s on the rest: the ladder's levels between random and greedy."""
+
+    def mixed_policy(view: SeatView, rng: random.Random, pause: Pause = no_pause, /) -> Move:
+        chosen = strong if rng.random() < share else weak
+        return chosen(view, rng, pause)
+
+    return mixed_policy

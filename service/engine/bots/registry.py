@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 
 from ..game import Move, Play, State, apply_move
 from ..view import observe
-from .heuristics import Pause, Policy, greedy_policy, no_pause, random_policy
+from .heuristics import Pause, Policy, greedy_policy, make_mixed, no_pause, random_policy
 from .playouts import make_expert
 from .search import make_searcher
 from .worlds import chance_worlds
@@ -19,7 +19,11 @@ SEARCHING = frozenset({"expert", "expert-2026", "expert-search"})
 
 POLICIES: dict[str, Policy] = {
     "random": random_policy,
+    # the ladder's steps between random and greedy, and between greedy and the expert
+    "novice": make_mixed(0.3, greedy_policy, random_policy),
+    "casual": make_mixed(0.7, greedy_policy, random_policy),
     "greedy": greedy_policy,
+    "intermediate": make_expert(worlds=2),
     "expert": make_expert(),
     # worlds dealt at random, no reading of the others' plays: a fixed level that a new
     # expert is measured against
@@ -29,6 +33,11 @@ POLICIES: dict[str, Policy] = {
     "expert-search": make_searcher(),
 }
 """The bot levels a seat or a hint may name."""
+
+
+LADDER = ("random", "novice", "casual", "greedy", "intermediate", "expert")
+"""The levels from beginner to the expert, each winning 60-80% of its matches against the
+one before (``python -m bench ladder``; docs/computer.md)."""
 
 
 def policy_named(name: str) -> Policy:
