@@ -123,3 +123,10 @@ class CannotDrop(ServiceError):
     still played by its player (the clock decides then)."""
 
     reason = "cannot_drop"
+
+
+class StandInTooStrong(ServiceError):
+    """A rated match naming a stand-in stronger than greedy: leaving a seat would play
+    it better than its player."""
+
+    reason = "stand_in_too_strong"

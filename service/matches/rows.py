@@ -142,6 +142,8 @@ class MatchRow:
         if status == MatchStatus.FINISHED and end_reason is None:
             end_reason = EndReason.TARGET_SCORE
         playing = status == MatchStatus.ACTIVE
+        if status.over:
+            changed["dropped"] = ()  # nobody keeps a seat of a match that is over
         return dataclasses.replace(
             self, version=version, status=status, end_reason=end_reason,
             rounds=state.round, turn=state.turn if playing else None,

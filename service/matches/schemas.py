@@ -66,7 +66,8 @@ class ClockSchema(ma.Schema):
         metadata={"description": "autoplay: the greedy bot plays for the seat (the third "
                   "timeout in a row forfeits); forfeit: the seat's team loses; bot: the "
                   "seat is dropped and the match's stand-in bot keeps it until its "
-                  "player comes back (never forfeits)"},
+                  "player comes back (the last seat its player still plays is "
+                  "autoplayed instead)"},
     )
 
 
@@ -97,7 +98,8 @@ class CreateMatchSchema(ma.Schema):
         load_default=STAND_IN, validate=validate.OneOf(BOT_LEVELS),
         metadata={"description": "the bot level that keeps a dropped seat (a clock's "
                   "`bot` timeout, or POST .../seats/{seat}/drop) until its player comes "
-                  "back"})
+                  "back; in a rated match at most greedy (random, novice, casual, "
+                  "greedy), so that leaving a seat is never stronger than playing it"})
     spectator_delay = JsonInteger(
         validate=validate.Range(min=0, max=MAX_SPECTATOR_DELAY),
         metadata={"description": "plays a spectator's view and the public move log lag "
@@ -227,8 +229,8 @@ class MatchStateSchema(ma.Schema):
     stand_in = ma.fields.String(required=True, metadata={
         "description": "the bot level that keeps a dropped seat"})
     dropped = ma.fields.List(ma.fields.Integer(), required=True, metadata={
-        "description": "the seats the stand-in bot keeps now; a seat's player is back at "
-        "their next read, stream or move with the seat's token"})
+        "description": "the seats the stand-in bot keeps now; a seat's player is back "
+        "with POST /v1/matches/{id}/back and the seat's token"})
     spectator_delay = ma.fields.Integer(required=True, metadata={
         "description": "plays a spectator's view lags behind while the match goes on"})
     behind = ma.fields.Integer(required=True, metadata={

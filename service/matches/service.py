@@ -44,7 +44,7 @@ from ..engine import (
     team_of,
     with_house_rules,
 )
-from ..engine.bots import POLICIES, SEARCHING
+from ..engine.bots import LADDER, POLICIES, SEARCHING
 from ..live.listener import CHANNEL, payload
 from ..players import service as players
 from ..players.service import Credential
@@ -64,6 +64,7 @@ from .errors import (
     NoHumanSeat,
     RatedNeedsPlayers,
     RatedNeedsShuffle,
+    StandInTooStrong,
     VersionMismatch,
     WrongPlayerCount,
 )
@@ -93,6 +94,8 @@ from .seats import (
 )
 
 BOT_LEVELS = tuple(POLICIES)
+RATED_STAND_INS = LADDER[:LADDER.index("greedy") + 1]
+"""The stand-ins a rated match may name: none stronger than greedy."""
 SEARCHING_LEVELS = SEARCHING
 """The levels whose moves (and hints) spend the ``expensive`` budget."""
 
@@ -227,6 +230,11 @@ def create_match(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
         raise RatedNeedsShuffle("a rated match is dealt from the service's shuffle: explicit "
                                 "decks (whose creator knows every card) are for unrated "
                                 "matches", field="decks", problem="not with rated")
+    if rated and stand_in is not None and stand_in not in RATED_STAND_INS:
+        raise StandInTooStrong(
+            f"a rated match's stand-in is at most greedy ({', '.join(RATED_STAND_INS)}): "
+            "leaving a seat must never play it better", field="stand_in",
+            problem=f"must be one of {', '.join(RATED_STAND_INS)} in a rated match")
     if rated:
         seated: list[str] = []
         for i, p in enumerate(players):
@@ -667,12 +675,15 @@ def hint(match_id: str, tenant: int, token: Credential | None, level: str) -> Mo
 
 @dataclass(frozen=True)
 class Played:
-    """A finished match as its review needs it: the match, the state as dealt, and every
-    play as a move (resignations and forfeits apart)."""
+    """A finished match as its review needs it: the match, the state as dealt, every play
+    as a move (resignations and forfeits apart), and who made each: ``player``, ``bot``
+    (a bot's seat), ``stand_in`` (a dropped seat's) or ``clock`` (played when the seat's
+    time ran out)."""
 
     match: MatchRow
     start: State
     moves: tuple[Move, ...]
+    by: tuple[str, ...]
 
 
 def finished_match(match_id: str, tenant: int,
@@ -693,9 +704,12 @@ def played(match_id: str, tenant: int) -> Played:
     with transaction():
         match, state = store.read(match_id, tenant)
         records = store.move_log(match.pk)
-    moves = tuple(move_from_parts(r.seat, r.card, r.captured) for r in records
-                  if r.kind == MoveKind.PLAY and r.card is not None)
-    return Played(match, new_match(state.rules, state.seed, state.decks), moves)
+    plays = [r for r in records if r.kind == MoveKind.PLAY and r.card is not None]
+    bots = {s.seat for s in match.seats if s.bot}
+    by = tuple("stand_in" if r.stand_in else "clock" if r.timeout
+               else "bot" if r.seat in bots else "player" for r in plays)
+    return Played(match, new_match(state.rules, state.seed, state.decks),
+                  tuple(move_from_parts(r.seat, r.card, r.captured) for r in plays), by)
 
 
 # --- history and the log -------------------------------------------------------
@@ -748,7 +762,9 @@ def move_log(match_id: str, tenant: int, after: int = 0, token: Credential | Non
         match, state = store.read(match_id, tenant)
         moves = store.move_log(match.pk, first=after + 1)
         behind = 0
-        if not everything and delayed(match, seat_of(match.seat_keys, token)):
+        # the seat is asked for only where it matters: any token reads an undelayed log
+        if not everything and match.delays_spectators \
+                and delayed(match, seat_of(match.seat_keys, token)):
             shown, behind = shown_records(
                 match, store.move_log(match.pk) if after else moves)
             last = shown[-1].seq if shown else 0

@@ -974,9 +974,12 @@ function draw(view) {
 /** A seat the stand-in kept while this player was away is theirs again once they are
  * back at the table (this page shows it). */
 function comeBackIfKept(view) {
-  if (!table.token || view.seat === null || !(view.dropped || []).includes(view.seat)) return;
-  if (table.backAsked === view.id) return;
-  table.backAsked = view.id;
+  if (!table.token || view.seat === null || !(view.dropped || []).includes(view.seat)) {
+    table.backAsked = null;  // a later drop is answered again
+    return;
+  }
+  if (table.backAsked === view.version) return;
+  table.backAsked = view.version;
   api.comeBack(view.id, table.token).then((back) => render(back)).catch(showError);
 }
 

@@ -35,6 +35,11 @@ class PlayReviewSchema(ma.Schema):
                              metadata={"description": "forced (one legal move); best; good "
                                        "(under 1 point lost); inaccuracy (under 3); mistake "
                                        "(under 6); blunder"})
+    played_by = ma.fields.String(required=True, validate=validate.OneOf(
+        ["player", "bot", "stand_in", "clock"]), metadata={
+        "description": "who made the play: the seat's player, a bot's seat, the stand-in "
+        "that kept a dropped seat, or the clock (the seat's time ran out); the seats' "
+        "summaries count their players' own plays only"})
     reasons = ma.fields.List(ma.fields.String(validate=validate.OneOf(
         [r.value for r in Reason])), required=True, metadata={
         "description": "codes a front end says in its own words: missed_basra, "
@@ -52,7 +57,8 @@ class SeatSummarySchema(ma.Schema):
 
 
 class ReviewSchema(ma.Schema):
-    """A finished match's review: pending until the worker made it."""
+    """A finished match's review: pending until the worker made it (failed: it could
+    not be made, time after time; no plays)."""
 
     match_id = ma.fields.String(required=True)
     status = ma.fields.String(required=True,

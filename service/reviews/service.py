@@ -4,6 +4,8 @@ the front ends taking turns."""
 
 from __future__ import annotations
 
+import logging
+import math
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -14,18 +16,28 @@ from ..bots import helpers
 from ..errors import MissingToken
 from ..matches import service as matches
 from ..players.service import Credential
-from ..storage.db import transaction
+from ..storage.db import DISCONNECTED, transaction
 from ..storage.enums import ReviewStatus
+from ..storage.errors import DatabaseUnavailable
 from ..storage.models import utcnow
 from ..tenants import limits
 from ..tenants.errors import BudgetSpent
 from . import store
 
+log = logging.getLogger(__name__)
+
 GRADED = ("best", "good", "inaccuracy", "mistake", "blunder")
 """The grades a seat's summary counts (forced plays apart)."""
 
-TAKEN_FOR = timedelta(minutes=2)
-"""A review a worker took and has not kept after this is taken again (its worker is gone)."""
+TAKEN_FOR = timedelta(minutes=10)
+"""A review a worker took and has not kept after this is taken again (its worker is
+gone): far longer than any match's review takes (each play at most BASRA_BOT_CPU_MS)."""
+ATTEMPTS = 3
+"""Takes of a review before it is given up as ``failed``."""
+PLAYS_A_UNIT = 20
+"""Plays of a match a unit of ``expensive`` pays for: a review searches each play about
+as an expert's move does, but in the worker's helper at its lower priority, never in the
+web workers where the front ends' moves are."""
 
 
 @dataclass(frozen=True)
@@ -56,8 +68,8 @@ def review_of(match_id: str, tenant: int, token: Credential | None,
               server: bool) -> MatchReview:
     """The review of a finished match, asked for if nobody had: a seat's token sees its
     own plays, the server key every play. Asking spends a unit of the caller's
-    ``expensive`` budget (refused with :class:`BudgetSpent` once it is spent, nothing
-    asked)."""
+    ``expensive`` budget for every :data:`PLAYS_A_UNIT` entries of the match's log
+    (refused with :class:`BudgetSpent` once it is spent, nothing asked)."""
     match, seat = matches.finished_match(match_id, tenant, token)
     if seat is None and not server:
         raise MissingToken("a review is for a seat's token (its own plays) or the front "
@@ -71,7 +83,7 @@ def review_of(match_id: str, tenant: int, token: Credential | None,
                                   retry_after=wait)
             now = utcnow()
             if store.ask(match.pk, tenant, now):
-                limits.charge("expensive", 1)
+                limits.charge("expensive", math.ceil(match.version / PLAYS_A_UNIT))
             kept = store.get(match.pk)
             assert kept is not None
     plays = tuple(p for p in kept.plays if seat is None or p["seat"] == seat)
@@ -79,7 +91,9 @@ def review_of(match_id: str, tenant: int, token: Credential | None,
                        _summaries(plays))
 
 
-def _summaries(plays: tuple[dict[str, Any], ...]) -> tuple[SeatSummary, ...]:
+def _summaries(every: tuple[dict[str, Any], ...]) -> tuple[SeatSummary, ...]:
+    """Each seat's own plays added up (not those a bot, a stand-in or the clock made)."""
+    plays = [p for p in every if p.get("played_by", "player") == "player"]
     seats = sorted({p["seat"] for p in plays})
     return tuple(SeatSummary(
         seat, sum(1 for p in plays if p["seat"] == seat),
@@ -105,10 +119,20 @@ def make_next() -> bool:
         if taken is None:
             continue
         _served[tenant] = time.monotonic()
-        match_pk, match_id = taken
-        played = matches.played(match_id, tenant)
-        made = helpers.review(played.start, played.moves, owner=str(tenant))
+        try:
+            played = matches.played(taken.match_id, tenant)
+            made = helpers.review(played.start, played.moves, owner=str(tenant))
+        except (DatabaseUnavailable, *DISCONNECTED):
+            raise  # the claim lapses; the worker retries
+        except Exception:
+            log.exception("a review failed", extra={"match_id": taken.match_id,
+                                                    "attempt": taken.attempts})
+            with transaction(write=True):
+                store.give_up(taken, failed=taken.attempts >= ATTEMPTS)
+            return True
+        for play in made["plays"]:
+            play["played_by"] = played.by[play["index"]]
         with transaction(write=True):
-            store.keep(match_pk, made["plays"], made["cpu_ms"], utcnow())
+            store.keep(taken, made["plays"], made["cpu_ms"], utcnow())
         return True
     return False

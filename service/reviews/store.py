@@ -47,33 +47,55 @@ def ask(match_pk: int, tenant: int, now: datetime) -> bool:
     return bool(done.rowcount)
 
 
+def _takeable(stale: datetime) -> Any:
+    """Pending and not taken, or taken before ``stale`` (its worker gone)."""
+    return (_R.c.status == ReviewStatus.PENDING) \
+        & ((_R.c.started_at.is_(None)) | (_R.c.started_at < stale))
+
+
 def waiting_tenants(stale: datetime) -> list[int]:
-    """Front ends with a review to make: pending, and not taken or taken before
-    ``stale`` (its worker gone)."""
-    rows = db.session.execute(select(_R.c.tenant_pk).distinct().where(
-        _R.c.status == ReviewStatus.PENDING,
-        (_R.c.started_at.is_(None)) | (_R.c.started_at < stale))).all()
+    """Front ends with a review to make."""
+    rows = db.session.execute(select(_R.c.tenant_pk).distinct().where(_takeable(stale))).all()
     return [r[0] for r in rows]
 
 
-def claim(tenant: int, now: datetime, stale: datetime) -> tuple[int, str] | None:
+@dataclass(frozen=True)
+class Claim:
+    """A review a worker took: its match, and the moment it took it (its claim)."""
+
+    match_pk: int
+    match_id: str
+    taken_at: datetime
+    attempts: int
+
+
+def claim(tenant: int, now: datetime, stale: datetime) -> Claim | None:
     """Take the front end's review asked longest ago (FOR UPDATE SKIP LOCKED on
-    PostgreSQL): (match pk, match id), or None if another worker took them all."""
-    stmt = select(_R.c.match_pk, Match.__table__.c.id).join(
+    PostgreSQL), or None if another worker took them all."""
+    stmt = select(_R.c.match_pk, Match.__table__.c.id, _R.c.attempts).join(
         Match.__table__, Match.__table__.c.pk == _R.c.match_pk).where(
-        _R.c.tenant_pk == tenant, _R.c.status == ReviewStatus.PENDING,
-        (_R.c.started_at.is_(None)) | (_R.c.started_at < stale),
-    ).order_by(_R.c.asked_at).limit(1)
+        _R.c.tenant_pk == tenant, _takeable(stale)).order_by(_R.c.asked_at).limit(1)
     if backend() == "postgresql":
         stmt = stmt.with_for_update(of=_R, skip_locked=True)
     row = db.session.execute(stmt).first()
     if row is None:
         return None
-    db.session.execute(update(_R).where(_R.c.match_pk == row[0]).values(started_at=now))
-    return row[0], row[1]
+    db.session.execute(update(_R).where(_R.c.match_pk == row[0]).values(
+        started_at=now, attempts=row[2] + 1))
+    return Claim(row[0], row[1], now, row[2] + 1)
 
 
-def keep(match_pk: int, plays: list[dict[str, Any]], cpu_ms: float, now: datetime) -> None:
-    """The review made."""
-    db.session.execute(update(_R).where(_R.c.match_pk == match_pk).values(
-        status=ReviewStatus.READY, plays=plays, cpu_ms=cpu_ms, ready_at=now))
+def keep(taken: Claim, plays: list[dict[str, Any]], cpu_ms: float, now: datetime) -> bool:
+    """The review made, if the claim is still this worker's; whether it was kept."""
+    done = db.session.execute(update(_R).where(
+        _R.c.match_pk == taken.match_pk, _R.c.started_at == taken.taken_at,
+        _R.c.status == ReviewStatus.PENDING,
+    ).values(status=ReviewStatus.READY, plays=plays, cpu_ms=cpu_ms, ready_at=now))
+    return bool(done.rowcount)
+
+
+def give_up(taken: Claim, failed: bool) -> None:
+    """A review that could not be made: to be taken again at once, or ``failed``."""
+    db.session.execute(update(_R).where(
+        _R.c.match_pk == taken.match_pk, _R.c.started_at == taken.taken_at).values(
+        started_at=None, status=ReviewStatus.FAILED if failed else ReviewStatus.PENDING))

@@ -64,7 +64,7 @@ class ClockTimeout(StrEnum):
     FORFEIT = "forfeit"
     BOT = "bot"
     """The seat is dropped: the match's stand-in bot keeps it until its player comes
-    back; it never forfeits."""
+    back (the last seat its player still plays is autoplayed instead)."""
 
 
 class TournamentStatus(StrEnum):
@@ -182,3 +182,5 @@ class ReviewStatus(StrEnum):
     PENDING = "pending"
     """Asked for; the worker makes it."""
     READY = "ready"
+    FAILED = "failed"
+    """The worker could not make it, time after time."""

@@ -841,6 +841,9 @@ class Review(db.Model):  # type: ignore[name-defined,misc]
     asked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     """When a worker took it (another takes it over once it has been at it too long)."""
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0,
+                                          server_default=text("0"))
+    """How often a worker took it: after a few, it is ``failed``."""
     ready_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     plays: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
     cpu_ms: Mapped[float | None] = mapped_column(Float)

@@ -1,5 +1,5 @@
 """A stand-in bot keeps a dropped seat: the front end says so, or the seat's clock runs out
-under the ``bot`` timeout; the player is back at their next action with the seat's token."""
+under the ``bot`` timeout; the player is back when they say so with the seat's token."""
 
 from __future__ import annotations
 
@@ -129,3 +129,23 @@ def test_a_browser_key_cannot_drop_a_seat(keyed: Flask) -> None:
     assert r.status_code == 403, r.get_json()
     r = client.post(f"/v1/matches/{match}/seats/1/drop", headers=server)
     assert r.status_code == 200 and r.get_json()["dropped"] == [1]
+
+
+def test_a_rated_match_takes_no_stand_in_stronger_than_greedy(client: FlaskClient) -> None:
+    players = [{"name": "ann", "player_id": "ann"}, {"name": "bob", "player_id": "bob"}]
+    for level in ("intermediate", "expert"):
+        r = client.post("/v1/matches", json={"players": players, "rated": True,
+                                             "stand_in": level})
+        assert r.status_code == 422 and r.get_json()["reason"] == "stand_in_too_strong"
+    r = client.post("/v1/matches", json={"players": players, "rated": True, "stand_in": "casual"})
+    assert r.status_code == 201 and r.get_json()["state"]["stand_in"] == "casual"
+    r = client.post("/v1/matches", json={"players": PLAYERS, "stand_in": "expert"})
+    assert r.status_code == 201  # unrated: any level
+
+
+def test_nobody_keeps_a_seat_of_a_match_that_is_over(client: FlaskClient) -> None:
+    match, toks = _match(client)
+    assert client.post(f"/v1/matches/{match}/seats/1/drop").get_json()["dropped"] == [1]
+    assert client.post(f"/v1/matches/{match}/resign", headers=auth(toks[0])).status_code == 200
+    over = view(client, match)
+    assert over["status"] == "finished" and over["dropped"] == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -65,6 +66,8 @@ def test_a_review_is_asked_for_made_by_the_worker_and_kept(app: Flask,
     every = client.get(f"/v1/matches/{match}/review").get_json()  # the server: all plays
     assert every["seat"] is None and {p["seat"] for p in every["plays"]} == {0, 1}
     assert len(every["plays"]) == len(log)
+    assert {p["seat"]: p["played_by"] for p in every["plays"]} == {0: "player", 1: "bot"}
+    assert [s["seat"] for s in every["seats"]] == [0]  # a bot's plays are nobody's lesson
     assert _make_all(app) == 0  # kept: never made twice
 
 
@@ -100,3 +103,18 @@ def test_asking_spends_the_expensive_budget(tmp_path: Path) -> None:
     assert _make_all(app) == 1  # the refused one was never asked for
 
 
+
+
+def test_a_review_that_cannot_be_made_is_given_up_after_three_takes(
+        app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    match, token = _finished_against_greedy(client)
+    assert client.get(f"/v1/matches/{match}/review", headers=auth(token)).status_code == 202
+
+    def broken(*_: object, **__: object) -> dict[str, object]:
+        raise RuntimeError("the helper fell over")
+
+    monkeypatch.setattr(reviews.helpers, "review", broken)
+    assert _make_all(app) == reviews.ATTEMPTS  # taken again at once, three times in all
+    r = client.get(f"/v1/matches/{match}/review", headers=auth(token))
+    assert r.status_code == 200 and r.get_json()["status"] == "failed"
+    assert r.get_json()["plays"] == []

@@ -79,9 +79,10 @@ EXPERT_WORLDS = 100
 costs: docs/computer.md)."""
 
 
-Evaluator = Callable[..., tuple[tuple[Move, float], ...]]
-"""``evaluate(view, rng, pause, must=None)``: each move it played out and its mean
-margin (see :func:`make_evaluator`)."""
+Evaluation = tuple[tuple[tuple[Move, float], ...], int]
+"""Each move played out with its total margin over the worlds, and how many worlds."""
+Evaluator = Callable[..., Evaluation]
+"""``evaluate(view, rng, pause, must=None)``: see :func:`make_evaluator`."""
 
 
 def make_evaluator(worlds: int = EXPERT_WORLDS, sample: Sampler = inferred_worlds) -> Evaluator:
@@ -93,15 +94,17 @@ def make_evaluator(worlds: int = EXPERT_WORLDS, sample: Sampler = inferred_world
     (:func:`inferred_worlds`), or uniformly at random (:func:`chance_worlds`, the expert
     of 2026); every legal move is played in every world and the deal is played out with
     :func:`rollout_choice` using the same random numbers for each move (common random
-    numbers, so moves are compared on equal terms). A move's value is its mean margin
-    (:func:`margin`) over the worlds played before ``pause`` said stop. On a floor with
+    numbers, so moves are compared on equal terms). Each move's total margin
+    (:func:`margin`) over the worlds played before ``pause`` said stop, and how many
+    there were (the mean is the total over them; totals are compared as they are, so
+    the expert chooses as it always has). On a floor with
     many captures only the :data:`EXPERT_CANDIDATES` moves greedy ranks best are played
     out, and ``must`` (a review's played move) besides. Deterministic for a given
     ``rng``.
     """
 
     def evaluate(view: SeatView, rng: random.Random, pause: Pause = no_pause,
-                 must: Move | None = None) -> tuple[tuple[Move, float], ...]:
+                 must: Move | None = None) -> Evaluation:
         moves = view.legal_moves
         if len(moves) > EXPERT_CANDIDATES:
             unseen = view.unseen()
@@ -133,8 +136,7 @@ def make_evaluator(worlds: int = EXPERT_WORLDS, sample: Sampler = inferred_world
                 playout(after, random.Random(luck))
                 totals[k] += margin(view, after, team)
             played += 1
-        return tuple((move, total / max(1, played)) for move, total in zip(moves, totals,
-                                                                            strict=True))
+        return tuple(zip(moves, totals, strict=True)), played
 
     return evaluate
 
@@ -149,7 +151,7 @@ def make_expert(worlds: int = EXPERT_WORLDS, sample: Sampler = inferred_worlds) 
         moves = view.legal_moves
         if len(moves) == 1:
             return moves[0]
-        values = evaluate(view, rng, pause)
+        values, _ = evaluate(view, rng, pause)
         best = max(range(len(values)), key=lambda j: values[j][1])
         return values[best][0]
 

@@ -96,10 +96,11 @@ def review_play(state: State, move: Move, index: int,
     if len(moves) == 1:
         return PlayReview(index, seat, state.round, played, played, 0.0, Grade.FORCED, ())
     view = observe(state, seat)
-    values = _evaluate(view, review_rng(state), pause, must=played)
-    best_move, best_value = max(values, key=lambda mv: mv[1])
-    mine = next((v for m, v in values if _key(m) == _key(played)), best_value)
-    lost = 0.0 if _key(best_move) == _key(played) else round(max(0.0, best_value - mine), 2)
+    totals, worlds = _evaluate(view, review_rng(state), pause, must=played)
+    best_move, best_total = max(totals, key=lambda mv: mv[1])
+    mine = next((v for m, v in totals if _key(m) == _key(played)), best_total)
+    lost = 0.0 if _key(best_move) == _key(played) \
+        else round(max(0.0, best_total - mine) / max(1, worlds), 2)
     grade = next((g for bound, g in GRADES if lost < bound), Grade.BLUNDER)
     reasons: list[Reason] = []
     if lost >= GRADES[0][0]:

@@ -26,6 +26,7 @@ def upgrade() -> None:
         sa.Column("status", sa.String(8), nullable=False),
         sa.Column("asked_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("started_at", sa.DateTime(timezone=True)),
+        sa.Column("attempts", sa.Integer(), nullable=False, server_default=sa.text("0")),
         sa.Column("ready_at", sa.DateTime(timezone=True)),
         sa.Column("plays", sa.JSON()),
         sa.Column("cpu_ms", sa.Float()),
