@@ -1,6 +1,7 @@
 """``python -m bench strength``: a candidate expert (the default ``expert`` today) against
 greedy and against ``expert-2026`` (the expert of December 2026: Monte Carlo playouts over
-100 sampled deals, drawn by chance), and ``expert-2026`` against greedy, in v1 and v2.
+100 sampled deals, drawn by chance), and ``expert-2026`` against greedy, in v1 and v2;
+then the ladder of bot levels (:func:`run_ladder`, also ``python -m bench ladder``).
 
 Each pairing plays ``MATCHES`` whole matches with ``basra simulate``'s seating (the sides
 swap seats from match to match, every match its own deals), in as many processes as
@@ -74,6 +75,7 @@ def run(matches: int = MATCHES, variants: Sequence[str] = VARIANTS) -> dict[str,
             figures[f"{key}_win_rate"] = round(rate, 4)
             figures[f"{key}_wilson_low"] = round(low, 4)
             figures[f"{key}_wilson_high"] = round(high, 4)
+    figures.update(run_ladder(matches))
     return figures
 
 

@@ -249,7 +249,9 @@ class Board:
         self.results.append(result)
         top = max(scores)
         leaders = [t for t, s in enumerate(scores) if s == top]
-        if top >= rules.target_score and (len(leaders) == 1 or rules.target_tie == "draw"):
+        last = rules.max_rounds > 0 and self.round >= rules.max_rounds
+        if last or (top >= rules.target_score
+                    and (len(leaders) == 1 or rules.target_tie == "draw")):
             self.turn = None
             self.stock = []
             self.carry = 0

@@ -124,6 +124,10 @@ class Rules:
     scoring: Scoring = field(default_factory=Scoring)
     target_score: int = field(default=101, metadata=_bounds(1, 10_000))
     target_tie: Literal["play_on", "draw"] = "play_on"
+    max_rounds: int = field(default=0, metadata={**_bounds(0, 50), "kept_at_default": False})
+    """The match ends after this many rounds, whatever the scores (the higher total
+    wins, equal totals draw), if not at the target before: a duplicate event's tables
+    play a fixed number of deals. 0: no limit."""
 
     @property
     def teams(self) -> int:
@@ -187,7 +191,10 @@ def _hash_of(rules: Rules) -> str:
 
 def _to_plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        # a setting added later is left out at its default: every rule set that was
+        # hashed before it keeps its hash
+        return {f.name: _to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if f.metadata.get("kept_at_default", True) or getattr(value, f.name) != f.default}
     if isinstance(value, tuple):
         return [_to_plain(v) for v in value]
     if isinstance(value, Mapping):

@@ -152,11 +152,12 @@ class NewMatch:
 
 def deal_match(variant: str, rules: Rules, players: Sequence[PlayerSpec],
                decks: Sequence[Sequence[Card]] | None = None, *, tenant: int,
-               mint: Minter | None = None) -> NewMatch:
-    """Work out a new match of ``tenant`` for these players; pure but for the seed, the
-    tokens (``mint``: how they are made, random by default) and the bots' bill, so it
-    runs before any lock is taken."""
-    initial = new_match(rules, new_seed(), decks or ())
+               mint: Minter | None = None, seed: bytes | None = None) -> NewMatch:
+    """Work out a new match of ``tenant`` for these players; pure but for the seed (a new
+    one, unless ``seed``: a duplicate round's, which all its tables share), the tokens
+    (``mint``: how they are made, random by default) and the bots' bill, so it runs
+    before any lock is taken."""
+    initial = new_match(rules, seed or new_seed(), decks or ())
     seats, tokens = new_seats(players, mint) if mint else new_seats(players)
     waiting = any(p.open for p in players)
     state, plays = initial, []

@@ -585,8 +585,8 @@ async function drawTournament(id) {
   const tour = await api.tournament(id);
   if (shown.tournament !== id) return;
   $("#tournament-name").textContent = tour.name;
-  const length = tour.system === "swiss" ? t("t_system_swiss", { n: tour.planned_rounds })
-    : t("t_system_arena", { n: tour.duration_minutes });
+  const length = tour.system === "arena" ? t("t_system_arena", { n: tour.duration_minutes })
+    : t(`t_system_${tour.system}`, { n: tour.planned_rounds });
   $("#tournament-status").textContent = `${tour.variant} · ${length} · ${statusText(tour)} · ` +
     t("t_players", { n: tour.entrants.length, max: tour.max_players });
   const entered = player && tour.entrants.includes(player.player_id);
@@ -595,7 +595,7 @@ async function drawTournament(id) {
   $("#tournament-withdraw").hidden = !entered || tour.status === "finished" || tour.status === "cancelled";
   const me = $("#tournament-me");
   me.replaceChildren(player ? (entered ? t("t_entered") : "") : (open ? t("t_sign_in_first") : ""));
-  const games = tour.system === "swiss" ? tour.rounds.flatMap((r) => r.pairings) : tour.pairings;
+  const games = tour.system === "arena" ? tour.pairings : tour.rounds.flatMap((r) => r.pairings);
   const mine = entered && games.find((p) => p.status === "playing" && p.players.includes(player.player_id));
   if (mine) {
     const link = cell("a", t("t_watch"));
@@ -617,9 +617,9 @@ async function drawTournament(id) {
       cell("td", s.sonneborn_berger), cell("td", s.games));
     return row;
   }));
-  const rounds = tour.system === "swiss"
-    ? tour.rounds.map((r) => ({ title: t("t_round", { n: r.round }), pairings: r.pairings, bye: r.bye }))
-    : [{ title: "", pairings: tour.pairings, bye: null }];
+  const rounds = tour.system === "arena" ? [{ title: "", pairings: tour.pairings, byes: [] }]
+    : tour.rounds.map((r) => ({ title: t("t_round", { n: r.round }), pairings: r.pairings,
+      byes: r.byes || (r.bye ? [r.bye] : []) }));
   $("#tournament-rounds").replaceChildren(...rounds.slice().reverse().map((r) => {
     const box = document.createElement("div");
     if (r.title) box.append(cell("h3", r.title));
@@ -628,15 +628,15 @@ async function drawTournament(id) {
     list.append(...r.pairings.slice().reverse().map((p) => {
       const item = document.createElement("li");
       item.dataset.match = p.match_id;
-      const [a, b] = p.players;
-      const link = cell("a", `${a} – ${b}`);
+      const [a, b, c, d] = p.players;  // partners at a 4-player table: seats 0 and 2
+      const link = cell("a", c ? `${a} & ${c} – ${b} & ${d}` : `${a} – ${b}`);
       link.href = `/play?match=${encodeURIComponent(p.match_id)}`;
       const result = p.status === "playing" ? t("result_playing") : p.status === "void" ? t("t_void")
         : p.draw ? t("result_draw") : t("won", { name: p.winner });
       item.append(link, ` · ${result}`);
       return item;
     }));
-    if (r.bye) list.append(cell("li", t("t_bye", { name: r.bye })));
+    for (const bye of r.byes) list.append(cell("li", t("t_bye", { name: bye })));
     box.append(list);
     return box;
   }));

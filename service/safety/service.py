@@ -148,7 +148,7 @@ def _summary(m: MatchSummary) -> dict[str, Any]:
 ERASED_NAME = "Erased player"
 _IDS = frozenset({"player_id", "reporter", "winner", "bye", "first", "second", "opponent"})
 """Keys whose value is a player id, in the events kept as JSON (webhooks, streams)."""
-_ID_LISTS = frozenset({"entrants", "players", "withdrawn"})
+_ID_LISTS = frozenset({"entrants", "players", "withdrawn", "table", "byes"})
 """Keys whose value is a list of player ids."""
 
 

@@ -78,6 +78,9 @@ class TournamentStatus(StrEnum):
 class TournamentSystem(StrEnum):
     SWISS = "swiss"
     ARENA = "arena"
+    DUPLICATE = "duplicate"
+    """Every table of a round deals the same cards; each deal scored against the others
+    who held the same seat's cards (matchpoints)."""
 
 
 class PairingStatus(StrEnum):

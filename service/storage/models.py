@@ -523,10 +523,14 @@ class Tournament(db.Model):  # type: ignore[name-defined,misc]
     variant: Mapped[str] = mapped_column(String(64), nullable=False)
     rules: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
     """The house rules every match of the event is created with."""
-    system: Mapped[str] = mapped_column(String(8), nullable=False)
+    # SQLite keeps the width the table was made with: it never holds a VARCHAR to it
+    system: Mapped[str] = mapped_column(String(16).with_variant(String(8), "sqlite"),
+                                        nullable=False)
     """swiss or arena."""
     rounds: Mapped[int | None] = mapped_column(Integer)
-    """A Swiss's rounds."""
+    """A Swiss's (or a duplicate event's) rounds."""
+    deals: Mapped[int | None] = mapped_column(Integer)
+    """A duplicate event's deals at each table a round (each a whole round of the deck)."""
     duration_minutes: Mapped[int | None] = mapped_column(Integer)
     """An arena's length."""
     starts_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
@@ -584,6 +588,10 @@ class Pairing(db.Model):  # type: ignore[name-defined,misc]
     """The player in seat 0 (who plays first), or the bye's player."""
     second: Mapped[str | None] = mapped_column(String(128))
     """The player in seat 1; null for a bye."""
+    third: Mapped[str | None] = mapped_column(String(128))
+    """A 4-player table's seat 2 (seat 0's partner); null at two."""
+    fourth: Mapped[str | None] = mapped_column(String(128))
+    """A 4-player table's seat 3."""
     match_pk: Mapped[int | None] = mapped_column(ForeignKey("matches.pk", ondelete="SET NULL"))
     status: Mapped[str] = mapped_column(String(10), nullable=False,
                                         default=PairingStatus.PLAYING)

@@ -12,10 +12,15 @@ Arena: 2 points a win, 1 a draw, 0 a loss; a win after two wins in a row counts
 double (4), for as long as the streak lasts. A free player
 is paired with the free player nearest in standing who was not their last opponent;
 last opponents meet again only once one of them has waited ``rematch_after`` seconds.
+
+Duplicate: every table of a round deals the same cards; each deal's margin for a team is
+compared with the other tables' for the same seats' cards (matchpoints: 2 for each
+beaten, 1 for each tied); standings by matchpoints, then rating.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -254,3 +259,87 @@ def arena_results(games: Sequence[Game]) -> list[Game]:
             streak[me] = streak[me] + 1 if won else 0
         counted.append(Game(g.first, g.second, g.winner, g.draw, points[0], points[1]))
     return counted
+
+
+# --- duplicate events -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Table:
+    """A duplicate event's finished table: its round, its players by seat, each deal's
+    points per team, and its result (the winning team, or a draw)."""
+
+    round: int
+    seats: tuple[str, ...]
+    deals: tuple[tuple[int, ...], ...]
+    winner: int | None
+    draw: bool
+
+
+def duplicate_tables(players: Sequence[str], size: int, round_number: int,
+                     order_key: str) -> tuple[list[tuple[str, ...]], list[str]]:
+    """A duplicate round's tables (players by seat) and who sits out: the players drawn
+    into tables in an order of the round's own (``order_key``: the event and the round),
+    those left over sitting out, and at each table the seats turned by the round, so a
+    player holds a different seat's cards from round to round."""
+    drawn = sorted(players, key=lambda p: hashlib.sha256(
+        f"{order_key}:{round_number}:{p}".encode()).hexdigest())
+    seated = len(drawn) - len(drawn) % size
+    tables = []
+    for at in range(0, seated, size):
+        table = drawn[at:at + size]
+        turn = (round_number - 1) % size
+        tables.append(tuple(table[turn:] + table[:turn]))
+    return tables, drawn[seated:]
+
+
+def matchpoints(tables: Sequence[Table]) -> dict[str, float]:
+    """Each player's matchpoints: for every deal of every round, each table's margin for a
+    team (its points less the other team's in that deal) is compared with the margins of
+    the other tables of the round for the same team, that is the same seats' cards: 2
+    for each it beat, 1 for each it tied; every player of the team scores them."""
+    margins: dict[tuple[int, int, int], list[tuple[int, int]]] = defaultdict(list)
+    for number, table in enumerate(tables):
+        for deal, points in enumerate(table.deals):
+            for team in (0, 1):
+                margins[(table.round, deal, team)].append(
+                    (number, points[team] - points[1 - team]))
+    scored: dict[str, float] = defaultdict(float)
+    for (_, _, team), entries in margins.items():
+        for number, margin in entries:
+            earned = sum(2 if margin > other else 1 if margin == other else 0
+                         for at, other in entries if at != number)
+            for seat, player in enumerate(tables[number].seats):
+                if seat % 2 == team:
+                    scored[player] += earned
+    return scored
+
+
+def duplicate_standings(players: Sequence[str], tables: Sequence[Table],
+                        sat_out: Mapping[str, int], ratings: Mapping[str, float] | None = None,
+                        withdrawn: Sequence[str] = ()) -> list[Standing]:
+    """Everybody's standing by matchpoints (:func:`matchpoints`), then rating: ``games``
+    the tables played, wins, draws and losses their team's results there, ``byes`` the
+    rounds sat out."""
+    points = matchpoints(tables)
+    rows = {p: Standing(p, points=points.get(p, 0.0), rating=(ratings or {}).get(p),
+                        withdrawn=p in withdrawn, byes=sat_out.get(p, 0)) for p in players}
+    for table in tables:
+        for seat, player in enumerate(table.seats):
+            me = rows.get(player)
+            if me is None:
+                continue
+            me.games += 1
+            me.firsts += seat == 0
+            me.opponents.extend(p for s, p in enumerate(table.seats) if s % 2 != seat % 2)
+            if table.draw:
+                me.draws += 1
+            elif table.winner == seat % 2:
+                me.wins += 1
+            else:
+                me.losses += 1
+    ranked = sorted(rows.values(), key=lambda s: (
+        -s.points, -(s.rating if s.rating is not None else float("-inf")), s.player_id))
+    for place, row in enumerate(ranked, 1):
+        row.rank = place
+    return ranked

@@ -68,7 +68,8 @@ class Tournaments(MethodView):
         view = tournaments.create(tenant(), TournamentSpec(
             body["name"], body["variant"], body["rules"], body["system"], body.get("rounds"),
             body.get("duration_minutes"), body["starts_at"], body["min_players"],
-            body["max_players"], body["rated"], clock["move_seconds"], clock["timeout"]))
+            body["max_players"], body["rated"], clock["move_seconds"], clock["timeout"],
+            body.get("deals", 1) if body["system"] == "duplicate" else None))
         return view, 201, {"Location": url_for("tournaments.TournamentById",
                                                tournament_id=view.id)}
 

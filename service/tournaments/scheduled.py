@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select, update
 
-from ..engine import load_variant, with_house_rules
+from ..engine import Rules, load_variant, new_seed, with_house_rules
 from ..matches.rows import MatchRow
 from ..matches.seats import PlayerSpec
 from ..matches.service import deal_match, insert_match
@@ -36,6 +37,7 @@ from .service import (
     load,
     names_of,
     result_of,
+    seated,
     standings_of,
 )
 
@@ -43,6 +45,8 @@ log = logging.getLogger(__name__)
 STEPS_SECONDS = 5.0
 """A worker pass takes tournament steps for at most this long, then turns to its other
 chores (the rest wait for the next pass)."""
+MAX_TARGET = 10_000
+"""A duplicate table's target score: out of reach, so its deals alone end it."""
 REMATCH_AFTER_SECONDS = 3.0
 """An arena pairs last opponents again only once one of them has waited this long."""
 
@@ -116,7 +120,7 @@ def _start(t: Tournament, now: datetime) -> None:
     below ``min_players``."""
     loaded = load(t)
     entrants = [e.player_id for e in loaded.entrants]
-    if len(entrants) < t.min_players:
+    if len(entrants) < max(t.min_players, _table_size(t)):  # a 4-player table needs 4
         end(t, now, TournamentStatus.CANCELLED, loaded)
         return
     t.status = TournamentStatus.RUNNING
@@ -134,12 +138,13 @@ def _advance(t: Tournament, now: datetime) -> bool:
     :func:`results`). A pass with nothing to pair reads only who is playing (not every
     game so far)."""
     busy = _playing(t, now)
-    if t.system == TournamentSystem.SWISS:
+    if t.system != TournamentSystem.ARENA:  # by rounds: the next once all have ended
         if busy:
             return False
         loaded = load(t)
         assert t.rounds is not None
-        if t.round >= t.rounds or sum(e.withdrawn_at is None for e in loaded.entrants) < 2:
+        if t.round >= t.rounds or sum(e.withdrawn_at is None for e in loaded.entrants) \
+                < _table_size(t):
             end(t, now, TournamentStatus.FINISHED, loaded)
         else:
             _pair(t, loaded, now)
@@ -169,27 +174,79 @@ def _playing(t: Tournament, now: datetime) -> list[str]:
             .join(Match, Match.pk == Pairing.match_pk)
             .where(Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING)):
         if status in (MatchStatus.FINISHED, MatchStatus.ABORTED):
-            for name, value in result_of(status, winner, draw, (p.first, p.second)).items():
+            for name, value in result_of(status, winner, draw, seated(p)).items():
                 setattr(p, name, value)
             p.finished_at = now
         else:
-            busy.extend(who for who in (p.first, p.second) if who is not None)
+            busy.extend(seated(p))
     return busy
 
 
-def _open_match(t: Tournament, first: str, second: str, names: dict[str, str]) -> MatchRow:
-    """The match of a pairing, its seats bound to the two players (their player tokens
-    act for them), with the tournament's clock and rules."""
-    rules = with_house_rules(load_variant(t.variant).rules, t.rules)
-    new = deal_match(t.variant, rules, [
-        PlayerSpec(name=names[p], player_id=p, vouched=True) for p in (first, second)],
-        tenant=t.tenant_pk)
+def _rules(t: Tournament) -> Rules:
+    """The rules of the tournament's matches: its variant and house rules; a duplicate
+    event's tables play its deals, whatever the scores."""
+    overrides = dict(t.rules or {})
+    if t.system == TournamentSystem.DUPLICATE:
+        overrides.update(max_rounds=t.deals or 1, target_score=MAX_TARGET)
+    return with_house_rules(load_variant(t.variant).rules, overrides)
+
+
+def _table_size(t: Tournament) -> int:
+    return _rules(t).players if t.system == TournamentSystem.DUPLICATE else 2
+
+
+def _open_match(t: Tournament, players: Sequence[str], names: dict[str, str],
+                seed: bytes | None = None) -> MatchRow:
+    """The match of a pairing, its seats bound to its players (their player tokens act
+    for them), with the tournament's clock and rules (``seed``: a duplicate round's)."""
+    new = deal_match(t.variant, _rules(t), [
+        PlayerSpec(name=names[p], player_id=p, vouched=True) for p in players],
+        tenant=t.tenant_pk, seed=seed)
     return insert_match(new, t.tenant_pk, clock=(t.clock_seconds, t.clock_timeout),
                         rated=t.rated, tournament_game=True)
 
 
+def _pair_duplicate(t: Tournament, loaded: Loaded, now: datetime) -> bool:
+    """A duplicate event's next round: every table dealt from one new seed, so every
+    table holds the same cards, the players drawn into tables with their seats turned
+    (:func:`pairing.duplicate_tables`), those left over sitting the round out."""
+    t.round += 1
+    active = [e.player_id for e in loaded.entrants if e.withdrawn_at is None]
+    tables, out = pairing.duplicate_tables(active, _table_size(t), t.round, t.id)
+    names = names_of(loaded)
+    seed = new_seed()
+    made: list[tuple[Pairing, MatchRow | None]] = [
+        (Pairing(tournament_pk=t.pk, round=t.round, first=who, second=None,
+                 status=PairingStatus.FINISHED, created_at=now, finished_at=now), None)
+        for who in out]
+    for table in tables:
+        match = _open_match(t, table, names, seed)
+        seats = dict(zip(("first", "second", "third", "fourth"), table, strict=False))
+        made.append((Pairing(tournament_pk=t.pk, round=t.round, match_pk=match.pk,
+                             status=PairingStatus.PLAYING, created_at=now, **seats), match))
+    db.session.add_all([p for p, _ in made])
+    db.session.flush()
+    personal: dict[str, dict[str, Any]] = {
+        who: {"round": t.round, "bye": True, "match_id": None} for who in out}
+    for p, m in made:
+        if m is not None:
+            table = seated(p)
+            for seat, me in enumerate(table):
+                personal[me] = {"round": t.round, "bye": False, "match_id": m.id,
+                                "seat": seat, "table": table}
+    games = [{"match_id": m.id, "players": seated(p)} for p, m in made if m is not None]
+    announce(t, "tournament.round", {
+        "round": t.round, "pairings": games, "bye": out[0] if out else None,
+        "names": {who: names[who] for who in (*out, *(p for g in games for p in g["players"]))},
+    }, personal)
+    return True
+
+
 def _pair(t: Tournament, loaded: Loaded, now: datetime) -> bool:
-    """The next Swiss round, or games for the arena's free players; whether any."""
+    """The next Swiss or duplicate round, or games for the arena's free players; whether
+    any."""
+    if t.system == TournamentSystem.DUPLICATE:
+        return _pair_duplicate(t, loaded, now)
     games = counted_games(t, loaded)
     order = [s for s in standings_of(t, loaded, games) if not s.withdrawn]
     names = names_of(loaded)
@@ -213,7 +270,7 @@ def _pair(t: Tournament, loaded: Loaded, now: datetime) -> bool:
             return False
         t.round += 1
     for first, second in pairs:
-        match = _open_match(t, first, second, names)
+        match = _open_match(t, (first, second), names)
         made.append((Pairing(tournament_pk=t.pk, round=t.round, first=first, second=second,
                              match_pk=match.pk, status=PairingStatus.PLAYING, created_at=now),
                      match))

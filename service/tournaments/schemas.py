@@ -32,7 +32,10 @@ class CreateTournamentSchema(ma.Schema):
     system = ma.fields.String(required=True,
                               validate=validate.OneOf([s.value for s in TournamentSystem]))
     rounds = JsonInteger(validate=validate.Range(min=1, max=20), metadata={
-        "description": "swiss: how many rounds (1-20)"})
+        "description": "swiss and duplicate: how many rounds (1-20)"})
+    deals = JsonInteger(validate=validate.Range(min=1, max=10), metadata={
+        "description": "duplicate: the deals each table plays a round (1-10, each a whole "
+        "round of the deck; 1 by default)"})
     duration_minutes = JsonInteger(validate=validate.Range(min=5, max=720), metadata={
         "description": "arena: how long it runs (5-720)"})
     starts_at = ZonedDateTime(required=True, metadata={
@@ -56,6 +59,13 @@ class CreateTournamentSchema(ma.Schema):
                                      "duration_minutes")
         if system == TournamentSystem.ARENA and "rounds" in data:
             raise ma.ValidationError("an arena runs for duration_minutes", "rounds")
+        if system == TournamentSystem.DUPLICATE and "rounds" not in data:
+            raise ma.ValidationError("a duplicate event needs rounds (1-20)", "rounds")
+        if system == TournamentSystem.DUPLICATE and "duration_minutes" in data:
+            raise ma.ValidationError("a duplicate event runs by rounds", "duration_minutes")
+        if system != TournamentSystem.DUPLICATE and "deals" in data:
+            raise ma.ValidationError("only a duplicate event plays a set number of deals",
+                                     "deals")
         if data.get("min_players", 2) > data.get("max_players", 256):
             raise ma.ValidationError("must be at most max_players", "min_players")
         starts = data.get("starts_at")
@@ -93,11 +103,18 @@ class PairingSchema(ma.Schema):
 
 
 class RoundSchema(ma.Schema):
-    """A Swiss round."""
+    """A Swiss (or duplicate) round."""
 
     round = ma.fields.Integer(required=True)
-    pairings = ma.fields.List(ma.fields.Nested(PairingSchema), required=True)
+    pairings = ma.fields.List(ma.fields.Nested(PairingSchema), required=True, metadata={
+        "description": "duplicate: the tables, each one's players by seat"})
     bye = ma.fields.String(required=True, allow_none=True)
+    byes = ma.fields.List(ma.fields.String(), required=True, metadata={
+        "description": "everyone who sat the round out (a Swiss's one bye; at a duplicate "
+        "event, the players left over from full tables)"})
+    commitment = ma.fields.String(required=True, allow_none=True, metadata={
+        "description": "duplicate: SHA-256 of the round's seed, which every table's match "
+        "shows as its commitment and reveals once over: the same cards at every table"})
 
 
 class TournamentSchema(ma.Schema):
@@ -111,7 +128,9 @@ class TournamentSchema(ma.Schema):
     status = ma.fields.String(required=True, validate=validate.OneOf(
         [s.value for s in TournamentStatus]))
     planned_rounds = JsonInteger(required=True, allow_none=True, metadata={
-        "description": "swiss: the rounds it was created with"})
+        "description": "swiss and duplicate: the rounds it was created with"})
+    deals = JsonInteger(required=True, allow_none=True, metadata={
+        "description": "duplicate: the deals each table plays a round"})
     duration_minutes = ma.fields.Integer(required=True, allow_none=True)
     starts_at = UTCDateTime(required=True)
     ends_at = UTCDateTime(required=True, allow_none=True, metadata={
@@ -127,7 +146,8 @@ class TournamentSchema(ma.Schema):
     names = ma.fields.Dict(**NAMES)
     standings = ma.fields.List(ma.fields.Nested(StandingSchema), required=True)
     rounds = ma.fields.List(ma.fields.Nested(RoundSchema), required=True, allow_none=True,
-                            metadata={"description": "swiss: each round's pairings"})
+                            metadata={"description": "swiss and duplicate: each round's "
+                                      "pairings"})
     pairings = ma.fields.List(ma.fields.Nested(PairingSchema), required=True,
                               allow_none=True, metadata={
                                   "description": "arena: every game, in the order paired"})

@@ -3,16 +3,18 @@ its match ends (the worker's steps are :mod:`.scheduled`'s)."""
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from datetime import datetime
 from typing import Any
 
 from flask import current_app
 from sqlalchemy import func, select, update
 
-from ..engine import load_variant, with_house_rules
+from ..engine import load_variant, rules_from_json, state_from_dict, with_house_rules
 from ..live.listener import CHANNEL
 from ..matches.changes import MatchChanged
 from ..matches.service import call_off
@@ -63,11 +65,13 @@ class TournamentSpec:
     rated: bool
     clock_seconds: int
     clock_timeout: str
+    deals: int | None = None
+    """A duplicate event's deals at each table a round."""
 
 
 @dataclass(frozen=True)
 class PairingView:
-    """A game of the tournament: its match, its two players (first to play first)."""
+    """A game of the tournament: its match, its players by seat (first to play first)."""
 
     match_id: str | None
     players: list[str]
@@ -79,11 +83,14 @@ class PairingView:
 
 @dataclass(frozen=True)
 class RoundView:
-    """A Swiss round: its pairings and its bye."""
+    """A Swiss (or duplicate) round: its pairings, its byes (a Swiss's one), and at a
+    duplicate event the commitment every table's match shares."""
 
     round: int
     pairings: list[PairingView]
     bye: str | None
+    byes: list[str]
+    commitment: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,7 @@ class TournamentView:
     system: str
     status: str
     planned_rounds: int | None
+    deals: int | None
     duration_minutes: int | None
     starts_at: datetime
     ends_at: datetime | None
@@ -124,10 +132,10 @@ class TournamentView:
 def create(tenant: int, spec: TournamentSpec) -> TournamentView:
     """A new scheduled tournament (its rules checked now, as a match's would be)."""
     rules = with_house_rules(load_variant(spec.variant).rules, spec.rules)
-    if rules.players != 2:
+    if rules.players != 2 and spec.system != TournamentSystem.DUPLICATE:
         raise TwoPlayersOnly(
-            f"tournament matches are two-player; {spec.variant} with these rules is for "
-            f"{rules.players}", field="rules", problem="must be a two-player game")
+            f"Swiss and arena matches are two-player; {spec.variant} with these rules is "
+            f"for {rules.players}", field="rules", problem="must be a two-player game")
     with transaction(write=True):
         _check_open_count(tenant)
         row = Tournament(
@@ -136,7 +144,8 @@ def create(tenant: int, spec: TournamentSpec) -> TournamentView:
             duration_minutes=spec.duration_minutes, starts_at=spec.starts_at,
             min_players=spec.min_players, max_players=spec.max_players, rated=spec.rated,
             clock_seconds=spec.clock_seconds, clock_timeout=spec.clock_timeout,
-            status=TournamentStatus.SCHEDULED, round=0, created_at=utcnow())
+            deals=spec.deals, status=TournamentStatus.SCHEDULED, round=0,
+            created_at=utcnow())
         db.session.add(row)
         db.session.flush()
         return _view(row)
@@ -201,12 +210,12 @@ def entrants_of(t: Tournament) -> list[Entrant]:
 
 def join(tenant: int, tournament_id: str, player_id: str, name: str | None) -> TournamentView:
     """Enter a vouched player (again, after a withdrawal, while entry is open). Entry
-    closes when a Swiss starts; an arena takes entrants until it ends. Joining twice
-    changes nothing."""
+    closes when a Swiss or duplicate event starts; an arena takes entrants until it ends.
+    Joining twice changes nothing."""
     with transaction(write=True):
         t = _find(tenant, tournament_id, lock=True)
         if t.status in OVER or (t.status == TournamentStatus.RUNNING
-                                                and t.system == TournamentSystem.SWISS):
+                                                and t.system != TournamentSystem.ARENA):
             raise EntryClosed(f"the tournament is {t.status}: entry is closed")
         entrants = {e.player_id: e for e in entrants_of(t)}
         mine = entrants.get(player_id)
@@ -270,7 +279,7 @@ def pseudonymize(tenant: int, player_id: str, pseudonym: str) -> None:
     db.session.execute(update(Entrant).where(Entrant.tournament_pk.in_(mine),
                                              Entrant.player_id == player_id)
                        .values(player_id=pseudonym, name=None))
-    for column in ("first", "second", "winner"):
+    for column in ("first", "second", "third", "fourth", "winner"):
         db.session.execute(update(Pairing).where(
             Pairing.tournament_pk.in_(mine), getattr(Pairing, column) == player_id)
             .values({column: pseudonym}))
@@ -345,18 +354,26 @@ class Loaded:
     pairings: Sequence[tuple[Pairing, str | None]]
     """Every pairing with its match's id, in the order made."""
     ratings: dict[str, float]
+    commitments: dict[int, str] = dataclass_field(default_factory=dict)
+    """Each pairing's match's commitment, by pairing."""
 
 
 def load(t: Tournament) -> Loaded:
     entrants = entrants_of(t)
-    pairings = [(p, match_id) for p, match_id in db.session.execute(
-        select(Pairing, Match.id).outerjoin(Match, Match.pk == Pairing.match_pk)
-        .where(Pairing.tournament_pk == t.pk).order_by(Pairing.pk))]
+    commitments: dict[int, str] = {}
+    pairings = []
+    for p, match_id, commitment in db.session.execute(
+            select(Pairing, Match.id, Match.commitment)
+            .outerjoin(Match, Match.pk == Pairing.match_pk)
+            .where(Pairing.tournament_pk == t.pk).order_by(Pairing.pk)):
+        pairings.append((p, match_id))
+        if commitment is not None:
+            commitments[p.pk] = commitment
     ratings = {player_id: ordinal for player_id, ordinal in db.session.execute(
         select(Player.player_id, Rating.ordinal).join(Rating, Rating.player_pk == Player.pk)
         .where(Player.tenant_pk == t.tenant_pk, Rating.pool == t.variant,
                Player.player_id.in_([e.player_id for e in entrants])))}
-    return Loaded(entrants, pairings, ratings)
+    return Loaded(entrants, pairings, ratings, commitments)
 
 
 def counted_games(t: Tournament, loaded: Loaded) -> list[Game]:
@@ -370,30 +387,64 @@ def counted_games(t: Tournament, loaded: Loaded) -> list[Game]:
 
 def standings_of(t: Tournament, loaded: Loaded,
                games: Sequence[Game] | None = None) -> list[Standing]:
-    """Everybody's standing after ``games`` (default: the counted games so far)."""
+    """Everybody's standing after ``games`` (default: the counted games so far); at a
+    duplicate event, by the matchpoints of its finished tables."""
+    if t.system == TournamentSystem.DUPLICATE:
+        return _duplicate_standings(loaded)
     return pairing.standings(
         [e.player_id for e in loaded.entrants],
         counted_games(t, loaded) if games is None else games, loaded.ratings,
         withdrawn=[e.player_id for e in loaded.entrants if e.withdrawn_at is not None])
 
 
+def seated(p: Pairing) -> list[str]:
+    """A pairing's players by seat (a bye's one)."""
+    return [who for who in (p.first, p.second, p.third, p.fourth) if who is not None]
+
+
+def _duplicate_standings(loaded: Loaded) -> list[Standing]:
+    """A duplicate event's standings: its finished tables' deals, each compared with the
+    other tables' of the round (:func:`pairing.duplicate_standings`)."""
+    finished = {p.match_pk: p for p, _ in loaded.pairings
+                if p.status == PairingStatus.FINISHED and p.match_pk is not None}
+    tables = []
+    for match_pk, rules, rules_hash, snapshot in db.session.execute(
+            select(Match.pk, Match.rules, Match.rules_hash, Match.snapshot)
+            .where(Match.pk.in_(list(finished)))):
+        p = finished[match_pk]
+        state = state_from_dict(snapshot, rules_from_json(rules, rules_hash))
+        tables.append(pairing.Table(p.round, tuple(seated(p)),
+                                    tuple(tuple(r.points) for r in state.results),
+                                    state.winner, state.draw))
+    sat_out: dict[str, int] = {}
+    for p, _ in loaded.pairings:
+        if p.match_pk is None and p.second is None:
+            sat_out[p.first] = sat_out.get(p.first, 0) + 1
+    return pairing.duplicate_standings(
+        [e.player_id for e in loaded.entrants], tables, sat_out, loaded.ratings,
+        withdrawn=[e.player_id for e in loaded.entrants if e.withdrawn_at is not None])
+
+
 def _pairing_view(p: Pairing, match_id: str | None) -> PairingView:
-    return PairingView(match_id, [p.first] + ([p.second] if p.second else []), p.winner,
-                       p.draw, p.status)
+    return PairingView(match_id, seated(p), p.winner, p.draw, p.status)
 
 
 def _view(t: Tournament, loaded: Loaded | None = None) -> TournamentView:
     loaded = loaded or load(t)
     rounds: list[RoundView] | None = None
     arena: list[PairingView] | None = None
-    if t.system == TournamentSystem.SWISS:
+    if t.system != TournamentSystem.ARENA:
         by_round: dict[int, RoundView] = {}
         for p, match_id in loaded.pairings:
-            this = by_round.setdefault(p.round, RoundView(p.round, [], None))
+            this = by_round.setdefault(p.round, RoundView(p.round, [], None, []))
             if p.second is None:
-                by_round[p.round] = RoundView(p.round, this.pairings, p.first)
+                this.byes.append(p.first)
+                by_round[p.round] = dataclasses.replace(this, bye=this.bye or p.first)
             else:
                 this.pairings.append(_pairing_view(p, match_id))
+                if t.system == TournamentSystem.DUPLICATE and this.commitment is None:
+                    by_round[p.round] = dataclasses.replace(
+                        this, commitment=loaded.commitments.get(p.pk))
         rounds = [by_round[n] for n in sorted(by_round)]
     else:
         arena = [_pairing_view(p, match_id) for p, match_id in loaded.pairings]
@@ -404,7 +455,7 @@ def _view(t: Tournament, loaded: Loaded | None = None) -> TournamentView:
         else [standing_row(s, names) for s in standings_of(t, loaded)]
     return TournamentView(
         t.id, t.name, t.variant, dict(t.rules or {}), t.system, t.status, t.rounds,
-        t.duration_minutes, as_utc(t.starts_at), as_utc(t.ends_at) if t.ends_at else None,
+        t.deals, t.duration_minutes, as_utc(t.starts_at), as_utc(t.ends_at) if t.ends_at else None,
         t.min_players, t.max_players, t.rated,
         {"move_seconds": t.clock_seconds, "timeout": t.clock_timeout}, t.round,
         [e.player_id for e in loaded.entrants if e.withdrawn_at is None],

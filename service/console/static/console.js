@@ -410,7 +410,8 @@ async function tournamentsPage() {
   const list = await api("GET", "/v1/tournaments");
   const form = el("form", { class: "inline", onsubmit: (e) => e.preventDefault() },
     field("name", t("name"), { id: "t-name", maxlength: 100 }),
-    el("label", {}, t("system"), el("select", { id: "t-system" }, el("option", { value: "swiss" }, "swiss"), el("option", { value: "arena" }, "arena"))),
+    el("label", {}, t("system"), el("select", { id: "t-system" }, el("option", { value: "swiss" }, "swiss"), el("option", { value: "arena" }, "arena"),
+      el("option", { value: "duplicate" }, "duplicate"))),
     field("rounds", t("rounds_label"), { id: "t-rounds", type: "number", min: 1, value: 3 }),
     field("starts", t("starts_at"), { id: "t-starts", type: "datetime-local" }),
     field("seconds", t("move_seconds"), { id: "t-seconds", type: "number", min: 5, value: 30 }),
@@ -420,8 +421,8 @@ async function tournamentsPage() {
       const body = { name: document.getElementById("t-name").value, system,
         starts_at: starts ? new Date(starts).toISOString() : new Date(Date.now() + 3600e3).toISOString(),
         clock: { move_seconds: Number(document.getElementById("t-seconds").value) } };
-      if (system === "swiss") body.rounds = Number(document.getElementById("t-rounds").value);
-      else body.duration_minutes = 60;
+      if (system === "arena") body.duration_minutes = 60;
+      else body.rounds = Number(document.getElementById("t-rounds").value);
       return api("POST", "/v1/tournaments", body);
     }));
   return [el("h1", {}, t("tournaments")), form,
@@ -439,6 +440,7 @@ async function tournamentPage(id) {
     el("h2", {}, t("pairings")),
     ...(x.rounds || [{ round: "", pairings: x.pairings || [] }]).map((round) => el("div", {},
       el("h3", {}, `${t("round")} ${round.round}`),
+      round.commitment ? el("p", {}, el("code", {}, round.commitment)) : "",
       table([t("match"), t("players"), t("status")], (round.pairings || []).map((p) => [
         p.match_id ? el("a", { href: `#/matches/${p.match_id}` }, p.match_id.slice(0, 8)) : "bye",
         (p.players || []).join(" – "), p.status || ""]))))];

@@ -1,0 +1,122 @@
+"""Duplicate events: every table of a round deals the same cards (one seed, the same
+commitment), each deal scored against the others who held the same seats' cards
+(matchpoints); for two players and for four, played to the end over HTTP."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from itertools import combinations
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.client import auth
+from tests.tournaments.helpers import create, entered, read, work
+
+PLAYERS = [f"p{i}" for i in range(8)]
+
+
+def _play_round(client: FlaskClient, tour: dict[str, Any], tokens: dict[str, str]) -> None:
+    """Every table of the round under way played to its end, each player playing their
+    first legal move."""
+    [current] = [r for r in tour["rounds"] if r["round"] == tour["round"]]
+    for table in current["pairings"]:
+        match, seats = table["match_id"], table["players"]
+        while True:  # a seat's view: spectators see a tournament game some plays late
+            state = client.get(f"/v1/matches/{match}", headers=auth(tokens[seats[0]])).get_json()
+            if state["status"] != "active":
+                break
+            token = tokens[seats[state["turn"]]]
+            mine = client.get(f"/v1/matches/{match}", headers=auth(token)).get_json()
+            move = mine["legal_moves"][0]
+            r = client.post(f"/v1/matches/{match}/moves", headers=auth(token),
+                            json={"card": move["card"], "capture": move["capture"]})
+            assert r.status_code == 201, r.get_json()
+
+
+def _run_event(app: Flask, client: FlaskClient, **body: Any) -> tuple[dict[str, Any],
+                                                                       dict[str, str]]:
+    tid, tokens = entered(client, PLAYERS, system="duplicate", **body)
+    work(app)  # starts it: the first round's tables
+    tour = read(client, tid)
+    while tour["status"] == "running":
+        _play_round(client, tour, tokens)
+        work(app)  # the next round, or the end
+        tour = read(client, tid)
+    return tour, tokens
+
+
+def _same_cards_at_every_table(client: FlaskClient, tour: dict[str, Any]) -> None:
+    """Each round's tables were dealt from one seed: the round's commitment is every
+    table's, and each revealed seed hashes to it; rounds differ."""
+    seeds = []
+    for rnd in tour["rounds"]:
+        logs = [client.get(f"/v1/matches/{t['match_id']}/moves").get_json()
+                for t in rnd["pairings"]]
+        assert {log["commitment"] for log in logs} == {rnd["commitment"]}
+        assert len({log["seed"] for log in logs}) == 1 and logs[0]["seed"]
+        seeds.append(logs[0]["seed"])
+        # the same seat's first cards at every table: the first play's seat and deal
+        firsts = [next(m for m in log["moves"] if m["kind"] == "play")["seat"] for log in logs]
+        assert len(set(firsts)) == 1
+    assert len(set(seeds)) == len(seeds)
+
+
+def test_a_two_player_duplicate_event_of_eight_players(app: Flask, client: FlaskClient) -> None:
+    tour, _ = _run_event(app, client, rounds=2, deals=1)
+    assert tour["status"] == "finished" and tour["deals"] == 1
+    assert [len(r["pairings"]) for r in tour["rounds"]] == [4, 4]
+    assert all(len(t["players"]) == 2 for r in tour["rounds"] for t in r["pairings"])
+    assert all(r["byes"] == [] for r in tour["rounds"])
+    _same_cards_at_every_table(client, tour)
+    # per round, deal and team: the four tables compared in pairs, 2 matchpoints a pair
+    points = {row["player_id"]: row["points"] for row in tour["standings"]}
+    assert sum(points.values()) == 2 * 1 * 2 * 2 * len(list(combinations(range(4), 2)))
+    assert [row["rank"] for row in tour["standings"]] == list(range(1, 9))
+    assert [row["points"] for row in tour["standings"]] == sorted(points.values(), reverse=True)
+    assert all(row["games"] == 2 for row in tour["standings"])
+
+
+def test_a_four_player_duplicate_event_of_eight_players(app: Flask, client: FlaskClient) -> None:
+    tour, _ = _run_event(app, client, variant="egyptian-4p", rounds=1, deals=1)
+    assert tour["status"] == "finished"
+    [rnd] = tour["rounds"]
+    assert len(rnd["pairings"]) == 2 and all(len(t["players"]) == 4 for t in rnd["pairings"])
+    _same_cards_at_every_table(client, tour)
+    # one deal, two teams, the two tables compared once: 2 matchpoints to each pair of
+    # partners, both scoring them
+    rows = {row["player_id"]: row for row in tour["standings"]}
+    assert sum(row["points"] for row in rows.values()) == 1 * 2 * 2 * 2
+    for table in rnd["pairings"]:
+        seats = table["players"]
+        assert rows[seats[0]]["points"] == rows[seats[2]]["points"]  # partners
+        assert rows[seats[1]]["points"] == rows[seats[3]]["points"]
+
+
+def test_the_players_left_over_sit_the_round_out(app: Flask, client: FlaskClient) -> None:
+    tid, _ = entered(client, PLAYERS[:6], system="duplicate", variant="egyptian-4p",
+                     rounds=1)
+    work(app)
+    [rnd] = read(client, tid)["rounds"]
+    assert len(rnd["pairings"]) == 1 and len(rnd["byes"]) == 2
+    assert rnd["bye"] == rnd["byes"][0]
+
+
+def test_what_a_duplicate_event_needs(client: FlaskClient) -> None:
+    soon = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+    base = {"name": "d", "starts_at": soon,
+            "clock": {"move_seconds": 60, "timeout": "bot"}}
+    for body, field in (({"system": "duplicate"}, "rounds"),
+                        ({"system": "duplicate", "rounds": 2, "duration_minutes": 10},
+                         "duration_minutes"),
+                        ({"system": "swiss", "rounds": 2, "deals": 2}, "deals"),
+                        ({"system": "duplicate", "rounds": 2, "deals": 11}, "deals")):
+        r = client.post("/v1/tournaments", json={**base, **body})
+        assert r.status_code == 422, body
+        assert field in [e["field"] for e in r.get_json()["errors"]], r.get_json()
+    r = client.post("/v1/tournaments", json={**base, "system": "swiss", "rounds": 2,
+                                             "variant": "egyptian-4p"})
+    assert r.status_code == 422 and r.get_json()["reason"] == "two_players_only"
+    made = create(client, system="duplicate", rounds=2, variant="egyptian-4p")
+    assert made["system"] == "duplicate" and made["deals"] == 1
