@@ -31,7 +31,7 @@ from ..storage.db import after_commit
 from ..storage.enums import EndReason, MatchStatus, MoveKind
 from ..storage.models import utcnow
 from . import finish, store
-from .rows import LogEntry, MatchRow, SeatRow
+from .rows import STAND_IN, LogEntry, MatchRow, SeatRow
 from .store import KeyRecord
 
 Event = tuple[str, dict[str, Any]]
@@ -58,8 +58,9 @@ class MatchChanged:
     @cached_property
     def events(self) -> tuple[Event, ...]:
         """What happened, as anyone may see it (never a hand, the stock, or the seed
-        before the end): the match started, each play, whose turn it is (a human's), the
-        match ended. Worked out once, when a subscriber first asks."""
+        before the end): the match started, each play, a seat dropped (its stand-in
+        keeps it) or its player back, whose turn it is (a human's), the match ended.
+        Worked out once, when a subscriber first asks."""
         m = self.match
         base = {"match_id": m.id, "version": m.version}
         events: list[Event] = []
@@ -72,6 +73,12 @@ class MatchChanged:
                            "player_id": s.player_id, "bot": s.bot} for s in m.seats],
             }))
         for seq, entry in enumerate(self.entries, start=self.before_version + 1):
+            if entry.kind in (MoveKind.DROP, MoveKind.BACK):
+                events.append(("match.seat_dropped" if entry.kind == MoveKind.DROP
+                               else "match.seat_back", {
+                                   "match_id": m.id, "version": seq, "seat": entry.seat,
+                                   "name": m.seats[entry.seat].name,
+                                   "stand_in": m.stand_in or STAND_IN}))
             if entry.play is not None:
                 events.append(("match.move", {
                     "match_id": m.id, "version": seq, "round": entry.round,
@@ -89,7 +96,8 @@ class MatchChanged:
             events.append(("match.finished", {
                 **base, "status": m.status, "end_reason": m.end_reason,
                 "scores": list(m.scores), "winner": m.winner, "draw": m.draw,
-                "rounds": m.rounds, "seed": m.seed.hex(), "commitment": m.commitment,
+                "rounds": m.rounds, "seed": m.seed.hex() if not m.sealed else None,
+                "commitment": m.commitment,
                 "rating_changes": [with_display(c) for c in m.rating_changes]
                 if m.rating_changes else None}))
         if self.voided:

@@ -135,9 +135,10 @@ def replay(state: State, records: Sequence[MoveRecord]) -> State:
 
 def shown_records(match: MatchRow, records: Sequence[MoveRecord]) -> tuple[list[MoveRecord], int]:
     """The log entries a spectator may see (all but the last ``spectator_delay`` plays
-    and what came after them) and how many plays that leaves out."""
+    and what came after them; none of a sealed match's plays) and how many plays that
+    leaves out."""
     plays = [i for i, r in enumerate(records) if r.kind == MoveKind.PLAY]
-    hidden = min(match.spectator_delay, len(plays))
+    hidden = len(plays) if match.sealed else min(match.spectator_delay, len(plays))
     if not hidden:
         return list(records), 0
     return list(records[:plays[-hidden]]), hidden
@@ -175,7 +176,7 @@ def match_view(match: MatchRow, state: State, seat: int | None, *,
         explicit_decks=match.explicit_decks,
         created_at=match.created_at,
         view=view,
-        seed=state.seed.hex() if status.over else None,
+        seed=state.seed.hex() if status.over and not match.sealed else None,
         end_reason=end_reason,
         rematch=rematch,
         rated=match.rated,

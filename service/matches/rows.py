@@ -88,6 +88,10 @@ class MatchRow:
     """The seats a stand-in bot keeps now, until their players come back."""
     spectator_delay: int = 0
     """Plays a spectator's view lags behind while the match goes on."""
+    sealed: bool = False
+    """A duplicate round's table while the round goes on: its seed and plays kept from
+    everyone but its seats and the front end's server (every table holds the same
+    cards)."""
 
     @property
     def seat_keys(self) -> tuple[SeatKey, ...]:
@@ -123,8 +127,14 @@ class MatchRow:
 
     @property
     def delays_spectators(self) -> bool:
-        """Whether spectators see it some plays late now: in play, with a delay."""
-        return self.status == MatchStatus.ACTIVE and self.spectator_delay > 0
+        """Whether spectators see it some plays late now: in play, with a delay; or
+        sealed (they see none of its plays)."""
+        return self.sealed or (self.status == MatchStatus.ACTIVE and self.spectator_delay > 0)
+
+    @property
+    def seed_shown(self) -> bool:
+        """Whether its seed is public: once over, unless sealed."""
+        return self.status.over and not self.sealed
 
     def due(self, now: datetime) -> bool:
         """Whether the seat to play has run out of time."""

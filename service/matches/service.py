@@ -170,7 +170,7 @@ def deal_match(variant: str, rules: Rules, players: Sequence[PlayerSpec],
 def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
                  clock: tuple[int, str] | None = None, rated: bool = False,
                  tournament_game: bool = False, stand_in: str | None = None,
-                 spectator_delay: int | None = None) -> MatchRow:
+                 spectator_delay: int | None = None, sealed: bool = False) -> MatchRow:
     """Store a worked-out match in the caller's write transaction (NOTIFYed on commit). A
     rated match asked without a clock gets ``BASRA_RATED_MOVE_SECONDS`` (autoplay): a
     loser cannot stall it for ever. Spectators of a rated or tournament match lag
@@ -184,7 +184,8 @@ def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
         commitment(new.initial.seed), new.explicit_decks,
         status=MatchStatus.WAITING if new.waiting else MatchStatus.ACTIVE, quick=quick,
         clock=(clock[0], ClockTimeout(clock[1])) if clock else None, rated=rated,
-        tournament_game=tournament_game, stand_in=stand_in, spectator_delay=spectator_delay)
+        tournament_game=tournament_game, stand_in=stand_in, spectator_delay=spectator_delay,
+        sealed=sealed)
     for seat in new.seats:
         if seat.vouched and seat.player_id is not None:
             players.remember(tenant, seat.player_id, seat.name)
@@ -649,6 +650,13 @@ def void_match(match_id: str, tenant: int, reason: str, actor: str) -> MatchView
     return match_view(match, state, None)
 
 
+def unseal(match_pks: Sequence[int]) -> None:
+    """Make sealed matches' seeds and plays public, their duplicate round over (caller's
+    write transaction); this process's kept matches forgotten."""
+    store.unseal(match_pks)
+    after_commit(cache.reset)
+
+
 def call_off(match_id: str, tenant: int) -> None:
     """End a match that its event called off (a cancelled tournament's game), in the
     caller's write transaction: ``aborted``, nobody wins; one over already stays so."""
@@ -774,10 +782,10 @@ def move_log(match_id: str, tenant: int, after: int = 0, token: Credential | Non
 
 
 def _log_of(match: MatchRow, state: State, moves: list[MoveRecord]) -> MoveLog:
-    finished = match.status == MatchStatus.FINISHED
+    shown = match.status == MatchStatus.FINISHED and match.seed_shown
     return MoveLog(
         match.id, match.status, match.version, match.commitment, match.explicit_decks, moves,
-        match.seed.hex() if finished else None,
+        match.seed.hex() if shown else None,
         [[str(c) for c in deck] for deck in state.decks]
-        if finished and match.explicit_decks else None,
+        if shown and match.explicit_decks else None,
     )

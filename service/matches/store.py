@@ -59,7 +59,7 @@ _ROW = (_M.c.pk, _M.c.id, _M.c.tenant_pk, _M.c.variant, _M.c.rules_hash, _M.c.st
         _M.c.end_reason, _M.c.rounds, _M.c.turn, _M.c.rated, _M.c.rating_changes,
         _M.c.quick, _M.c.tournament_game, _M.c.rematch_id, _M.c.clock_seconds,
         _M.c.clock_timeout, _M.c.deadline, _M.c.timeouts, _M.c.voided_at, _M.c.void_reason,
-        _M.c.stand_in, _M.c.dropped, _M.c.spectator_delay)
+        _M.c.stand_in, _M.c.dropped, _M.c.spectator_delay, _M.c.sealed)
 """The columns of a :class:`MatchRow`, in its fields' order (its seats apart)."""
 _SEAT = (_S.c.seat, _S.c.name, _S.c.player_id, _S.c.bot, _S.c.token_hash, _S.c.vouched)
 _READ = (*_ROW, _M.c.rules, _M.c.snapshot, *_SEAT)
@@ -78,7 +78,7 @@ def _row(r: Sequence[Any], seats: tuple[SeatRow, ...]) -> MatchRow:
         EndReason(r[16]) if r[16] else None, r[17], r[18], r[19],
         tuple(changes) if changes is not None else None, r[21], r[22], r[23], r[24],
         ClockTimeout(r[25]) if r[25] else None, _moment(r[26]), tuple(r[27] or ()), seats,
-        _moment(r[28]), r[29], r[30], tuple(r[31] or ()), r[32])
+        _moment(r[28]), r[29], r[30], tuple(r[31] or ()), r[32], bool(r[33]))
 
 
 def _found(rows: Sequence[Sequence[Any]]) -> tuple[MatchRow, State]:
@@ -259,7 +259,7 @@ def create(match_id: str, tenant: int, variant: str, state: State, seats: Sequen
            commitment: str, explicit_decks: bool, *, status: MatchStatus, quick: bool,
            clock: tuple[int, ClockTimeout] | None, rated: bool,
            tournament_game: bool = False, stand_in: str | None = None,
-           spectator_delay: int = 0) -> MatchRow:
+           spectator_delay: int = 0, sealed: bool = False) -> MatchRow:
     """Insert a tenant's match at version 0, its seats and its starting snapshot."""
     now = utcnow()
     seconds, timeout = clock if clock else (None, None)
@@ -269,14 +269,14 @@ def create(match_id: str, tenant: int, variant: str, state: State, seats: Sequen
              "created_at": now, "quick": quick, "tournament_game": tournament_game,
              "rated": rated, "clock_seconds": seconds,
              "clock_timeout": timeout, "stand_in": stand_in,
-             "spectator_delay": spectator_delay}
+             "spectator_delay": spectator_delay, "sealed": sealed}
     row = MatchRow(
         0, match_id, tenant, variant, state.rules.content_hash, status, 0, state.seed,
         commitment, explicit_decks, now, now, None, (), None, False, None, 1, None, rated,
         None, quick, tournament_game, None, seconds, timeout, None, (0,) * len(seats),
         tuple(SeatRow(i, s.name, s.player_id, s.bot, s.token_hash, s.vouched)
               for i, s in enumerate(seats)),
-        stand_in=stand_in, spectator_delay=spectator_delay,
+        stand_in=stand_in, spectator_delay=spectator_delay, sealed=sealed,
     ).after(state, 0, now, status=status)
     saved = {name: _listed(getattr(row, name)) for name in _SAVED[1:]}
     pk = db.session.execute(insert(_M).returning(_M.c.pk), {
@@ -549,3 +549,9 @@ def keep_chat_settings(tenant: int, mode: str, spectators: bool, words: list[str
         kept = ChatSettings(tenant_pk=tenant)
         db.session.add(kept)
     kept.mode, kept.spectators, kept.words, kept.updated_at = mode, spectators, words, utcnow()
+
+
+def unseal(match_pks: Sequence[int]) -> None:
+    """Make these matches' seeds and plays public (their duplicate round is over)."""
+    if match_pks:
+        db.session.execute(update(_M).where(_M.c.pk.in_(list(match_pks))).values(sealed=False))

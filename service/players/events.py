@@ -29,8 +29,11 @@ EVENT_DAYS = 7
 """Events are kept this long: a stream resumes within a week."""
 REPLAY_ROWS = 200
 """At most this many events are read at once (a stream resuming far back pages)."""
-FOR_PLAYERS = ("match.started", "match.turn", "match.finished", "match.voided")
-"""The match events a seated player's stream gets (a turn only when it is theirs)."""
+FOR_PLAYERS = ("match.started", "match.turn", "match.finished", "match.voided",
+               "match.seat_dropped", "match.seat_back")
+"""The match events a seated player's stream gets (a turn only when it is theirs; a
+seat dropped or back, its own or another's, with ``seat`` theirs and ``dropped`` the
+seat it is about)."""
 
 
 def wake_key(tenant: int, player_id: str) -> str:
@@ -68,7 +71,8 @@ def for_match(tenant: int, seated: Sequence[tuple[int, str]],
         for seat, player_id in seated:
             if kind == "match.turn" and data["seat"] != seat:
                 continue
-            told.append((player_id, kind, {**data, "seat": seat}))
+            about = {"dropped": data["seat"]} if kind.startswith("match.seat_") else {}
+            told.append((player_id, kind, {**data, **about, "seat": seat}))
     return [events(tenant, told)] if told else []
 
 

@@ -228,6 +228,7 @@ def _board(b: LeaderboardPage) -> dict[str, Any]:
 
 
 PLAYER_EVENTS = ("match.started", "match.turn", "match.finished", "match.voided",
+                 "match.seat_dropped", "match.seat_back",
                  "tournament.started", "tournament.round", "tournament.finished",
                  "friend.requested", "friend.accepted", "friend.removed", "challenge.created",
                  "challenge.accepted", "challenge.declined", "challenge.cancelled",
@@ -240,6 +241,9 @@ class PlayerEventSchema(ma.Schema):
     over. ``match.started`` (`match_id`, `seat`), ``match.turn`` (their turn: `match_id`,
     `seat`, `deadline`), ``match.finished`` (`match_id`, `status`, `winner`, `scores`,
     ...), ``match.voided`` (`match_id`, `reason`: its result counts no more);
+    ``match.seat_dropped`` and ``match.seat_back`` (`match_id`, `dropped`: the seat a
+    stand-in now keeps, or whose player is back; theirs when it equals `seat`: say
+    POST .../back);
     ``tournament.started``, ``tournament.round`` (their pairing: `match_id` or a
     `bye`), ``tournament.finished`` (their `rank` and `points`); ``friend.requested``
     (`from`, `to`), ``friend.accepted`` and ``friend.removed`` (`players`);

@@ -288,6 +288,11 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     spectator_delay: Mapped[int] = mapped_column(Integer, nullable=False, default=0,
                                                  server_default=text("0"))
     """Plays a spectator's view lags behind while the match goes on."""
+    sealed: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False,
+                                         server_default=false())
+    """A duplicate round's table: its seed and plays kept from everyone but its seats
+    (and the front end's server) until the round is over, for every table holds the
+    same cards."""
 
     seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", lazy="selectin")
     """Loaded with the match: in the same query where the store asks (joinedload). One

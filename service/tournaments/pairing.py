@@ -15,7 +15,9 @@ last opponents meet again only once one of them has waited ``rematch_after`` sec
 
 Duplicate: every table of a round deals the same cards; each deal's margin for a team is
 compared with the other tables' for the same seats' cards (matchpoints: 2 for each
-beaten, 1 for each tied); standings by matchpoints, then rating.
+beaten, 1 for each tied; a side that conceded loses the deals left); a player who sat
+a round out, or whose table was voided, scores the round's average; standings by
+matchpoints, then rating.
 """
 
 from __future__ import annotations
@@ -267,43 +269,52 @@ def arena_results(games: Sequence[Game]) -> list[Game]:
 @dataclass(frozen=True)
 class Table:
     """A duplicate event's finished table: its round, its players by seat, each deal's
-    points per team, and its result (the winning team, or a draw)."""
+    points per team, its result (the winning team, or a draw), the deals it was to play
+    and the team that conceded the rest, if it ended before them."""
 
     round: int
     seats: tuple[str, ...]
     deals: tuple[tuple[int, ...], ...]
     winner: int | None
     draw: bool
+    planned: int = 0
+    conceded: int | None = None
 
 
-def duplicate_tables(players: Sequence[str], size: int, round_number: int,
-                     order_key: str) -> tuple[list[tuple[str, ...]], list[str]]:
-    """A duplicate round's tables (players by seat) and who sits out: the players drawn
-    into tables in an order of the round's own (``order_key``: the event and the round),
-    those left over sitting out, and at each table the seats turned by the round, so a
-    player holds a different seat's cards from round to round."""
-    drawn = sorted(players, key=lambda p: hashlib.sha256(
-        f"{order_key}:{round_number}:{p}".encode()).hexdigest())
-    seated = len(drawn) - len(drawn) % size
-    tables = []
-    for at in range(0, seated, size):
-        table = drawn[at:at + size]
-        turn = (round_number - 1) % size
-        tables.append(tuple(table[turn:] + table[:turn]))
-    return tables, drawn[seated:]
+CONCEDED = 10**6
+"""A conceded deal's margin: below (for the side that conceded) or above any played."""
+
+
+def duplicate_tables(players: Sequence[str], size: int, secret: str,
+                     sat_out: Mapping[str, int]) -> tuple[list[tuple[str, ...]], list[str]]:
+    """A duplicate round's tables (players by seat) and who sits out: the players in an
+    order drawn from the round's ``secret`` (its seed, unknown before the end of the
+    round), those who sat out least leaving the round when some are left over; the
+    rest in tables, seated in the drawn order."""
+    drawn = sorted(players, key=lambda p: hashlib.sha256(f"{secret}:{p}".encode()).hexdigest())
+    left = len(drawn) % size
+    by_turn = sorted(drawn, key=lambda p: -sat_out.get(p, 0))  # stable: the draw within
+    out = by_turn[len(by_turn) - left:] if left else []
+    playing = [p for p in drawn if p not in out]
+    return [tuple(playing[at:at + size]) for at in range(0, len(playing), size)], out
 
 
 def matchpoints(tables: Sequence[Table]) -> dict[str, float]:
     """Each player's matchpoints: for every deal of every round, each table's margin for a
     team (its points less the other team's in that deal) is compared with the margins of
     the other tables of the round for the same team, that is the same seats' cards: 2
-    for each it beat, 1 for each it tied; every player of the team scores them."""
+    for each it beat, 1 for each it tied; every player of the team scores them. A deal a
+    table did not play because one side conceded is lost by that side to every table."""
     margins: dict[tuple[int, int, int], list[tuple[int, int]]] = defaultdict(list)
     for number, table in enumerate(tables):
-        for deal, points in enumerate(table.deals):
+        for deal in range(max(table.planned, len(table.deals))):
             for team in (0, 1):
-                margins[(table.round, deal, team)].append(
-                    (number, points[team] - points[1 - team]))
+                if deal < len(table.deals):
+                    points = table.deals[deal]
+                    margin = points[team] - points[1 - team]
+                else:
+                    margin = -CONCEDED if team == table.conceded else CONCEDED
+                margins[(table.round, deal, team)].append((number, margin))
     scored: dict[str, float] = defaultdict(float)
     for (_, _, team), entries in margins.items():
         for number, margin in entries:
@@ -316,14 +327,26 @@ def matchpoints(tables: Sequence[Table]) -> dict[str, float]:
 
 
 def duplicate_standings(players: Sequence[str], tables: Sequence[Table],
-                        sat_out: Mapping[str, int], ratings: Mapping[str, float] | None = None,
+                        excused: Mapping[int, Sequence[str]],
+                        ratings: Mapping[str, float] | None = None,
                         withdrawn: Sequence[str] = ()) -> list[Standing]:
     """Everybody's standing by matchpoints (:func:`matchpoints`), then rating: ``games``
-    the tables played, wins, draws and losses their team's results there, ``byes`` the
-    rounds sat out."""
+    the tables played, wins, draws and losses their team's results there. A player
+    ``excused`` from a round (round -> players: sat out, or their table was voided)
+    scores the round's average a player (``byes`` counts the rounds sat out or voided)."""
     points = matchpoints(tables)
     rows = {p: Standing(p, points=points.get(p, 0.0), rating=(ratings or {}).get(p),
-                        withdrawn=p in withdrawn, byes=sat_out.get(p, 0)) for p in players}
+                        withdrawn=p in withdrawn) for p in players}
+    for number, who in excused.items():
+        seated = [p for table in tables if table.round == number for p in table.seats]
+        if not seated:
+            continue
+        per_player = sum(matchpoints([t for t in tables if t.round == number]).values()) \
+            / len(seated)
+        for player in who:
+            if player in rows:
+                rows[player].points += round(per_player, 2)
+                rows[player].byes += 1
     for table in tables:
         for seat, player in enumerate(table.seats):
             me = rows.get(player)

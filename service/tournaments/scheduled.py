@@ -22,7 +22,7 @@ from sqlalchemy import func, select, update
 from ..engine import Rules, load_variant, new_seed, with_house_rules
 from ..matches.rows import MatchRow
 from ..matches.seats import PlayerSpec
-from ..matches.service import deal_match, insert_match
+from ..matches.service import deal_match, insert_match, unseal
 from ..storage.db import DISCONNECTED, db, transaction
 from ..storage.enums import MatchStatus, PairingStatus, TournamentStatus, TournamentSystem
 from ..storage.errors import DatabaseUnavailable
@@ -120,7 +120,7 @@ def _start(t: Tournament, now: datetime) -> None:
     below ``min_players``."""
     loaded = load(t)
     entrants = [e.player_id for e in loaded.entrants]
-    if len(entrants) < max(t.min_players, _table_size(t)):  # a 4-player table needs 4
+    if len(entrants) < max(t.min_players, _least(t)):
         end(t, now, TournamentStatus.CANCELLED, loaded)
         return
     t.status = TournamentStatus.RUNNING
@@ -143,8 +143,10 @@ def _advance(t: Tournament, now: datetime) -> bool:
             return False
         loaded = load(t)
         assert t.rounds is not None
+        if t.system == TournamentSystem.DUPLICATE:  # the round is over: its tables public
+            unseal([p.match_pk for p, _ in loaded.pairings if p.match_pk is not None])
         if t.round >= t.rounds or sum(e.withdrawn_at is None for e in loaded.entrants) \
-                < _table_size(t):
+                < _least(t):
             end(t, now, TournamentStatus.FINISHED, loaded)
         else:
             _pair(t, loaded, now)
@@ -184,10 +186,12 @@ def _playing(t: Tournament, now: datetime) -> list[str]:
 
 def _rules(t: Tournament) -> Rules:
     """The rules of the tournament's matches: its variant and house rules; a duplicate
-    event's tables play its deals, whatever the scores."""
+    event's tables play its deals, whatever the scores, and a tie on cards carries
+    nothing into the next deal (its stakes would differ from table to table)."""
     overrides = dict(t.rules or {})
     if t.system == TournamentSystem.DUPLICATE:
         overrides.update(max_rounds=t.deals or 1, target_score=MAX_TARGET)
+        overrides["scoring"] = {**overrides.get("scoring", {}), "most_cards_tie": "none"}
     return with_house_rules(load_variant(t.variant).rules, overrides)
 
 
@@ -195,26 +199,38 @@ def _table_size(t: Tournament) -> int:
     return _rules(t).players if t.system == TournamentSystem.DUPLICATE else 2
 
 
+def _least(t: Tournament) -> int:
+    """The fewest players it starts (or plays a round) with: two tables at a duplicate
+    event (one table has nobody to be compared with), else two players."""
+    return 2 * _table_size(t) if t.system == TournamentSystem.DUPLICATE else 2
+
+
 def _open_match(t: Tournament, players: Sequence[str], names: dict[str, str],
                 seed: bytes | None = None) -> MatchRow:
     """The match of a pairing, its seats bound to its players (their player tokens act
-    for them), with the tournament's clock and rules (``seed``: a duplicate round's)."""
+    for them), with the tournament's clock and rules (``seed``: a duplicate round's,
+    its match sealed until the round is over)."""
     new = deal_match(t.variant, _rules(t), [
         PlayerSpec(name=names[p], player_id=p, vouched=True) for p in players],
         tenant=t.tenant_pk, seed=seed)
     return insert_match(new, t.tenant_pk, clock=(t.clock_seconds, t.clock_timeout),
-                        rated=t.rated, tournament_game=True)
+                        rated=t.rated, tournament_game=True, sealed=seed is not None)
 
 
 def _pair_duplicate(t: Tournament, loaded: Loaded, now: datetime) -> bool:
     """A duplicate event's next round: every table dealt from one new seed, so every
-    table holds the same cards, the players drawn into tables with their seats turned
-    (:func:`pairing.duplicate_tables`), those left over sitting the round out."""
+    table holds the same cards, its match sealed until the round is over; the players
+    drawn into tables and seats by the round's secret seed, those who sat out least
+    sitting out when some are left over (:func:`pairing.duplicate_tables`)."""
     t.round += 1
     active = [e.player_id for e in loaded.entrants if e.withdrawn_at is None]
-    tables, out = pairing.duplicate_tables(active, _table_size(t), t.round, t.id)
-    names = names_of(loaded)
     seed = new_seed()
+    sat_out: dict[str, int] = {}
+    for p, _ in loaded.pairings:
+        if p.match_pk is None and p.second is None:
+            sat_out[p.first] = sat_out.get(p.first, 0) + 1
+    tables, out = pairing.duplicate_tables(active, _table_size(t), seed.hex(), sat_out)
+    names = names_of(loaded)
     made: list[tuple[Pairing, MatchRow | None]] = [
         (Pairing(tournament_pk=t.pk, round=t.round, first=who, second=None,
                  status=PairingStatus.FINISHED, created_at=now, finished_at=now), None)
@@ -236,7 +252,7 @@ def _pair_duplicate(t: Tournament, loaded: Loaded, now: datetime) -> bool:
                                 "seat": seat, "table": table}
     games = [{"match_id": m.id, "players": seated(p)} for p, m in made if m is not None]
     announce(t, "tournament.round", {
-        "round": t.round, "pairings": games, "bye": out[0] if out else None,
+        "round": t.round, "pairings": games, "bye": out[0] if out else None, "byes": out,
         "names": {who: names[who] for who in (*out, *(p for g in games for p in g["players"]))},
     }, personal)
     return True

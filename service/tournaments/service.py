@@ -17,7 +17,7 @@ from sqlalchemy import func, select, update
 from ..engine import load_variant, rules_from_json, state_from_dict, with_house_rules
 from ..live.listener import CHANNEL
 from ..matches.changes import MatchChanged
-from ..matches.service import call_off
+from ..matches.service import call_off, unseal
 from ..players import events as player_events
 from ..players import service as players
 from ..storage import writes
@@ -183,6 +183,8 @@ def cancel(tenant: int, tournament_id: str) -> TournamentView:
         # results subscriber voids each aborted game's pairing)
         for match_id in playing:
             call_off(match_id, tenant)
+        unseal(list(db.session.execute(select(Pairing.match_pk).where(
+            Pairing.tournament_pk == t.pk, Pairing.match_pk.is_not(None))).scalars()))
         db.session.execute(update(Pairing).where(
             Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING
         ).values(status=PairingStatus.VOID, finished_at=utcnow()))
@@ -413,15 +415,20 @@ def _duplicate_standings(loaded: Loaded) -> list[Standing]:
             .where(Match.pk.in_(list(finished)))):
         p = finished[match_pk]
         state = state_from_dict(snapshot, rules_from_json(rules, rules_hash))
-        tables.append(pairing.Table(p.round, tuple(seated(p)),
-                                    tuple(tuple(r.points) for r in state.results),
-                                    state.winner, state.draw))
-    sat_out: dict[str, int] = {}
+        played = tuple(tuple(r.points) for r in state.results)
+        planned = state.rules.max_rounds or len(played)
+        # a match ended before its deals (a resignation, a forfeit): the side that
+        # conceded loses the deals left, as if beaten at every other table
+        conceded = None if len(played) >= planned or state.winner is None \
+            else 1 - state.winner
+        tables.append(pairing.Table(p.round, tuple(seated(p)), played, state.winner,
+                                    state.draw, planned, conceded))
+    excused: dict[int, list[str]] = {}
     for p, _ in loaded.pairings:
-        if p.match_pk is None and p.second is None:
-            sat_out[p.first] = sat_out.get(p.first, 0) + 1
+        if (p.match_pk is None and p.second is None) or p.status == PairingStatus.VOID:
+            excused.setdefault(p.round, []).extend(seated(p))
     return pairing.duplicate_standings(
-        [e.player_id for e in loaded.entrants], tables, sat_out, loaded.ratings,
+        [e.player_id for e in loaded.entrants], tables, excused, loaded.ratings,
         withdrawn=[e.player_id for e in loaded.entrants if e.withdrawn_at is not None])
 
 

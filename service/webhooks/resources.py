@@ -71,7 +71,8 @@ class Webhooks(MethodView):
         """Send these events of the front end's matches to `url`, signed per Standard
         Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with the
         `secret` in this answer (shown only here). Events: `match.started`, `match.turn`,
-        `match.move`, `match.finished`; each `{"type", "timestamp", "data"}`."""
+        `match.move`, `match.seat_dropped`, `match.seat_back`, `match.finished`, ...;
+        each `{"type", "timestamp", "data"}`."""
         return webhooks.create_webhook(keyed_tenant(), body["url"], body["events"],
                                        current_app.config["BASRA_WEBHOOKS_ALLOW_PRIVATE"])
 

@@ -170,6 +170,15 @@ class MatchTurnSchema(_Change):
         "description": "when the seat's time runs out; null without a clock"})
 
 
+class MatchSeatSchema(_Change):
+    """A seat's player dropped (the match's stand-in bot keeps the seat), or came back."""
+
+    seat = ma.fields.Integer(required=True)
+    name = ma.fields.String(required=True, allow_none=True)
+    stand_in = ma.fields.String(required=True, metadata={
+        "description": "the bot level that keeps a dropped seat"})
+
+
 class MatchFinishedSchema(_Change):
     """The match is over (won, resigned, timed out or aborted)."""
 
@@ -180,7 +189,9 @@ class MatchFinishedSchema(_Change):
     winner = ma.fields.Integer(required=True, allow_none=True)
     draw = JsonBoolean(required=True)
     rounds = ma.fields.Integer(required=True)
-    seed = ma.fields.String(required=True, metadata={"description": "the seed, now public"})
+    seed = ma.fields.String(required=True, allow_none=True, metadata={
+        "description": "the seed, now public (null for a duplicate round's table until "
+        "the round is over: every table holds the same cards)"})
     commitment = ma.fields.String(required=True)
     rating_changes = ma.fields.List(ma.fields.Nested(RatingChangeSchema), **RATING_CHANGES)
 
@@ -265,7 +276,8 @@ class TournamentStartedSchema(_OfTournament):
 
 
 class TournamentPairingSchema(_Open):
-    """A game paired: its match and its players, the first to play first."""
+    """A game paired: its match and its players by seat, the first to play first (four
+    at a 4-player duplicate table: seats 0 and 2 partners)."""
 
     match_id = ma.fields.String(required=True)
     players = ma.fields.List(ma.fields.String(), required=True)
@@ -278,6 +290,8 @@ class TournamentRoundSchema(_OfTournament):
         "description": "the Swiss round; null in an arena"})
     pairings = ma.fields.List(ma.fields.Nested(TournamentPairingSchema), required=True)
     bye = ma.fields.String(required=True, allow_none=True)
+    byes = ma.fields.List(ma.fields.String(), metadata={
+        "description": "duplicate: everyone who sits the round out (`bye` is the first)"})
     names = ma.fields.Dict(**NAMES)
 
 
@@ -328,6 +342,8 @@ MESSAGES: dict[str, type[ma.Schema]] = {
     "match.turn": _message("match.turn", MatchTurnSchema),
     "match.finished": _message("match.finished", MatchFinishedSchema),
     "match.voided": _message("match.voided", MatchVoidedSchema),
+    "match.seat_dropped": _message("match.seat_dropped", MatchSeatSchema),
+    "match.seat_back": _message("match.seat_back", MatchSeatSchema),
     "tournament.started": _message("tournament.started", TournamentStartedSchema),
     "tournament.round": _message("tournament.round", TournamentRoundSchema),
     "tournament.finished": _message("tournament.finished", TournamentFinishedSchema),

@@ -34,6 +34,7 @@ from . import cache
 from .errors import DeliveryNotFound, WebhookNotFound, WebhookUrlNotAllowed
 
 EVENTS = ("match.started", "match.turn", "match.move", "match.finished", "match.voided",
+          "match.seat_dropped", "match.seat_back",
           "tournament.started", "tournament.round", "tournament.finished", "report.created",
           "friend.requested", "friend.accepted", "friend.removed", "challenge.created",
           "challenge.accepted", "challenge.declined", "challenge.cancelled",

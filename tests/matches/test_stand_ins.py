@@ -3,15 +3,16 @@ under the ``bot`` timeout; the player is back when they say so with the seat's t
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from service import worker
 from service.storage.db import db
-from service.storage.models import Match, utcnow
+from service.storage.models import Match, PlayerEvent, utcnow
 from tests.client import auth, play, tokens, view
 from tests.conftest import api_key
 
@@ -149,3 +150,21 @@ def test_nobody_keeps_a_seat_of_a_match_that_is_over(client: FlaskClient) -> Non
     assert client.post(f"/v1/matches/{match}/resign", headers=auth(toks[0])).status_code == 200
     over = view(client, match)
     assert over["status"] == "finished" and over["dropped"] == []
+
+
+def test_the_players_and_the_front_end_hear_of_a_drop_and_a_return(
+        app: Flask, client: FlaskClient) -> None:
+    players = [{"name": "ann", "player_id": "ann"}, {"name": "bob", "player_id": "bob"}]
+    r = client.post("/v1/matches", json={"players": players})
+    match, toks = r.get_json()["id"], tokens(r.get_json())
+    assert client.post(f"/v1/matches/{match}/seats/1/drop").status_code == 200
+    assert client.post(f"/v1/matches/{match}/back", headers=auth(toks[1])).status_code == 200
+    with app.app_context():
+        told = db.session.execute(select(PlayerEvent.player_id, PlayerEvent.type,
+                                         PlayerEvent.body).where(
+            PlayerEvent.type.like("match.seat_%")).order_by(PlayerEvent.pk)).all()
+        db.session.remove()
+    seen = [(who, kind, json.loads(body)["dropped"], json.loads(body)["seat"])
+            for who, kind, body in told]
+    assert seen == [("ann", "match.seat_dropped", 1, 0), ("bob", "match.seat_dropped", 1, 1),
+                    ("ann", "match.seat_back", 1, 0), ("bob", "match.seat_back", 1, 1)]

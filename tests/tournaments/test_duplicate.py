@@ -42,9 +42,27 @@ def _run_event(app: Flask, client: FlaskClient, **body: Any) -> tuple[dict[str, 
     tour = read(client, tid)
     while tour["status"] == "running":
         _play_round(client, tour, tokens)
+        _sealed_until_the_round_is_over(client, tour, tokens)
         work(app)  # the next round, or the end
         tour = read(client, tid)
     return tour, tokens
+
+
+def _sealed_until_the_round_is_over(client: FlaskClient, tour: dict[str, Any],
+                                    tokens: dict[str, str]) -> None:
+    """Every table of the round has ended, and the worker has not yet seen it: a
+    spectator sees none of a table's plays, and nobody its seed (every table holds the
+    same cards); its seats and the front end's server (this keyless client) see its
+    plays."""
+    [current] = [r for r in tour["rounds"] if r["round"] == tour["round"]]
+    table = current["pairings"][0]
+    match, seat0 = table["match_id"], tokens[table["players"][0]]
+    watching = client.get(f"/v1/matches/{match}").get_json()
+    assert watching["status"] == "finished" and watching["seed"] is None
+    assert watching["last_move"] is None and watching["behind"] > 0
+    for asking in (auth(seat0), {}):
+        log = client.get(f"/v1/matches/{match}/moves", headers=asking).get_json()
+        assert len(log["moves"]) == watching["behind"] and log["seed"] is None
 
 
 def _same_cards_at_every_table(client: FlaskClient, tour: dict[str, Any]) -> None:
@@ -95,12 +113,20 @@ def test_a_four_player_duplicate_event_of_eight_players(app: Flask, client: Flas
 
 
 def test_the_players_left_over_sit_the_round_out(app: Flask, client: FlaskClient) -> None:
+    tid, _ = entered(client, [*PLAYERS, "p8", "p9"], system="duplicate",
+                     variant="egyptian-4p", rounds=1)
+    work(app)
+    [rnd] = read(client, tid)["rounds"]
+    assert len(rnd["pairings"]) == 2 and len(rnd["byes"]) == 2
+    assert rnd["bye"] == rnd["byes"][0]
+
+
+def test_a_single_table_is_not_an_event(app: Flask, client: FlaskClient) -> None:
+    """One table has nobody to be compared with: an event needs two at the start."""
     tid, _ = entered(client, PLAYERS[:6], system="duplicate", variant="egyptian-4p",
                      rounds=1)
     work(app)
-    [rnd] = read(client, tid)["rounds"]
-    assert len(rnd["pairings"]) == 1 and len(rnd["byes"]) == 2
-    assert rnd["bye"] == rnd["byes"][0]
+    assert read(client, tid)["status"] == "cancelled"
 
 
 def test_what_a_duplicate_event_needs(client: FlaskClient) -> None:

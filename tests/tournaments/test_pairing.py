@@ -60,3 +60,22 @@ def test_the_arena_doubles_a_win_after_two_wins_in_a_row() -> None:
     counted = pairing.arena_results(games)
     assert [g.first_points for g in counted] == [2, 2, 4, 1, 2]
     assert [g.second_points for g in counted] == [0, 0, 0, 1, 0]
+
+
+def test_duplicate_matchpoints_compare_each_deal_with_the_same_cards_elsewhere() -> None:
+    from service.tournaments.pairing import Table, duplicate_standings, matchpoints
+
+    # one round, one deal, three tables: team 0's margins 10, 0 and 0
+    tables = [Table(1, ("a", "b"), ((20, 10),), 0, False, 1),
+              Table(1, ("c", "d"), ((5, 5),), None, True, 1),
+              Table(1, ("e", "f"), ((5, 5),), None, True, 1)]
+    assert matchpoints(tables) == {"a": 4, "b": 0, "c": 1, "d": 3, "e": 1, "f": 3}
+    # a side that concedes before its last deal loses it to every table, the other wins it
+    two = [Table(1, ("a", "b"), ((10, 0), (0, 10)), None, True, 2),
+           Table(1, ("c", "d"), ((10, 0),), 0, False, 2, conceded=1)]
+    assert matchpoints(two) == {"a": 1 + 0, "b": 1 + 2, "c": 1 + 2, "d": 1 + 0}
+    # who sits out scores the round's average a player
+    ranked = duplicate_standings(["a", "b", "c", "d", "e", "f", "g"], tables, {1: ["g"]})
+    rows = {s.player_id: s for s in ranked}
+    assert rows["g"].points == round(12 / 6, 2) and rows["g"].byes == 1
+    assert [s.player_id for s in ranked][:2] == ["a", "d"]

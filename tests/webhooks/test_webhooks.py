@@ -173,25 +173,28 @@ def test_private_and_odd_addresses_are_refused(url: str, tmp_path: Path) -> None
 def test_every_event_arrives_signed_and_shows_no_hidden_card(
     backend: str, tmp_path: Path, receiver: Receiver,
 ) -> None:
-    """A whole clocked match against a bot: the receiver gets match.started, match.turn
-    (with the deadline), one match.move per play, match.finished, and once the front end
-    voids it match.voided, each verified with the standardwebhooks library; no payload
-    holds a hand, the stock or the seed before the end."""
+    """A whole clocked match between two people, one of them dropped and back at the
+    start: the receiver gets match.started, match.seat_dropped, match.seat_back,
+    match.turn (with the deadline), one match.move per play, match.finished, and once
+    the front end voids it match.voided, each verified with the standardwebhooks
+    library; no payload holds a hand, the stock or the seed before the end."""
     app = hooked(backend, tmp_path)
     client = app.test_client()
     key = key_of(app)
     hook = subscribe(client, key, receiver.url)
     created = client.post("/v1/matches", headers=key, json={
-        "players": [{"name": "alice"}, {"bot": "greedy"}],
+        "players": [{"name": "alice"}, {"name": "bob"}],
         "clock": {"move_seconds": 600, "timeout": "autoplay"}}).get_json()
-    match_id, token = created["id"], created["seats"][0]["token"]
-    state = created["state"]
+    match_id = created["id"]
+    tokens = {s["seat"]: s["token"] for s in created["seats"]}
+    assert client.post(f"/v1/matches/{match_id}/seats/1/drop", headers=key).status_code == 200
+    state = client.post(f"/v1/matches/{match_id}/back", headers={
+        **key, "Authorization": f"Bearer {tokens[1]}"}).get_json()
     while state["status"] == "active":
-        mine = client.get(f"/v1/matches/{match_id}", headers={**key, **{
-            "Authorization": f"Bearer {token}"}}).get_json()
+        seat = {"Authorization": f"Bearer {tokens[state['turn']]}"}
+        mine = client.get(f"/v1/matches/{match_id}", headers={**key, **seat}).get_json()
         move = mine["legal_moves"][0]
-        r = client.post(f"/v1/matches/{match_id}/moves", json=move,
-                        headers={**key, "Authorization": f"Bearer {token}"})
+        r = client.post(f"/v1/matches/{match_id}/moves", json=move, headers={**key, **seat})
         state = r.get_json()["state"]
     log = client.get(f"/v1/matches/{match_id}/moves", headers=key).get_json()
     plays = [m for m in log["moves"] if m["kind"] == "play"]
@@ -220,7 +223,11 @@ def test_every_event_arrives_signed_and_shows_no_hidden_card(
     assert [(m["seat"], m["card"], m["captured"]) for m in moves] == \
         [(m["seat"], m["card"], m["captured"]) for m in plays]
     turns = [p["data"] for p in payloads if p["type"] == "match.turn"]
-    assert turns and all(t["seat"] == 0 and t["deadline"] for t in turns)  # the bot's: none
+    assert {t["seat"] for t in turns} == {0, 1} and all(t["deadline"] for t in turns)
+    seats = [(p["type"], p["data"]["seat"], p["data"]["stand_in"]) for p in payloads
+             if p["type"].startswith("match.seat_")]
+    assert sorted(seats) == [("match.seat_back", 1, "greedy"),
+                             ("match.seat_dropped", 1, "greedy")]
     finished = next(p["data"] for p in payloads if p["type"] == "match.finished")
     assert finished["end_reason"] == "target_score" and finished["scores"] == state["scores"]
     assert finished["seed"] == log["seed"]

@@ -1,4 +1,5 @@
-"""Duplicate events: a tournament's deals at each table, and 4-player tables.
+"""Duplicate events: a tournament's deals at each table, 4-player tables, and matches
+sealed while their round goes on.
 
 Revision ID: 0028
 Revises: 0027
@@ -24,6 +25,8 @@ def _system_width(old: int, new: int) -> None:
 
 
 def upgrade() -> None:
+    op.add_column("matches", sa.Column("sealed", sa.Boolean(), nullable=False,
+                                       server_default=sa.false()))
     op.add_column("tournaments", sa.Column("deals", sa.Integer()))
     op.add_column("tournament_pairings", sa.Column("third", sa.String(128)))
     op.add_column("tournament_pairings", sa.Column("fourth", sa.String(128)))
@@ -35,3 +38,4 @@ def downgrade() -> None:
     op.drop_column("tournament_pairings", "fourth")
     op.drop_column("tournament_pairings", "third")
     op.drop_column("tournaments", "deals")
+    op.drop_column("matches", "sealed")
