@@ -22,7 +22,7 @@ from ..engine import (
 )
 from ..storage.enums import EndReason, MatchStatus, MoveKind
 from ..storage.models import MoveRecord
-from .rows import STAND_IN, MatchRow
+from .rows import STAND_IN, MatchRow, finished_by
 
 SPECTATOR_DELAY = 4
 """Plays a spectator lags behind in a rated or tournament match unless it says
@@ -158,7 +158,7 @@ def match_view(match: MatchRow, state: State, seat: int | None, *,
     status, end_reason, rematch = match.status, match.end_reason, match.rematch_id
     if version is not None:
         status = MatchStatus.FINISHED if state.finished else MatchStatus.ACTIVE
-        end_reason = EndReason.TARGET_SCORE if state.finished else None
+        end_reason = finished_by(state) if state.finished else None
         rematch = None
     view = observe(state, seat)
     if status == MatchStatus.WAITING:

@@ -145,12 +145,13 @@ class MatchRow:
               status: MatchStatus | None = None, end_reason: EndReason | None = None,
               **changed: Any) -> MatchRow:
         """The row once ``state`` is saved at ``version`` (the status follows the state,
-        unless given; a finished match ended by the target score unless said), with the
+        unless given; a finished match ended by the target score, or its deals, unless
+        said), with the
         ``changed`` columns (seats, timeouts, rating changes, a rematch)."""
         if status is None:
             status = MatchStatus.FINISHED if state.finished else MatchStatus.ACTIVE
         if status == MatchStatus.FINISHED and end_reason is None:
-            end_reason = EndReason.TARGET_SCORE
+            end_reason = finished_by(state)
         playing = status == MatchStatus.ACTIVE
         if status.over:
             changed["dropped"] = ()  # nobody keeps a seat of a match that is over
@@ -192,6 +193,16 @@ class LogEntry:
     @classmethod
     def of(cls, play: Play, timeout: bool = False, stand_in: bool = False) -> LogEntry:
         return cls(MoveKind.PLAY, play.seat, play.round, play, timeout, stand_in)
+
+
+def finished_by(state: State) -> EndReason:
+    """Why a match the engine finished ended: its set number of deals played short of the
+    target, or the target score."""
+    rules = state.rules
+    if rules.max_rounds and len(state.results) >= rules.max_rounds \
+            and max(state.scores) < rules.target_score:
+        return EndReason.DEALS
+    return EndReason.TARGET_SCORE
 
 
 def team_won(row: MatchRow, seat: int) -> tuple[bool, bool]:

@@ -28,6 +28,8 @@ class EndReason(StrEnum):
     """Why a match ended."""
 
     TARGET_SCORE = "target_score"
+    DEALS = "deals"
+    """It played its set number of deals (``max_rounds``: a duplicate event's table)."""
     RESIGNED = "resigned"
     TIMEOUT = "timeout"
     """A seat's clock ran out for good (a forfeit)."""

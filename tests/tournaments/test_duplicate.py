@@ -12,6 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.client import auth
+from tests.conftest import api_key
 from tests.tournaments.helpers import create, entered, read, work
 
 PLAYERS = [f"p{i}" for i in range(8)]
@@ -78,6 +79,9 @@ def _same_cards_at_every_table(client: FlaskClient, tour: dict[str, Any]) -> Non
         # the same seat's first cards at every table: the first play's seat and deal
         firsts = [next(m for m in log["moves"] if m["kind"] == "play")["seat"] for log in logs]
         assert len(set(firsts)) == 1
+        for table in rnd["pairings"]:  # each ended by its deals, not a target
+            state = client.get(f"/v1/matches/{table['match_id']}").get_json()
+            assert state["end_reason"] == "deals" and len(state["rounds"]) == tour["deals"]
     assert len(set(seeds)) == len(seeds)
 
 
@@ -146,3 +150,30 @@ def test_what_a_duplicate_event_needs(client: FlaskClient) -> None:
     assert r.status_code == 422 and r.get_json()["reason"] == "two_players_only"
     made = create(client, system="duplicate", rounds=2, variant="egyptian-4p")
     assert made["system"] == "duplicate" and made["deals"] == 1
+
+
+def test_a_browser_key_sees_nothing_of_a_sealed_table(keyed: Flask) -> None:
+    """While its round goes on, a spectator with a browser key reads a table's log with
+    no play in it and its view as dealt; a seat reads its own plays."""
+    server = api_key(keyed, "fe")
+    browser = {**api_key(keyed, "fe", "https://fe.example"), "Origin": "https://fe.example"}
+    client = keyed.test_client()
+    client.environ_base["HTTP_X_API_KEY"] = server["X-API-Key"]
+    tid, tokens = entered(client, PLAYERS[:4], system="duplicate", rounds=1)
+    work(keyed)
+    table = read(client, tid)["rounds"][0]["pairings"][0]
+    match = table["match_id"]
+    for _ in range(3):
+        state = client.get(f"/v1/matches/{match}",
+                           headers=auth(tokens[table["players"][0]])).get_json()
+        token = tokens[table["players"][state["turn"]]]
+        move = client.get(f"/v1/matches/{match}", headers=auth(token)).get_json()["legal_moves"][0]
+        assert client.post(f"/v1/matches/{match}/moves", headers=auth(token), json={
+            "card": move["card"], "capture": move["capture"]}).status_code == 201
+    log = client.get(f"/v1/matches/{match}/moves", headers=browser).get_json()
+    assert log["moves"] == [] and log["behind"] == 3
+    view = client.get(f"/v1/matches/{match}", headers=browser).get_json()
+    assert view["last_move"] is None and view["behind"] == 3 and view["seed"] is None
+    mine = client.get(f"/v1/matches/{match}/moves",
+                      headers={**browser, **auth(tokens[table["players"][1]])}).get_json()
+    assert len(mine["moves"]) == 3
