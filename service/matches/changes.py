@@ -31,7 +31,7 @@ from ..storage.db import after_commit
 from ..storage.enums import EndReason, MatchStatus, MoveKind
 from ..storage.models import utcnow
 from . import finish, store
-from .rows import STAND_IN, LogEntry, MatchRow, SeatRow
+from .rows import LogEntry, MatchRow, SeatRow
 from .store import KeyRecord
 
 Event = tuple[str, dict[str, Any]]
@@ -78,7 +78,7 @@ class MatchChanged:
                                else "match.seat_back", {
                                    "match_id": m.id, "version": seq, "seat": entry.seat,
                                    "name": m.seats[entry.seat].name,
-                                   "stand_in": m.stand_in or STAND_IN}))
+                                   "stand_in": m.stand_in}))
             if entry.play is not None:
                 events.append(("match.move", {
                     "match_id": m.id, "version": seq, "round": entry.round,

@@ -186,7 +186,7 @@ def match_view(match: MatchRow, state: State, seat: int | None, *,
         deadline=match.deadline
         if version is None and status == MatchStatus.ACTIVE and not behind else None,
         voided=voided(match.voided_at, match.void_reason) if version is None else None,
-        stand_in=match.stand_in or STAND_IN,
+        stand_in=match.stand_in,
         dropped=match.dropped,
         spectator_delay=match.spectator_delay,
         behind=behind,

@@ -82,8 +82,8 @@ class MatchRow:
     voided_at: datetime | None = None
     """When its front end voided its result (None: it stands)."""
     void_reason: str | None = None
-    stand_in: str | None = None
-    """The bot level that keeps a dropped seat (None: :data:`STAND_IN`)."""
+    stand_in: str = STAND_IN
+    """The bot level that keeps a dropped seat."""
     dropped: tuple[int, ...] = ()
     """The seats a stand-in bot keeps now, until their players come back."""
     spectator_delay: int = 0
@@ -105,7 +105,7 @@ class MatchRow:
         stand-in)."""
         levels = {s.seat: s.bot for s in self.seats if s.bot}
         for seat in self.dropped:
-            levels[seat] = self.stand_in or STAND_IN
+            levels[seat] = self.stand_in
         return levels
 
     def logged(self, plays: Sequence[Play]) -> list[LogEntry]:

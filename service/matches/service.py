@@ -74,7 +74,6 @@ from .results import (
     HistoryPage,
     MatchView,
     MoveResult,
-    delayed,
     match_view,
     replay,
     shown_records,
@@ -773,7 +772,7 @@ def move_log(match_id: str, tenant: int, after: int = 0, token: Credential | Non
         behind = 0
         # the seat is asked for only where it matters: any token reads an undelayed log
         if not everything and match.delays_spectators \
-                and delayed(match, seat_of(match.seat_keys, token)):
+                and seat_of(match.seat_keys, token) is None:
             shown, behind = shown_records(
                 match, store.move_log(match.pk) if after else moves)
             last = shown[-1].seq if shown else 0

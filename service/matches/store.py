@@ -48,7 +48,7 @@ from ..storage.models import (
     as_utc,
     utcnow,
 )
-from .rows import ChatLineRow, LogEntry, MatchRow, SeatRow
+from .rows import STAND_IN, ChatLineRow, LogEntry, MatchRow, SeatRow
 from .seats import NewSeat
 
 _M = Match.__table__
@@ -78,7 +78,7 @@ def _row(r: Sequence[Any], seats: tuple[SeatRow, ...]) -> MatchRow:
         EndReason(r[16]) if r[16] else None, r[17], r[18], r[19],
         tuple(changes) if changes is not None else None, r[21], r[22], r[23], r[24],
         ClockTimeout(r[25]) if r[25] else None, _moment(r[26]), tuple(r[27] or ()), seats,
-        _moment(r[28]), r[29], r[30], tuple(r[31] or ()), r[32], bool(r[33]))
+        _moment(r[28]), r[29], r[30] or STAND_IN, tuple(r[31] or ()), r[32], bool(r[33]))
 
 
 def _found(rows: Sequence[Sequence[Any]]) -> tuple[MatchRow, State]:
@@ -263,6 +263,7 @@ def create(match_id: str, tenant: int, variant: str, state: State, seats: Sequen
     """Insert a tenant's match at version 0, its seats and its starting snapshot."""
     now = utcnow()
     seconds, timeout = clock if clock else (None, None)
+    stand_in = stand_in or STAND_IN
     fixed = {"id": match_id, "tenant_pk": tenant, "variant": variant,
              "rules": state.rules.to_dict(), "rules_hash": state.rules.content_hash,
              "seed": state.seed, "commitment": commitment, "explicit_decks": explicit_decks,

@@ -300,7 +300,16 @@ def duplicate_tables(players: Sequence[str], size: int, secret: str,
 
 
 def matchpoints(tables: Sequence[Table]) -> dict[str, float]:
-    """Each player's matchpoints: for every deal of every round, each table's margin for a
+    """Each player's matchpoints over every round (:func:`round_matchpoints`)."""
+    scored: dict[str, float] = defaultdict(float)
+    for by_player in round_matchpoints(tables).values():
+        for player, points in by_player.items():
+            scored[player] += points
+    return scored
+
+
+def round_matchpoints(tables: Sequence[Table]) -> dict[int, dict[str, float]]:
+    """Each round's matchpoints of each player: for every deal, each table's margin for a
     team (its points less the other team's in that deal) is compared with the margins of
     the other tables of the round for the same team, that is the same seats' cards: 2
     for each it beat, 1 for each it tied; every player of the team scores them. A deal a
@@ -315,14 +324,14 @@ def matchpoints(tables: Sequence[Table]) -> dict[str, float]:
                 else:
                     margin = -CONCEDED if team == table.conceded else CONCEDED
                 margins[(table.round, deal, team)].append((number, margin))
-    scored: dict[str, float] = defaultdict(float)
-    for (_, _, team), entries in margins.items():
+    scored: dict[int, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for (number_of_round, _, team), entries in margins.items():
         for number, margin in entries:
             earned = sum(2 if margin > other else 1 if margin == other else 0
                          for at, other in entries if at != number)
             for seat, player in enumerate(tables[number].seats):
                 if seat % 2 == team:
-                    scored[player] += earned
+                    scored[number_of_round][player] += earned
     return scored
 
 
@@ -334,15 +343,18 @@ def duplicate_standings(players: Sequence[str], tables: Sequence[Table],
     the tables played, wins, draws and losses their team's results there. A player
     ``excused`` from a round (round -> players: sat out, or their table was voided)
     scores the round's average a player (``byes`` counts the rounds sat out or voided)."""
-    points = matchpoints(tables)
-    rows = {p: Standing(p, points=points.get(p, 0.0), rating=(ratings or {}).get(p),
-                        withdrawn=p in withdrawn) for p in players}
+    by_round = round_matchpoints(tables)
+    rows = {p: Standing(p, rating=(ratings or {}).get(p), withdrawn=p in withdrawn)
+            for p in players}
+    for scored in by_round.values():
+        for player, points in scored.items():
+            if player in rows:
+                rows[player].points += points
     for number, who in excused.items():
         seated = [p for table in tables if table.round == number for p in table.seats]
         if not seated:
             continue
-        per_player = sum(matchpoints([t for t in tables if t.round == number]).values()) \
-            / len(seated)
+        per_player = sum(by_round[number].values()) / len(seated)
         for player in who:
             if player in rows:
                 rows[player].points += round(per_player, 2)

@@ -34,6 +34,7 @@ from .service import (
     announce,
     counted_games,
     end,
+    is_bye,
     load,
     names_of,
     result_of,
@@ -227,7 +228,7 @@ def _pair_duplicate(t: Tournament, loaded: Loaded, now: datetime) -> bool:
     seed = new_seed()
     sat_out: dict[str, int] = {}
     for p, _ in loaded.pairings:
-        if p.match_pk is None and p.second is None:
+        if is_bye(p):
             sat_out[p.first] = sat_out.get(p.first, 0) + 1
     tables, out = pairing.duplicate_tables(active, _table_size(t), seed.hex(), sat_out)
     names = names_of(loaded)

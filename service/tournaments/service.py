@@ -404,6 +404,11 @@ def seated(p: Pairing) -> list[str]:
     return [who for who in (p.first, p.second, p.third, p.fourth) if who is not None]
 
 
+def is_bye(p: Pairing) -> bool:
+    """Whether the pairing is a player sitting the round out (no match)."""
+    return p.match_pk is None and p.second is None
+
+
 def _duplicate_standings(loaded: Loaded) -> list[Standing]:
     """A duplicate event's standings: its finished tables' deals, each compared with the
     other tables' of the round (:func:`pairing.duplicate_standings`)."""
@@ -425,7 +430,7 @@ def _duplicate_standings(loaded: Loaded) -> list[Standing]:
                                     state.draw, planned, conceded))
     excused: dict[int, list[str]] = {}
     for p, _ in loaded.pairings:
-        if (p.match_pk is None and p.second is None) or p.status == PairingStatus.VOID:
+        if is_bye(p) or p.status == PairingStatus.VOID:
             excused.setdefault(p.round, []).extend(seated(p))
     return pairing.duplicate_standings(
         [e.player_id for e in loaded.entrants], tables, excused, loaded.ratings,
