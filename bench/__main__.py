@@ -9,7 +9,8 @@ against greedy, 1,000 matches each in v1 and v2: :mod:`bench.strength`), ``ceili
 :mod:`bench.duplicate`) and
 ``ladder`` (each bot level against the one below, and their ratings, written for
 ``GET /v1/bots``: :func:`bench.strength.run_ladder`), ``review`` (how soon a finished
-match's review is ready: :mod:`bench.review`) and
+match's review is ready: :mod:`bench.review`), ``pace`` (a person against the experts
+as fast as ``/play`` allows, under the default budgets: :mod:`bench.pace`) and
 ``instructions`` (callgrind's counts per move, per ``/healthz`` and per round:
 :mod:`bench.instructions`) run only when named. The last
 line printed is one JSON object with every figure measured (rounded medians).
@@ -163,6 +164,10 @@ def main(argv: list[str]) -> int:
         from bench import review
 
         figures.update(review.run())
+    if "pace" in wanted:  # a match against the expert, one against three: about a minute
+        from bench import pace
+
+        figures.update(pace.run())
     if "fairness" in wanted:  # a front end flooding beside another: about 5 minutes
         from bench import fairness
 

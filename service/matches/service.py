@@ -68,7 +68,7 @@ from .errors import (
     VersionMismatch,
     WrongPlayerCount,
 )
-from .replies import bill_searches, bots_play
+from .replies import bill_replies, bots_play
 from .results import (
     SPECTATOR_DELAY,
     HistoryPage,
@@ -413,9 +413,9 @@ def _timed_out_since(before: MatchRow, now: MatchRow, seat: int) -> bool:
 def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> MoveResult | None:
     """The bots' replies to a move, and the save of both; None if the match moved on."""
     assert moved.last_play is not None
-    mine = moved.last_play
+    mine, played = moved.last_play, moved
     # billed once the save holds: a move worked out again is not billed twice
-    moved, replies = bots_play(moved, match.bots, match.tenant, bill=False)
+    moved, replies = bots_play(moved, match.bots, match.tenant, bill=False, replying=True)
     timeouts = tuple(0 if i == seat else n for i, n in enumerate(match.timeouts)) \
         if match.timeouts and match.timeouts[seat] else None
     # the save refuses a key the seat already used: then the move goes round again
@@ -438,7 +438,7 @@ def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> 
         cache.written.put((after.tenant, after.id), (after, moved))
     else:
         cache.written.drop((after.tenant, after.id))
-    bill_searches(replies, match.bots)
+    bill_replies(replies, match.bots, played)
     if asked.key and time.monotonic() - _purged[0] > 3600:
         purge_expired()
     return MoveResult(mine, tuple(replies), view)

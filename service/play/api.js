@@ -2,11 +2,12 @@
 
 /** A refused request: the problem+json body (RFC 9457) with its `reason`. */
 export class ApiError extends Error {
-  constructor(status, problem) {
+  constructor(status, problem, retryAfter = null) {
     super(problem.detail || problem.title || `HTTP ${status}`);
     this.status = status;
     this.reason = problem.reason || "http_error";
     this.problem = problem;
+    this.retryAfter = retryAfter;  // seconds a 429 or a 503 asks the client to wait
   }
 }
 
@@ -33,7 +34,10 @@ export class Api {
     const response = await fetch(path, init);
     if (response.status === 304) return null;
     const data = response.status === 204 ? null : await response.json().catch(() => ({}));
-    if (!response.ok) throw new ApiError(response.status, data || {});
+    if (!response.ok) {
+      const wait = Number.parseInt(response.headers.get("Retry-After") || "", 10);
+      throw new ApiError(response.status, data || {}, Number.isFinite(wait) ? wait : null);
+    }
     return data;
   }
 
@@ -143,13 +147,23 @@ export class Api {
   comeBack(id, token) { return this.call("POST", `/v1/matches/${id}/back`, { token }); }
 
   /** Play a move on the position the player saw (`If-Match`), safe to retry
-   * (`Idempotency-Key`): a 412 means the view was stale. */
-  play(id, token, move, version) {
-    return this.call("POST", `/v1/matches/${id}/moves`, {
-      token,
-      body: move,
-      headers: { "If-Match": `"${version}"`, "Idempotency-Key": crypto.randomUUID() },
-    });
+   * (`Idempotency-Key`): a 412 means the view was stale. Refused for now (a 429 or a
+   * 503) or lost on the way, the same move is sent again after the `Retry-After`
+   * (`onWait(seconds)` told first), with the same key, while `wanted()` says so. */
+  async play(id, token, move, version, { onWait = () => {}, wanted = () => true } = {}) {
+    const headers = { "If-Match": `"${version}"`, "Idempotency-Key": crypto.randomUUID() };
+    for (;;) {
+      try {
+        return await this.call("POST", `/v1/matches/${id}/moves`, { token, body: move, headers });
+      } catch (error) {
+        const later = !(error instanceof ApiError) || error.status === 429 || error.status === 503;
+        if (!later || !wanted()) throw error;
+        const seconds = error.retryAfter ?? RETRY_SECONDS;
+        onWait(seconds);
+        await sleep(seconds * 1000);
+        if (!wanted()) throw error;
+      }
+    }
   }
 
   /**
@@ -235,9 +249,12 @@ export async function* readEvents(body) {
   }
 }
 
+/** How long a move waits to be sent again when its refusal named no `Retry-After`. */
+const RETRY_SECONDS = 2;
+
 function sleep(ms, signal) {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
+    signal?.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
   });
 }

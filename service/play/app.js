@@ -280,6 +280,13 @@ function showError(error) {
   box.hidden = false;
 }
 
+/** A passing word in the error's place (not an error: nothing for the player to do). */
+function showNotice(text) {
+  const box = $("#error");
+  box.textContent = text;
+  box.hidden = false;
+}
+
 function clearError() {
   $("#error").hidden = true;
 }
@@ -330,8 +337,9 @@ async function loadVariants(select) {
 async function onNewMatch(event) {
   event.preventDefault();
   const form = event.target;
-  const name = form.name.value.trim();
-  storage.set("basra.name", name);
+  const typed = form.name.value.trim();
+  storage.set("basra.name", typed);
+  const name = typed || t("default_name");  // "Play the computer" needs no typing first
   const action = event.submitter?.value || "bot";
   const rules = {};
   if (form.target_score.value) rules.target_score = Number(form.target_score.value);
@@ -839,8 +847,9 @@ async function openTable(id) {
 
 async function onJoin(event) {
   event.preventDefault();
-  const name = event.target.name.value.trim();
-  storage.set("basra.name", name);
+  const typed = event.target.name.value.trim();
+  storage.set("basra.name", typed);
+  const name = typed || t("default_name");
   try {
     const seated = await api.join(table.id, asPlayer({ name }), player?.token);
     remember(seated.id, seated.seat, seated.token);
@@ -1290,7 +1299,12 @@ async function play(move) {
   for (const button of document.querySelectorAll("#hand button")) button.disabled = true;
   clearError();
   try {
-    const result = await api.play(view.id, table.token, move, view.version);
+    // a refusal for now (429, 503) waits its Retry-After and sends the move again
+    const result = await api.play(view.id, table.token, move, view.version, {
+      wanted: () => table?.id === view.id,
+      onWait: (seconds) => showNotice(t("move_retrying", { n: seconds })),
+    });
+    clearError();
     render(result.state, [result.move, ...result.replies]);
   } catch (error) {
     if (error instanceof ApiError && error.reason === "version_mismatch") {

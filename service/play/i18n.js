@@ -1,6 +1,6 @@
 // The table's words in English and Arabic; Arabic lays the page out right to left.
 
-const STRINGS = {
+export const STRINGS = {
   en: {
     replay_title: "Replay and review", replay_first: "First", replay_prev: "Previous",
     replay_next: "Next", replay_last: "Last", replay_at: "Play {n} of {total} · round {round}",
@@ -41,6 +41,11 @@ const STRINGS = {
     basra: "Basra!", jack_basra: "Jack basra!", choose_capture: "Take which?",
     cancel: "Cancel", won: "{name} won", draw: "A draw", aborted: "The match was aborted",
     end_resigned: "by resignation", end_timeout: "on time", end_target_score: "",
+    end_deals: "after its set deals", end_aborted: "aborted", end_claimed: "by a claim",
+    end_suspended: "by a suspension",
+    "level_expert-search": "expert (searching)", "level_expert-2026": "expert 2026",
+    default_name: "Player", move_retrying: "Busy for a moment: your move goes again in {n} s…",
+    label_floor: "floor", label_hand: "your hand", label_chat: "chat",
     sheet_round: "Round", sheet_cards: "Cards", sheet_basras: "Basras", sheet_points: "Points",
     check_commitment: "SHA-256 of the seed equals the commitment",
     check_commitment_bad: "SHA-256 of the seed does not equal the commitment",
@@ -131,6 +136,11 @@ const STRINGS = {
     basra: "باصرة!", jack_basra: "باصرة بالولد!", choose_capture: "تأكل أيّها؟",
     cancel: "إلغاء", won: "فاز {name}", draw: "تعادل", aborted: "أُلغيت المباراة",
     end_resigned: "بالانسحاب", end_timeout: "بانتهاء الوقت", end_target_score: "",
+    end_deals: "بعد عدد توزيعاتها المحدّد", end_aborted: "أُلغيت", end_claimed: "بالمطالبة بالفوز",
+    end_suspended: "بإيقاف لاعب",
+    "level_expert-search": "خبير (بالبحث)", "level_expert-2026": "خبير 2026",
+    default_name: "لاعب", move_retrying: "انشغال مؤقّت: ستُرسل حركتك مرة أخرى بعد {n} ث…",
+    label_floor: "الأرض", label_hand: "يدك", label_chat: "الدردشة",
     sheet_round: "الدور", sheet_cards: "الورق", sheet_basras: "الباصرات", sheet_points: "النقاط",
     check_commitment: "بصمة البذرة تطابق البصمة المنشورة",
     check_commitment_bad: "بصمة البذرة لا تطابق البصمة المنشورة",
@@ -195,6 +205,10 @@ export function setLanguage(lang) {
   for (const el of document.querySelectorAll("[data-i18n-placeholder]")) {
     el.placeholder = t(el.dataset.i18nPlaceholder);
   }
+  for (const el of document.querySelectorAll("[data-i18n-label]")) {
+    el.setAttribute("aria-label", t(el.dataset.i18nLabel));
+  }
+  document.title = t("title");
   return language;
 }
 

@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+from service.engine.bots import LADDER, SEARCHING
 from service.engine.cards import DECK
 from service.engine.shuffle import deck_for_round
+from service.storage.enums import EndReason
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.servers import ROOT, call, gunicorn
 
@@ -257,6 +259,68 @@ def test_arabic_reads_right_to_left(new_context: NewContext, shots: Shots) -> No
     expect(page.locator("html")).to_have_attribute("dir", "rtl")
     page.click("#lang")
     expect(page.locator("html")).to_have_attribute("dir", "ltr")
+
+
+def test_every_word_of_the_page_has_its_arabic(new_context: NewContext) -> None:
+    """Every English string has an Arabic one in Arabic letters (but the switch back to
+    English and the rating symbols), and so has every bot level and every way a match
+    can end, whose words the page looks up by name."""
+    page = new_context().new_page()
+    page.goto("/play")
+    tables = page.evaluate("async () => (await import('/play/i18n.js')).STRINGS")
+    english, arabic = tables["en"], tables["ar"]
+    named = [f"level_{level}" for level in (*LADDER, *SEARCHING)] + [
+        f"end_{reason}" for reason in EndReason]
+    assert not [key for key in named if key not in english or key not in arabic]
+    latin = {"other_language", "col_mu", "col_sigma", "end_target_score"}
+    assert not [(key, arabic.get(key)) for key in english if key not in latin
+                and not re.search("[\u0600-\u06ff]", arabic.get(key) or "")]
+
+
+def test_play_the_computer_with_no_name_typed(new_context: NewContext, server: str) -> None:
+    """"Play the computer" with the name left empty starts the match, the person seated
+    as the default name (in the page's language)."""
+    page = new_context().new_page()
+    page.goto("/play")
+    expect(page.locator("#new-match input[name=name]")).to_have_value("")
+    expect(page.locator("#new-match input[name=name]")).to_have_attribute(
+        "placeholder", "Player")
+    page.select_option("#new-match select[name=level]", "greedy")
+    page.click("#new-match button[value=bot]")
+    expect(page.locator(ENABLED_CARD).first).to_be_visible()
+    _, view = call(server, "GET", f"/v1/matches/{page.url.split('match=')[1]}")
+    assert view["seats"][0]["name"] == "Player"
+
+
+def test_a_move_refused_for_now_is_sent_again_by_itself(new_context: NewContext,
+                                                         server: str) -> None:
+    """Three 429s with Retry-After: 1 in a row (a spent budget): the page says it waits,
+    sends the same move again after each (the same Idempotency-Key), and the fourth try
+    plays it; the table goes on."""
+    page = new_context().new_page()
+    match_id = start_against_bot(page)
+    keys: list[str] = []
+
+    def refuse_three(route: Any) -> None:
+        keys.append(route.request.headers["idempotency-key"])
+        if len(keys) <= 3:
+            route.fulfill(status=429, headers={"Retry-After": "1"},
+                          content_type="application/problem+json",
+                          body=json.dumps({"title": "Too Many Requests", "status": 429,
+                                           "reason": "rate_limited",
+                                           "detail": "try again in 1 s"}))
+        else:
+            route.continue_()
+
+    page.route("**/v1/matches/*/moves", refuse_three)
+    _, before = call(server, "GET", f"/v1/matches/{match_id}")
+    play_one(page)
+    expect(page.locator("#error")).to_contain_text("your move goes again")
+    expect(page.locator(ENABLED_CARD).first).to_be_visible()
+    expect(page.locator("#error")).to_be_hidden()
+    assert len(keys) == 4 and len(set(keys)) == 1, keys
+    _, after = call(server, "GET", f"/v1/matches/{match_id}")
+    assert after["version"] > before["version"]
 
 
 def test_the_api_docs_render_offline(new_context: NewContext, server: str,

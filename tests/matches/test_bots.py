@@ -17,6 +17,7 @@ from service.engine import State, apply_move, resign
 from service.engine.bots import Pause, bot_move
 from service.engine.codec import move_from_parts
 from service.live.yielding import bot_pause
+from service.matches import replies
 from service.matches.rows import MatchRow
 from tests.client import auth, play, stored, tokens, view
 from tests.conftest import api_key, make_app, require_postgres
@@ -200,10 +201,13 @@ def test_every_bot_move_stays_within_its_cpu_budget(
     assert stops.count(True) >= 6, stops
 
 
-def test_searching_bots_replies_spend_the_expensive_budget(tmp_path: Path) -> None:
-    """Each reply of a searching bot spends a unit of the `expensive` budget: once it is
-    spent, a move that would make them reply is 429 (and changes nothing), while a match
-    against greedy bots, and between people, goes on."""
+def test_searching_bots_replies_spend_the_expensive_budget_past_their_matchs_allowance(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A searching bot's replies are covered by their match (its allowance: every play of
+    a long match): four moves against an expert with 3 units of `expensive` a minute, and
+    the hint after them, go through. Past the allowance each reply spends a unit: once it
+    is spent, a move that would make them reply is 429 (and changes nothing), while a
+    match against greedy bots, and between people, goes on."""
     app = make_app("sqlite", tmp_path, BASRA_RATE_LIMITS="on",
                    BASRA_LIMIT_EXPENSIVE="3/minute")
     client = app.test_client()
@@ -211,11 +215,17 @@ def test_searching_bots_replies_spend_the_expensive_budget(tmp_path: Path) -> No
     greedy = _create(client, "greedy")
     people = client.post("/v1/matches", json={
         "players": [{"name": "a"}, {"name": "b"}]}).get_json()
-    answers = [_first_move(client, experts, 0) for _ in range(4)]
-    assert [a.status_code for a in answers] == [201, 201, 201, 429]
-    assert answers[3].get_json()["reason"] == "rate_limited"
-    assert int(answers[3].headers["Retry-After"]) > 0
-    assert view(client, experts["id"])["version"] == answers[2].get_json()["state"]["version"]
+    covered = [_first_move(client, experts, 0) for _ in range(4)]
+    assert [a.status_code for a in covered] == [201, 201, 201, 201]
+    hint = client.get(f"/v1/matches/{experts['id']}/hint?level=expert",
+                      headers=auth(tokens(experts)[0]))
+    assert hint.status_code == 200  # one unit: the replies spent none
+    monkeypatch.setattr(replies, "allowance", lambda rules: 0)  # the match past it
+    answers = [_first_move(client, experts, 0) for _ in range(3)]
+    assert [a.status_code for a in answers] == [201, 201, 429]
+    assert answers[2].get_json()["reason"] == "rate_limited"
+    assert int(answers[2].headers["Retry-After"]) > 0
+    assert view(client, experts["id"])["version"] == answers[1].get_json()["state"]["version"]
     assert client.get(f"/v1/matches/{experts['id']}/hint?level=expert",
                       headers=auth(tokens(experts)[0])).status_code == 429
     assert _first_move(client, greedy, 0).status_code == 201

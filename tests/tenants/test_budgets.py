@@ -73,9 +73,11 @@ def test_each_player_spends_their_own_budget(backend: str, tmp_path: Path) -> No
 
 
 def test_a_move_refused_for_the_computers_budget_says_which_budget(
-        backend: str, tmp_path: Path) -> None:
-    """A move that would make an expert reply once the expensive budget is spent: 429,
-    with X-RateLimit-* of the expensive budget (3 a minute), not of the moves' (600)."""
+        backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past its match's allowance, a move that would make an expert reply once the
+    expensive budget is spent: 429, with X-RateLimit-* of the expensive budget (3 a
+    minute), not of the moves' (600)."""
+    monkeypatch.setattr(replies, "allowance", lambda rules: 0)  # a match past its allowance
     app = _limited(backend, tmp_path)
     server = api_key(app, "acme")
     client = app.test_client()

@@ -166,3 +166,70 @@ def test_a_stopped_or_frozen_redis_makes_limits_per_process_not_errors(
         if failure == "frozen":
             server.thaw()
             assert client.get("/readyz").get_json()["rate_limits"] == "redis"
+
+
+def _play_against_the_computer(client: FlaskClient, created: dict) -> tuple[list[int], float]:
+    """Play the person's seat (0) to the end as fast as the answers come, each move on the
+    view the last answer gave (as /play does): every move's status, and the seconds."""
+    token = tokens(created)[0]
+    mine = client.get(f"/v1/matches/{created['id']}", headers=auth(token)).get_json()
+    statuses: list[int] = []
+    started = time.monotonic()
+    while mine["status"] == "active":
+        assert mine["turn"] == 0, mine
+        answer = client.post(f"/v1/matches/{created['id']}/moves",
+                             json=mine["legal_moves"][0], headers=auth(token))
+        statuses.append(answer.status_code)
+        if answer.status_code != 201:
+            break
+        mine = answer.get_json()["state"]
+    return statuses, time.monotonic() - started
+
+
+@pytest.mark.parametrize(("variant", "bots"), [
+    ("egyptian-v2", ["expert"]),
+    ("egyptian-4p", ["expert", "expert-search", "expert-2026"])])
+def test_a_whole_game_against_the_experts_meets_no_429_under_the_defaults(
+        backend: str, tmp_path: Path, variant: str, bots: list[str]) -> None:
+    """Rate limits on, every budget at its default: a person playing the experts as fast
+    as the answers come (searches made short, so faster than a person could) plays the
+    whole match with no 429: the match covers its bots' replies (the expensive budget, 30
+    a minute, ran out after 30 of them before)."""
+    app = make_app(backend, tmp_path, BASRA_RATE_LIMITS="on", BASRA_BOT_CPU_MS=5,
+                   BASRA_BOT_PROCESSES=0)
+    client = app.test_client()
+    created = client.post("/v1/matches", json={
+        "variant": variant, "players": [{"name": "a"}, *({"bot": b} for b in bots)]})
+    assert created.status_code == 201, created.get_json()
+    statuses, _ = _play_against_the_computer(client, created.get_json())
+    assert len(statuses) > 40 and set(statuses) == {201}, statuses[-3:]
+
+
+def test_a_flood_of_searches_is_still_limited(backend: str, tmp_path: Path) -> None:
+    """Under the default budgets, searches nobody's move asked for still run out: the 31st
+    expert hint in a minute is a 429. And the searches a match covers spend the mover's
+    ``moves`` budget, so moving in many matches against experts at once is bounded too:
+    with 8 moves a minute, a move and its three experts' replies spend 4."""
+    app = make_app(backend, tmp_path, BASRA_RATE_LIMITS="on", BASRA_BOT_CPU_MS=5,
+                   BASRA_BOT_PROCESSES=0)
+    client = app.test_client()
+    created = client.post("/v1/matches", json=PLAYERS).get_json()
+    seat = created["state"]["turn"]
+    url = f"/v1/matches/{created['id']}/hint?level=expert"
+    hints = [client.get(url, headers=auth(tokens(created)[seat])).status_code
+             for _ in range(31)]
+    assert hints == [200] * 30 + [429]
+
+    (tmp_path / "moves").mkdir()
+    app = make_app(backend, tmp_path / "moves", BASRA_RATE_LIMITS="on", BASRA_BOT_CPU_MS=5,
+                   BASRA_BOT_PROCESSES=0, BASRA_LIMIT_MOVES="8/minute")
+    client = app.test_client()
+    four = {"variant": "egyptian-4p", "players": [{"name": "a"}] + [{"bot": "expert"}] * 3}
+    matches = [client.post("/v1/matches", json=four).get_json() for _ in range(3)]
+    statuses = []
+    for created in matches:  # one move in each: each replied to by three experts
+        token = tokens(created)[0]
+        mine = client.get(f"/v1/matches/{created['id']}", headers=auth(token)).get_json()
+        statuses.append(client.post(f"/v1/matches/{created['id']}/moves",
+                                    json=mine["legal_moves"][0], headers=auth(token)).status_code)
+    assert statuses == [201, 201, 429]
