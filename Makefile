@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
-WORKER_METRICS_PORT ?= 9101
+# the worker's metrics beside the API's port (9101 beside 8000): two checkouts never collide
+WORKER_METRICS_PORT ?= $(shell echo $$(($(PORT) + 1101)))
 COMPILED := build/compiled
 COMPILED_MODULES := board captures sums state game shuffle simulate bots/heuristics bots/worlds \
 	bots/playouts bots/search bots/registry

@@ -112,10 +112,12 @@ def rate_ladder(results: Sequence[tuple[str, str, int, int, int]],
 
 def run_ladder(matches: int = MATCHES) -> dict[str, float]:
     """Each level of the ladder against the one below, ``matches`` matches in
-    :data:`LADDER_VARIANT`; every level rated from them (:func:`rate_ladder`); the table
+    :data:`LADDER_VARIANT`; every level rated from them (:func:`rate_ladder`), its number
+    on the players' scale as a new player's uncertainty counts it (a new player's mu of 25
+    at the ladder's centre, where every level started: :func:`skill_display`); the table
     printed and written to :data:`LADDER_FILE` (what ``GET /v1/bots`` lists)."""
     from service.engine.bots import LADDER
-    from service.players.ratings import display
+    from service.players.ratings import skill_display
 
     jobs = os.cpu_count() or 1
     rules = load_variant(LADDER_VARIANT).rules
@@ -136,7 +138,7 @@ def run_ladder(matches: int = MATCHES) -> dict[str, float]:
     print("  level          mu     sigma  display  won against the level below")
     for level in LADDER:
         mu, sigma = ratings[level]
-        shown = display(mu, sigma)
+        shown = skill_display(mu)
         rate, low, high = rates.get(level, (float("nan"),) * 3)
         below = f"{rate:.1%} ({low:.1%}-{high:.1%})" if level in rates else "-"
         print(f"  {level:<13} {mu:6.2f} {sigma:6.2f} {shown:7d}  {below}")

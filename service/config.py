@@ -148,6 +148,8 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         # table chat: lines a speaker may say a minute, and a match may hold
         "BASRA_CHAT_LINES_PER_MINUTE": _int("BASRA_CHAT_LINES_PER_MINUTE", 10, low=1),
         "BASRA_CHAT_LINES_PER_MATCH": _int("BASRA_CHAT_LINES_PER_MATCH", 500, low=1),
+        # table chat stays open this long after a match ends (a "gg"); 0: closed at the end
+        "BASRA_CHAT_AFTER_END_SECONDS": _int("BASRA_CHAT_AFTER_END_SECONDS", 60, low=0),
         # a console session (staff signed in with a staff key) lasts this long
         "BASRA_STAFF_SESSION_MINUTES": _int("BASRA_STAFF_SESSION_MINUTES", 60, low=1),
         # a challenge not answered within this expires; a player may have this many open

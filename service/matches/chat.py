@@ -3,15 +3,18 @@ says a fixed phrase or, where the front end allows it, a text, filtered
 (:mod:`.phrases`). Lines are kept with the match (a report's evidence), reach the match
 streams of its seats as ``chat`` events and its chat long polls, never reach a player
 who blocked the speaker, and are limited: ``BASRA_CHAT_LINES_PER_MINUTE`` a speaker,
-``BASRA_CHAT_LINES_PER_MATCH`` a match.
+``BASRA_CHAT_LINES_PER_MATCH`` a match. A table's chat stays open
+``BASRA_CHAT_AFTER_END_SECONDS`` after its match ends (time for a "gg").
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from flask import current_app
 
@@ -107,8 +110,9 @@ def say(match_id: str, tenant: int, token: Credential | None, phrase: str | None
     now = utcnow()
     with transaction(write=True):
         match, _ = store.read(match_id, tenant, lock=True)  # the caps hold under races
-        if match.status.over:
-            raise ChatClosed("the match is over")
+        if match.status.over and not _open_after_end(match, now, config):
+            raise ChatClosed(f"the match is over: its chat closes "
+                             f"{config['BASRA_CHAT_AFTER_END_SECONDS']} s after its end")
         seat, player_id, name = _speaker(match, token, rules)
         recent, total = store.chat_said(match.pk, player_id, seat, now - timedelta(minutes=1))
         if total >= config["BASRA_CHAT_LINES_PER_MATCH"]:
@@ -123,6 +127,12 @@ def say(match_id: str, tenant: int, token: Credential | None, phrase: str | None
         writes.write(webhooks.outbox(tenant, [("chat", {"match_id": match.id, **event(kept)})]),
                      CHANNEL, [payload(chat_key(match.pk), line.pk)])
     return kept
+
+
+def _open_after_end(match: MatchRow, now: datetime, config: Mapping[str, Any]) -> bool:
+    """Whether a match that is over still takes lines: within the window after its end."""
+    window = timedelta(seconds=config["BASRA_CHAT_AFTER_END_SECONDS"])
+    return match.finished_at is not None and now - match.finished_at <= window
 
 
 def event(line: ChatLineRow) -> dict[str, object]:

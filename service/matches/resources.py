@@ -396,7 +396,8 @@ class MatchChat(MethodView):
     @blp.alt_response(403, **problem_doc("`not_at_table`: neither seated nor (where "
                                          "allowed) watching; `invalid_token`"))
     @blp.alt_response(409, **problem_doc("`chat_off`, `chat_text_off`, `chat_closed` (the "
-                                         "match is over), `chat_full`"))
+                                         "match ended over BASRA_CHAT_AFTER_END_SECONDS, "
+                                         "60 by default, ago), `chat_full`"))
     @blp.alt_response(429, **problem_doc("`chat_too_fast`: the speaker's lines a minute "
                                          "are said"))
     @blp.doc(security=BEARER, operationId="sayChat")

@@ -40,6 +40,13 @@ def display(mu: float, sigma: float) -> int:
                                                            target=DISPLAY_TARGET))
 
 
+def skill_display(mu: float) -> int:
+    """A skill (``mu``) on the display scale as a new player's uncertainty counts it: 1500 +
+    60 x (mu - 25), below a new player's 1500 exactly when weaker than a new player's mu.
+    The bot levels' number (``GET /v1/bots``), so a player reads them against their own."""
+    return display(mu, MODEL.sigma)
+
+
 def with_display(change: Mapping[str, Any]) -> dict[str, Any]:
     """A seat's stored rating change (``{seat, player_id, before, after}``) with each
     rating's display figure, as the API and the webhooks show it."""

@@ -1,2 +1,2 @@
-"""Tournaments: Swiss and arena events of a front end's players, created and joined
+"""Tournaments: Swiss, arena and duplicate events of a front end's players, created and joined
 through the API and run by ``basra worker``."""

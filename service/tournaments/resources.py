@@ -27,7 +27,7 @@ from .schemas import (
 from .service import TournamentSpec, TournamentView
 
 blp = Blueprint("tournaments", __name__, url_prefix="/v1/tournaments",
-                description="Swiss and arena tournaments of a front end's players")
+                description="Swiss, arena and duplicate tournaments of a front end's players")
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 

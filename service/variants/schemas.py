@@ -36,7 +36,9 @@ class BotLevelSchema(ma.Schema):
         "description": "its moves spend the front end's `expensive` budget"})
     rating = ma.fields.Dict(allow_none=True, required=True, metadata={
         "description": "on the ladder: its rating on the players' scale, `{mu, sigma, "
-        "display}` (null off the ladder)"})
+        "display}`; `display` is 1500 + 60 x (mu - 25), its skill as a new player's "
+        "uncertainty counts it: below a new player's 1500 when weaker (null off the "
+        "ladder)"})
     against_below = ma.fields.Dict(allow_none=True, required=True, metadata={
         "description": "its win rate against the level below, `{win_rate, low, high, "
         "matches}` (a 95% Wilson interval; null for the first level and off the ladder)"})

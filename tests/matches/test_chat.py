@@ -8,13 +8,16 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.matches import chat
 from service.matches.phrases import masked, word_list
+from service.storage.models import utcnow
 from tests.client import auth
 from tests.players.test_events import _parsed, _take
 from tests.tournaments.helpers import mint, resign
@@ -81,11 +84,24 @@ def test_refusals_each_with_its_reason(client: FlaskClient) -> None:
     _settings(client, mode="off")
     off = _say(client, match_id, ana, phrase="hello")
     assert (off.status_code, off.get_json()["reason"]) == (409, "chat_off")
-    _settings(client, mode="phrases")
-    resign(client, match_id, ana)
-    over = _say(client, match_id, ana, phrase="good_game")
-    assert (over.status_code, over.get_json()["reason"]) == (409, "chat_closed")
     assert _read(client, match_id, None)["lines"] == []  # nothing refused was kept
+
+
+def test_chat_stays_open_a_while_after_the_end(app: Flask, client: FlaskClient,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 54, item 7: a "gg" 10 s after the last play is taken; a line after
+    BASRA_CHAT_AFTER_END_SECONDS (60 by default) is refused with its reason."""
+    assert app.config["BASRA_CHAT_AFTER_END_SECONDS"] == 60
+    match_id, ana, bo = _table(client)
+    resign(client, match_id, ana)
+    ended = utcnow()  # just after the end
+    monkeypatch.setattr(chat, "utcnow", lambda: ended + timedelta(seconds=10))
+    gg = _say(client, match_id, bo, phrase="good_game")
+    assert gg.status_code == 201, gg.get_json()
+    monkeypatch.setattr(chat, "utcnow", lambda: ended + timedelta(seconds=61))
+    late = _say(client, match_id, ana, phrase="good_game")
+    assert (late.status_code, late.get_json()["reason"]) == (409, "chat_closed")
+    assert [ln["phrase"] for ln in _read(client, match_id, None)["lines"]] == ["good_game"]
 
 
 def test_text_is_filtered_with_the_front_ends_words(app: Flask, client: FlaskClient) -> None:
