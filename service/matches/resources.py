@@ -27,7 +27,7 @@ from .errors import NotAtTable
 from .headers import etag_for, if_match_version, seen
 from .history import HistoryQuery
 from .phrases import PHRASES
-from .results import SERVER, HistoryPage, MatchView, MoveResult, Unchanged, Viewer
+from .results import PUBLIC, SERVER, HistoryPage, MatchView, MoveResult, Unchanged, Viewer
 from .rows import ChatLineRow
 from .schemas import (
     MATCH_EVENT,
@@ -165,12 +165,13 @@ class Matches(MethodView):
 
 
 def viewer() -> Viewer:
-    """Who the request shows matches to: the front end's server (its server key), or the
-    player its token proves (a browser key, a player token)."""
-    if g.caller is not None and g.caller.server:
-        return SERVER
+    """Who the request shows matches to: the player a player token proves (whatever key
+    came with it: the answer is theirs), else the front end's server (its server key),
+    else anyone (a browser key)."""
     proof = credential()
-    return Viewer(player_id=proof.player_id if isinstance(proof, PlayerProof) else None)
+    if isinstance(proof, PlayerProof):
+        return Viewer(player_id=proof.player_id)
+    return SERVER if g.caller is not None and g.caller.server else PUBLIC
 
 
 def _next_link(endpoint: str, page: HistoryPage, **values: str) -> Headers:
