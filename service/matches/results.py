@@ -145,7 +145,7 @@ def delayed(match: MatchRow, seat: int | None) -> bool:
     match is in play and has a spectator delay, so that nobody watching can relay a
     table's plays as they happen. The seats see theirs at once; once the match is over,
     everyone sees every play."""
-    return seat is None and match.delays_spectators
+    return seat is None and spectates(match.delays_spectators, (), PUBLIC)
 
 
 def replay(state: State, records: Sequence[MoveRecord]) -> State:

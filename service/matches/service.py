@@ -70,6 +70,7 @@ from .errors import (
 )
 from .replies import bill_searches, bots_play
 from .results import (
+    PUBLIC,
     SERVER,
     SPECTATOR_DELAY,
     HistoryPage,
@@ -796,7 +797,7 @@ def move_log(match_id: str, tenant: int, after: int = 0, token: Credential | Non
         moves = store.move_log(match.pk, first=after + 1)
         behind = 0
         # the seat is asked for only where it matters: any token reads an undelayed log
-        if not everything and match.delays_spectators \
+        if spectates(match.delays_spectators, (), SERVER if everything else PUBLIC) \
                 and seat_of(match.seat_keys, token) is None:
             shown, behind = shown_records(
                 match, store.move_log(match.pk) if after else moves)
