@@ -10,6 +10,7 @@ records nothing here.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from ..players import ratings, totals
 from ..storage.enums import EndReason, MatchStatus
 from ..storage.writes import Rows
 from . import store
+from .results import PUBLIC, spectates
 from .rows import LogEntry, MatchRow, team_won
 
 
@@ -39,8 +41,12 @@ class Recorded:
 
 def record(match: MatchRow, entries: Sequence[LogEntry], logged: int) -> Recorded:
     """The consequences of ``match`` finishing with the log ``entries`` appended after
-    entry ``logged``: its players' ratings (locked, worked out) and totals."""
+    entry ``logged``: its players' ratings (locked, worked out) and totals. Records are
+    public: a match everyone is shown as its spectators see it (a sealed table) records
+    nothing yet, and is recorded as it is unsealed (:func:`unsealed`)."""
     assert match.status == MatchStatus.FINISHED
+    if spectates(match.delays_spectators, (), PUBLIC):
+        return Recorded(None, [])
     parts: list[Rows] = []
     changes = None
     if match.rated:
@@ -53,11 +59,23 @@ def record(match: MatchRow, entries: Sequence[LogEntry], logged: int) -> Recorde
     return Recorded(changes, parts)
 
 
+def unsealed(match: MatchRow) -> Recorded:
+    """What a sealed table records as its round ends (under its row lock): as
+    :func:`record` would have as it finished; nothing if it did not finish, or was
+    voided meanwhile."""
+    if match.status != MatchStatus.FINISHED or match.voided_at is not None \
+            or not keeps_record(match):
+        return Recorded(None, [])
+    return record(dataclasses.replace(match, sealed=False), (), match.version)
+
+
 def take_back(match: MatchRow) -> list[Rows]:
     """What voiding a finished match takes back (under its row lock): each rated
     player's rating moved back by what the match gave or took, and each vouched
-    player's totals less what it added."""
+    player's totals less what it added (nothing while sealed: nothing was counted)."""
     parts: list[Rows] = []
+    if match.sealed:
+        return parts
     if match.rated and match.rating_changes:
         parts.extend(ratings.take_back(match.tenant, match.variant, match.pk,
                                        match.rating_changes))

@@ -61,8 +61,10 @@ class HistoryQuery:
 _BEFORE_SEATS = (Match.id, Match.variant, Match.status, Match.version, Match.rules_hash,
                  Match.scores, Match.winner, Match.draw)
 _AFTER_SEATS = (Match.created_at, Match.finished_at, Match.end_reason, Match.rounds,
-                Match.rated, Match.rating_changes, Match.voided_at, Match.void_reason)
-""":class:`MatchSummary`'s fields before its seats and after them."""
+                Match.rated, Match.rating_changes, Match.voided_at, Match.void_reason,
+                Match.sealed, Match.spectator_delay)
+""":class:`MatchSummary`'s fields before its seats and after them (with what says whether
+it delays its spectators: :func:`.results.spectates` reads it)."""
 _SEAT = 1 + len(_BEFORE_SEATS) + len(_AFTER_SEATS)
 """Where a listing row's seat columns start (after the pk and the summary's)."""
 
@@ -106,7 +108,7 @@ def _history_statement(filters: tuple[str, ...], of_player: bool, rows: int) -> 
         page = select(Match.pk).where(*where).order_by(Match.pk.desc())
     listed = page.limit(literal_column(str(rows))).correlate(None)
     return (select(Match.pk, *_BEFORE_SEATS, *_AFTER_SEATS, Seat.seat, Seat.name,
-                   Seat.player_id, Seat.bot)
+                   Seat.player_id, Seat.bot, Seat.vouched)
             .join(Seat, Seat.match_pk == Match.pk).where(Match.pk.in_(listed))
             .order_by(Match.pk.desc(), Seat.seat))
 
@@ -131,24 +133,29 @@ def history(query: HistoryQuery, cursor_key: bytes,
     params["tenant"] = q.tenant
     if q.player_id:
         params["player_id"] = q.player_id
-    found: dict[int, tuple[Sequence[Any], list[SeatInfo]]] = {}
+    found: dict[int, tuple[Sequence[Any], list[tuple[SeatInfo, bool]]]] = {}
     for r in read_rows(stmt, params):
-        pk, (seat, name, player_id, bot) = r[0], r[_SEAT:]
+        pk, (seat, name, player_id, bot, vouched) = r[0], r[_SEAT:]
         found.setdefault(pk, (r, []))[1].append(
-            SeatInfo(seat, team_of(seat), name, player_id, bot, name is None))
+            (SeatInfo(seat, team_of(seat), name, player_id, bot, name is None), vouched))
     rows = list(found.items())
     more = len(rows) > q.limit
     rows = rows[: q.limit]
-    summaries = [_summary(r, tuple(seats)) for _, (r, seats) in rows]
+    summaries = [_summary(r, seats) for _, (r, seats) in rows]
     return summaries, encode_cursor(summaries[-1].id, cursor_key) if more and rows else None
 
 
-def _summary(r: Sequence[Any], seats: tuple[SeatInfo, ...]) -> MatchSummary:
-    """A listing row (the pk, then :data:`_BEFORE_SEATS` and :data:`_AFTER_SEATS`)."""
+def _summary(r: Sequence[Any], seats: Sequence[tuple[SeatInfo, bool]]) -> MatchSummary:
+    """A listing row (the pk, then :data:`_BEFORE_SEATS` and :data:`_AFTER_SEATS`), as it
+    is (the use case shows it to its caller: :func:`.results.spectates`)."""
     (_, match_id, variant, status, version, rules_hash, scores, winner, draw, created_at,
-     finished_at, end_reason, rounds, rated, rating_changes, voided_at, void_reason) = r[:_SEAT]
+     finished_at, end_reason, rounds, rated, rating_changes, voided_at, void_reason,
+     sealed, spectator_delay) = r[:_SEAT]
     return MatchSummary(
         match_id, variant, MatchStatus(status), version, rules_hash, scores, winner, draw,
-        seats, as_utc(created_at), as_utc(finished_at) if finished_at else None,
+        tuple(seat for seat, _ in seats), as_utc(created_at),
+        as_utc(finished_at) if finished_at else None,
         EndReason(end_reason) if end_reason else None, rounds, rated, rating_changes,
-        voided(as_utc(voided_at) if voided_at else None, void_reason))
+        voided(as_utc(voided_at) if voided_at else None, void_reason), bool(sealed),
+        spectator_delay, tuple(s.player_id for s, vouched in seats
+                               if vouched and s.player_id is not None))

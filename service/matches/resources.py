@@ -27,7 +27,7 @@ from .errors import NotAtTable
 from .headers import etag_for, if_match_version, seen
 from .history import HistoryQuery
 from .phrases import PHRASES
-from .results import HistoryPage, MatchView, MoveResult, Unchanged
+from .results import PUBLIC, SERVER, HistoryPage, MatchView, MoveResult, Unchanged, Viewer
 from .rows import ChatLineRow
 from .schemas import (
     MATCH_EVENT,
@@ -160,8 +160,18 @@ class Matches(MethodView):
     @blp.doc(operationId="listMatches")
     def get(self, query: dict[str, Any]) -> tuple[HistoryPage, int, Headers]:
         """Match history, newest first; keyset pagination with `next` and a Link header."""
-        page = matches.match_history(HistoryQuery(tenant(), **query))
+        page = matches.match_history(HistoryQuery(tenant(), **query), viewer())
         return page, 200, _next_link("matches.Matches", page)
+
+
+def viewer() -> Viewer:
+    """Who the request shows matches to: the player a player token proves (whatever key
+    came with it: the answer is theirs), else the front end's server (its server key),
+    else anyone (a browser key)."""
+    proof = credential()
+    if isinstance(proof, PlayerProof):
+        return Viewer(player_id=proof.player_id)
+    return SERVER if g.caller is not None and g.caller.server else PUBLIC
 
 
 def _next_link(endpoint: str, page: HistoryPage, **values: str) -> Headers:
@@ -485,5 +495,6 @@ class PlayerMatches(MethodView):
         `pool`, `rated` and `status` filter; keyset pages with `next` and a Link header."""
         page = matches.match_history(HistoryQuery(
             tenant(), player_id=player_id, variant=query.get("pool"), rated=query.get("rated"),
-            status=query.get("status"), cursor=query.get("cursor"), limit=query["limit"]))
+            status=query.get("status"), cursor=query.get("cursor"), limit=query["limit"]),
+            viewer())
         return page, 200, _next_link("player_matches.PlayerMatches", page, player_id=player_id)

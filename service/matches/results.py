@@ -4,7 +4,7 @@ move's result, a page of history. Plain values for the web layer to render."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -22,7 +22,7 @@ from ..engine import (
 )
 from ..storage.enums import EndReason, MatchStatus, MoveKind
 from ..storage.models import MoveRecord
-from .rows import STAND_IN, MatchRow, finished_by
+from .rows import STAND_IN, MatchRow, delays, finished_by
 
 SPECTATOR_DELAY = 4
 """Plays a spectator lags behind in a rated or tournament match unless it says
@@ -112,12 +112,40 @@ def seat_infos(match: MatchRow) -> tuple[SeatInfo, ...]:
     )
 
 
+@dataclass(frozen=True)
+class Viewer:
+    """Who a match's facts are shown to, where they leave the service (a view, a listing,
+    a record, a standing)."""
+
+    server: bool = False
+    """The front end's server (its server key, its webhooks): it runs the event and sees
+    every match as it is."""
+    player_id: str | None = None
+    """The player a token proves: the matches they sit at are theirs to see as they are."""
+
+
+PUBLIC = Viewer()
+"""Anyone: a browser key, a player at another table, and what every caller reads alike
+(records, totals, ratings, leaderboards, tournament standings)."""
+SERVER = Viewer(server=True)
+
+
+def spectates(delays_spectators: bool, players: Iterable[str | None], viewer: Viewer) -> bool:
+    """THE sealing rule, used wherever a match's facts leave: whether ``viewer`` is shown
+    the match as its spectators see it (no score, winner, end, version or rating change
+    of a sealed table; a delayed match some plays back) rather than as it is. A match
+    that delays its spectators (sealed, or in play with a spectator delay) is shown as
+    it is only to the front end's server and the players seated at it."""
+    return delays_spectators and not viewer.server and (
+        viewer.player_id is None or viewer.player_id not in players)
+
+
 def delayed(match: MatchRow, seat: int | None) -> bool:
     """Whether the viewer (None: a spectator) is shown the match some plays back: the
     match is in play and has a spectator delay, so that nobody watching can relay a
     table's plays as they happen. The seats see theirs at once; once the match is over,
     everyone sees every play."""
-    return seat is None and match.delays_spectators
+    return seat is None and spectates(match.delays_spectators, (), PUBLIC)
 
 
 def replay(state: State, records: Sequence[MoveRecord]) -> State:
@@ -135,10 +163,12 @@ def replay(state: State, records: Sequence[MoveRecord]) -> State:
 
 def shown_records(match: MatchRow, records: Sequence[MoveRecord]) -> tuple[list[MoveRecord], int]:
     """The log entries a spectator may see (all but the last ``spectator_delay`` plays
-    and what came after them; none of a sealed match's plays) and how many plays that
+    and what came after them; none of a sealed match's entries) and how many plays that
     leaves out."""
     plays = [i for i, r in enumerate(records) if r.kind == MoveKind.PLAY]
-    hidden = len(plays) if match.sealed else min(match.spectator_delay, len(plays))
+    if match.sealed:  # the table as dealt: not even a resignation shows
+        return [], len(plays)
+    hidden = min(match.spectator_delay, len(plays))
     if not hidden:
         return list(records), 0
     return list(records[:plays[-hidden]]), hidden
@@ -154,8 +184,10 @@ def match_view(match: MatchRow, state: State, seat: int | None, *,
     behind = 0
     if log is not None and delayed(match, seat):
         shown, behind = shown_records(match, log)
-        state = replay(state, shown) if behind else state
+        state = replay(state, shown) if behind or match.sealed else state
     status, end_reason, rematch = match.status, match.end_reason, match.rematch_id
+    if match.sealed and seat is None:
+        end_reason = None  # how a sealed table ended tells how it went
     if version is not None:
         status = MatchStatus.FINISHED if state.finished else MatchStatus.ACTIVE
         end_reason = finished_by(state) if state.finished else None
@@ -228,6 +260,33 @@ class MatchSummary:
     rated: bool
     rating_changes: list[dict[str, Any]] | None
     voided: dict[str, Any] | None = None
+    sealed: bool = False
+    spectator_delay: int = 0
+    vouched: tuple[str, ...] = ()
+    """The players seated as vouched for (they see their match as it is)."""
+
+    @property
+    def delays_spectators(self) -> bool:
+        """As :attr:`MatchRow.delays_spectators`."""
+        return delays(self.sealed, self.status, self.spectator_delay)
+
+
+def as_spectators_see(summary: MatchSummary, match: MatchRow, state: State,
+                      log: Sequence[MoveRecord]) -> MatchSummary:
+    """A listing's line of a match that delays its spectators, as they see it: its
+    scores, deals and version those of the plays they are shown (a sealed table's as
+    dealt), and no winner, end or rating change of a sealed table."""
+    shown, behind = shown_records(match, log)
+    if not (behind or match.sealed):
+        return summary
+    was = replay(state, shown)
+    sealed = match.sealed
+    return dataclasses.replace(
+        summary, version=shown[-1].seq if shown else 0, scores=list(was.scores),
+        rounds=was.round, winner=None if sealed else summary.winner,
+        draw=False if sealed else summary.draw,
+        end_reason=None if sealed else summary.end_reason,
+        rating_changes=None if sealed else summary.rating_changes)
 
 
 @dataclass(frozen=True)

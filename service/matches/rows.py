@@ -129,7 +129,7 @@ class MatchRow:
     def delays_spectators(self) -> bool:
         """Whether spectators see it some plays late now: in play, with a delay; or
         sealed (they see none of its plays)."""
-        return self.sealed or (self.status == MatchStatus.ACTIVE and self.spectator_delay > 0)
+        return delays(self.sealed, self.status, self.spectator_delay)
 
     @property
     def seed_shown(self) -> bool:
@@ -193,6 +193,12 @@ class LogEntry:
     @classmethod
     def of(cls, play: Play, timeout: bool = False, stand_in: bool = False) -> LogEntry:
         return cls(MoveKind.PLAY, play.seat, play.round, play, timeout, stand_in)
+
+
+def delays(sealed: bool, status: MatchStatus | str, spectator_delay: int) -> bool:
+    """Whether a match's spectators see it some plays late now: sealed (they see none of
+    its plays), or in play with a delay."""
+    return sealed or (status == MatchStatus.ACTIVE and spectator_delay > 0)
 
 
 def finished_by(state: State) -> EndReason:

@@ -70,13 +70,19 @@ from .errors import (
 )
 from .replies import bill_replies, bots_play
 from .results import (
+    PUBLIC,
+    SERVER,
     SPECTATOR_DELAY,
     HistoryPage,
+    MatchSummary,
     MatchView,
     MoveResult,
+    Viewer,
+    as_spectators_see,
     match_view,
     replay,
     shown_records,
+    spectates,
 )
 from .rows import ChatLineRow, LogEntry, MatchRow
 from .rows import facts as match_facts
@@ -650,8 +656,15 @@ def void_match(match_id: str, tenant: int, reason: str, actor: str) -> MatchView
 
 
 def unseal(match_pks: Sequence[int]) -> None:
-    """Make sealed matches' seeds and plays public, their duplicate round over (caller's
-    write transaction); this process's kept matches forgotten."""
+    """Make sealed matches' seeds, plays and results public, their duplicate round over
+    (caller's write transaction): each finished table's ratings and totals recorded now
+    (:func:`finish.unsealed`); this process's kept matches forgotten."""
+    for match, _ in store.read_sealed(match_pks):
+        recorded = finish.unsealed(match)
+        if recorded.parts:
+            writes.write(recorded.parts)
+        if recorded.rating_changes is not None:
+            store.keep_rating_changes(match.pk, recorded.rating_changes)
     store.unseal(match_pks)
     after_commit(cache.reset)
 
@@ -724,23 +737,36 @@ def played(match_id: str, tenant: int) -> Played:
 
 
 @on_replica
-def match_history(query: history.HistoryQuery) -> HistoryPage:
+def match_history(query: history.HistoryQuery, viewer: Viewer) -> HistoryPage:
     """A page of the match history, newest first (waiting tables past their time left
-    out); a player's page (``query.player_id``) only if the front end vouched for them."""
+    out); a player's page (``query.player_id``) only if the front end vouched for them.
+    Each match as ``viewer`` may see it (:func:`.results.spectates`): a sealed or delayed
+    one that is not theirs as its spectators see it."""
     with transaction():
         rows, nxt = history.history(query, current_app.config["SECRET_KEY"],
                                     clocks.waiting_since())
         if not rows and query.player_id is not None:
             # a player with a match was vouched for: only an empty page asks
             players.vouched_player(query.tenant, query.player_id)
+        rows = [_as_seen(query.tenant, row, viewer) for row in rows]
     return HistoryPage(rows, nxt)
 
 
+def _as_seen(tenant: int, summary: MatchSummary, viewer: Viewer) -> MatchSummary:
+    """A listing's line as ``viewer`` may see it (the match and its log read only for a
+    match they see as a spectator)."""
+    if not spectates(summary.delays_spectators, summary.vouched, viewer):
+        return summary
+    match, state = store.read(summary.id, tenant)
+    return as_spectators_see(summary, match, state, store.move_log(match.pk, last=match.version))
+
+
 def player_matches(tenant: int, player_id: str, cursor: str | None = None,
-                   limit: int = 20) -> HistoryPage:
-    """A page of the matches a vouched player sat in, newest first."""
+                   limit: int = 20, viewer: Viewer = SERVER) -> HistoryPage:
+    """A page of the matches a vouched player sat in, newest first (by default as the
+    front end's server sees them: their export, a report's evidence)."""
     return match_history(history.HistoryQuery(tenant, player_id=player_id, cursor=cursor,
-                                              limit=limit))
+                                              limit=limit), viewer)
 
 
 @dataclass(frozen=True)
@@ -771,7 +797,7 @@ def move_log(match_id: str, tenant: int, after: int = 0, token: Credential | Non
         moves = store.move_log(match.pk, first=after + 1)
         behind = 0
         # the seat is asked for only where it matters: any token reads an undelayed log
-        if not everything and match.delays_spectators \
+        if spectates(match.delays_spectators, (), SERVER if everything else PUBLIC) \
                 and seat_of(match.seat_keys, token) is None:
             shown, behind = shown_records(
                 match, store.move_log(match.pk) if after else moves)

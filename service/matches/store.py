@@ -552,7 +552,24 @@ def keep_chat_settings(tenant: int, mode: str, spectators: bool, words: list[str
     kept.mode, kept.spectators, kept.words, kept.updated_at = mode, spectators, words, utcnow()
 
 
+def read_sealed(match_pks: Sequence[int]) -> list[tuple[MatchRow, State]]:
+    """Those of these matches still sealed, each locked, in pk order (caller's write
+    transaction)."""
+    found = []
+    for match_id, tenant in db.session.execute(
+            select(_M.c.id, _M.c.tenant_pk).where(_M.c.pk.in_(list(match_pks)),
+                                                  _M.c.sealed.is_(True)).order_by(_M.c.pk)):
+        found.append(read(match_id, tenant, lock=True))
+    return found
+
+
 def unseal(match_pks: Sequence[int]) -> None:
     """Make these matches' seeds and plays public (their duplicate round is over)."""
     if match_pks:
         db.session.execute(update(_M).where(_M.c.pk.in_(list(match_pks))).values(sealed=False))
+
+
+def keep_rating_changes(match_pk: int, changes: Sequence[dict[str, Any]]) -> None:
+    """Keep a match's rating changes, rated after it finished (an unsealed table)."""
+    db.session.execute(update(_M).where(_M.c.pk == match_pk).values(
+        rating_changes=list(changes)))

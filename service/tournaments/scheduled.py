@@ -142,10 +142,11 @@ def _advance(t: Tournament, now: datetime) -> bool:
     if t.system != TournamentSystem.ARENA:  # by rounds: the next once all have ended
         if busy:
             return False
-        loaded = load(t)
         assert t.rounds is not None
         if t.system == TournamentSystem.DUPLICATE:  # the round is over: its tables public
-            unseal([p.match_pk for p, _ in loaded.pairings if p.match_pk is not None])
+            unseal([pk for pk in db.session.execute(select(Pairing.match_pk).where(
+                Pairing.tournament_pk == t.pk)).scalars() if pk is not None])
+        loaded = load(t)  # after: the round's tables count now
         if t.round >= t.rounds or sum(e.withdrawn_at is None for e in loaded.entrants) \
                 < _least(t):
             end(t, now, TournamentStatus.FINISHED, loaded)

@@ -17,6 +17,8 @@ from sqlalchemy import func, select, update
 from ..engine import load_variant, rules_from_json, state_from_dict, with_house_rules
 from ..live.listener import CHANNEL
 from ..matches.changes import MatchChanged
+from ..matches.results import PUBLIC, spectates
+from ..matches.rows import delays
 from ..matches.service import call_off, unseal
 from ..players import events as player_events
 from ..players import service as players
@@ -358,24 +360,32 @@ class Loaded:
     ratings: dict[str, float]
     commitments: dict[int, str] = dataclass_field(default_factory=dict)
     """Each pairing's match's commitment, by pairing."""
+    withheld: frozenset[int] = frozenset()
+    """The pairings whose match everyone is shown as its spectators see it (a duplicate
+    round's table while the round goes on): no winner, not counted yet."""
 
 
 def load(t: Tournament) -> Loaded:
     entrants = entrants_of(t)
     commitments: dict[int, str] = {}
+    withheld = set()
     pairings = []
-    for p, match_id, commitment in db.session.execute(
-            select(Pairing, Match.id, Match.commitment)
+    for p, match_id, commitment, is_sealed, status, delay in db.session.execute(
+            select(Pairing, Match.id, Match.commitment, Match.sealed, Match.status,
+                   Match.spectator_delay)
             .outerjoin(Match, Match.pk == Pairing.match_pk)
             .where(Pairing.tournament_pk == t.pk).order_by(Pairing.pk)):
         pairings.append((p, match_id))
         if commitment is not None:
             commitments[p.pk] = commitment
+        # standings and pairings are everyone's: a table counts once everyone sees it
+        if spectates(delays(bool(is_sealed), status, delay), (), PUBLIC):
+            withheld.add(p.pk)
     ratings = {player_id: ordinal for player_id, ordinal in db.session.execute(
         select(Player.player_id, Rating.ordinal).join(Rating, Rating.player_pk == Player.pk)
         .where(Player.tenant_pk == t.tenant_pk, Rating.pool == t.variant,
                Player.player_id.in_([e.player_id for e in entrants])))}
-    return Loaded(entrants, pairings, ratings, commitments)
+    return Loaded(entrants, pairings, ratings, commitments, frozenset(withheld))
 
 
 def counted_games(t: Tournament, loaded: Loaded) -> list[Game]:
@@ -413,7 +423,8 @@ def _duplicate_standings(loaded: Loaded) -> list[Standing]:
     """A duplicate event's standings: its finished tables' deals, each compared with the
     other tables' of the round (:func:`pairing.duplicate_standings`)."""
     finished = {p.match_pk: p for p, _ in loaded.pairings
-                if p.status == PairingStatus.FINISHED and p.match_pk is not None}
+                if p.status == PairingStatus.FINISHED and p.match_pk is not None
+                and p.pk not in loaded.withheld}
     tables = []
     for match_pk, rules, rules_hash, snapshot in db.session.execute(
             select(Match.pk, Match.rules, Match.rules_hash, Match.snapshot)
@@ -437,7 +448,10 @@ def _duplicate_standings(loaded: Loaded) -> list[Standing]:
         withdrawn=[e.player_id for e in loaded.entrants if e.withdrawn_at is not None])
 
 
-def _pairing_view(p: Pairing, match_id: str | None) -> PairingView:
+def _pairing_view(p: Pairing, match_id: str | None, withheld: frozenset[int]) -> PairingView:
+    """A game as everyone sees it: a sealed table's without its winner."""
+    if p.pk in withheld:
+        return PairingView(match_id, seated(p), None, False, p.status)
     return PairingView(match_id, seated(p), p.winner, p.draw, p.status)
 
 
@@ -453,13 +467,13 @@ def _view(t: Tournament, loaded: Loaded | None = None) -> TournamentView:
                 this.byes.append(p.first)
                 by_round[p.round] = dataclasses.replace(this, bye=this.bye or p.first)
             else:
-                this.pairings.append(_pairing_view(p, match_id))
+                this.pairings.append(_pairing_view(p, match_id, loaded.withheld))
                 if t.system == TournamentSystem.DUPLICATE and this.commitment is None:
                     by_round[p.round] = dataclasses.replace(
                         this, commitment=loaded.commitments.get(p.pk))
         rounds = [by_round[n] for n in sorted(by_round)]
     else:
-        arena = [_pairing_view(p, match_id) for p, match_id in loaded.pairings]
+        arena = [_pairing_view(p, match_id, loaded.withheld) for p, match_id in loaded.pairings]
     final = t.status == TournamentStatus.FINISHED and t.standings is not None
     names = names_of(loaded)
     standings = [{**row, "name": names.get(row["player_id"], row["player_id"])}

@@ -91,3 +91,28 @@ def test_a_spectator_stream_lags_the_same(client: FlaskClient) -> None:
     r.close()
     data = json.loads(state.decode().split("data: ", 1)[1])
     assert data["behind"] == 1 and data["last_move"] == first["last_move"]
+
+
+def test_a_listing_shows_a_delayed_match_as_its_spectators_see_it(keyed: Flask) -> None:
+    """Right after a deal ends, a browser key's history lists the match with the scores
+    and version of the plays its spectators are shown (the deal's end not among them);
+    the front end's server lists it as it is."""
+    server = api_key(keyed, "fe")
+    browser = {**api_key(keyed, "fe", "https://fe.example"), "Origin": "https://fe.example"}
+    client = keyed.test_client()
+    client.environ_base.update({"HTTP_" + k.upper().replace("-", "_"): v
+                                for k, v in browser.items()})
+    created = client.post("/v1/matches", json={"players": PLAYERS,
+                                               "spectator_delay": 4}).get_json()
+    match, toks = created["id"], tokens(created)
+    mine = view(client, match, toks[0])
+    while not mine["rounds"]:  # up to the play that ends the first deal
+        mine = _play_first(client, match, toks[mine["turn"]])
+    assert mine["status"] == "active" and mine["scores"] != [0, 0]
+    watching = view(client, match)
+    assert watching["behind"] == 4 and watching["scores"] == [0, 0]
+    [listed] = client.get("/v1/matches").get_json()["matches"]
+    assert listed["scores"] == watching["scores"] and listed["rounds"] == watching["round"]
+    assert listed["version"] == mine["version"] - watching["behind"]
+    [live] = client.get("/v1/matches", headers=server).get_json()["matches"]
+    assert live["scores"] == mine["scores"] and live["version"] == mine["version"]
