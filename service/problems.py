@@ -1,162 +1,24 @@
-"""The one map from typed errors (the engine's and every domain's) to HTTP statuses and
-the headers that go with them; :mod:`service.web.problems` renders them as problem+json."""
+"""The one map from typed errors to HTTP statuses and the headers that go with them:
+the engine's errors by this table, every domain's by the ``status`` beside its
+``reason``; :mod:`service.web.problems` renders them as problem+json."""
 
 from __future__ import annotations
 
 from .engine.errors import IllegalMove, InvalidCard, InvalidDeck, InvalidRules, UnknownVariant
-from .errors import InvalidToken, MatchNotFound, MissingToken
+from .errors import MissingToken
 from .live.errors import TooManyWaiters
-from .lobby.errors import NoOpenSeat, WrongMatchStatus
-from .matches.errors import (
-    CannotDrop,
-    ChatClosed,
-    ChatFull,
-    ChatOff,
-    ChatTextOff,
-    ChatTooFast,
-    ClaimTooEarly,
-    ClockRanOut,
-    IdempotencyKeyReused,
-    InvalidCursor,
-    MatchNotFinished,
-    MatchNotStarted,
-    NoHumanSeat,
-    NotAtTable,
-    RatedNeedsPlayers,
-    RatedNeedsShuffle,
-    StandInTooStrong,
-    UnknownPhrase,
-    VersionMismatch,
-    WrongPlayerCount,
-)
-from .players.errors import (
-    BadBoardCursor,
-    BlockedPlayer,
-    InvalidPlayerToken,
-    NotThisPlayer,
-    PlayerNotFound,
-    PlayerRequired,
-    PlayerSuspended,
-    PlayerUnverified,
-    SuspensionEnded,
-    TokenRevoked,
-    TooManyBlocks,
-    WrongFrontEnd,
-)
-from .safety.errors import (
-    AlreadyReported,
-    BadCursor,
-    NotReportable,
-    ReportNotFound,
-    ReportResolved,
-)
-from .social.errors import (
-    ChallengeClosed,
-    ChallengeNotFound,
-    NotYourChallenge,
-    PartyNotFound,
-    PartyRefused,
-    TooManyChallenges,
-    TooManyFriends,
-)
+from .players.errors import InvalidPlayerToken, PlayerRequired, TokenRevoked, WrongFrontEnd
 from .storage.errors import DatabaseUnavailable
-from .tenants.errors import (
-    CsrfRefused,
-    InvalidApiKey,
-    InvalidStaffKey,
-    KeyPrefixAmbiguous,
-    MissingApiKey,
-    OriginNotAllowed,
-    ServerKeyRequired,
-    StaffRoleTooLow,
-    StaffSessionInvalid,
-    Throttled,
-)
-from .tournaments.errors import (
-    EntryClosed,
-    NotEntered,
-    TooManyTournaments,
-    TournamentNotFound,
-    TwoPlayersOnly,
-)
+from .tenants.errors import InvalidApiKey, MissingApiKey
 from .web.problems import ProblemHeaders, Statuses
-from .webhooks.errors import DeliveryNotFound, WebhookNotFound, WebhookUrlNotAllowed
 
 STATUSES: Statuses = [
+    # the engine's errors know no HTTP; every service error carries its ``status``
     (IllegalMove, 409),
-    (NoOpenSeat, 409),
-    (WrongMatchStatus, 409),
-    (MatchNotStarted, 409),
-    (ClockRanOut, 409),
-    (MatchNotFound, 404),
-    (WebhookNotFound, 404),
-    (DeliveryNotFound, 404),
-    (PlayerNotFound, 404),
-    (TournamentNotFound, 404),
-    (EntryClosed, 409),
-    (TooManyTournaments, 409),
-    (NotEntered, 409),
-    (PlayerRequired, 401),
-    (TwoPlayersOnly, 422),
-    (WebhookUrlNotAllowed, 422),
-    (MissingToken, 401),
-    (InvalidToken, 403),
-    (MissingApiKey, 401),
-    (InvalidApiKey, 401),
-    (OriginNotAllowed, 403),
-    (PlayerUnverified, 403),
-    (ServerKeyRequired, 403),
-    (InvalidStaffKey, 401),
-    (StaffSessionInvalid, 401),
-    (StaffRoleTooLow, 403),
-    (CsrfRefused, 403),
-    (KeyPrefixAmbiguous, 409),
-    (NotThisPlayer, 403),
-    (InvalidPlayerToken, 401),
-    (TokenRevoked, 401),
-    (ReportNotFound, 404),
-    (ChallengeNotFound, 404),
-    (PartyNotFound, 404),
-    (PartyRefused, 409),
-    (ChallengeClosed, 409),
-    (NotYourChallenge, 409),
-    (TooManyChallenges, 409),
-    (TooManyFriends, 409),
-    (NotReportable, 422),
-    (AlreadyReported, 409),
-    (ReportResolved, 409),
-    (BadCursor, 422),
-    (MatchNotFinished, 409),
-    (TooManyBlocks, 409),
-    (PlayerSuspended, 403),
-    (SuspensionEnded, 422),
-    (BlockedPlayer, 409),
-    (WrongFrontEnd, 401),
-    (VersionMismatch, 412),
     (InvalidRules, 422),
     (UnknownVariant, 422),
     (InvalidDeck, 422),
     (InvalidCard, 422),
-    (WrongPlayerCount, 422),
-    (NoHumanSeat, 422),
-    (RatedNeedsPlayers, 422),
-    (RatedNeedsShuffle, 422),
-    (ClaimTooEarly, 409),
-    (CannotDrop, 409),
-    (StandInTooStrong, 422),
-    (ChatOff, 409),
-    (ChatTextOff, 409),
-    (ChatClosed, 409),
-    (ChatFull, 409),
-    (NotAtTable, 403),
-    (UnknownPhrase, 422),
-    (ChatTooFast, 429),
-    (IdempotencyKeyReused, 422),
-    (InvalidCursor, 422),
-    (BadBoardCursor, 422),
-    (DatabaseUnavailable, 503),
-    (TooManyWaiters, 429),
-    (Throttled, 429),
 ]
 RETRY_AFTER_SECONDS = 2
 HEADERS: ProblemHeaders = {

@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from flask import Blueprint as FlaskBlueprint
-from flask import Response, send_from_directory
+from flask import Response
 from flask.views import MethodView
 
 from ..tenants.limits import budget
 from ..tenants.requests import server_key_only, tenant
 from ..web.assets import asset as static_file
+from ..web.assets import page as page_of
 from ..web.parser import Blueprint
 from . import service as console
 from .schemas import OverviewSchema
@@ -26,12 +27,7 @@ blp = Blueprint("console_api", __name__, url_prefix="/v1/console",
 @pages.route("/console")
 def page() -> Response:
     """The console (its pages are ``#/players``, ``#/reports``...)."""
-    response = send_from_directory(FILES, "index.html", max_age=0)
-    # the console holds a staff session: no other site may frame it
-    response.headers["X-Frame-Options"] = "DENY"
-    response.headers["Content-Security-Policy"] = (
-        "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
-    return response
+    return page_of(FILES)  # it holds a staff session: no other site may frame it
 
 
 @pages.route("/console/<path:name>")

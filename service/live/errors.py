@@ -10,3 +10,4 @@ class TooManyWaiters(ServiceError):
     client's share is taken)."""
 
     reason = "too_many_waiters"
+    status = 429

@@ -9,6 +9,7 @@ class NoOpenSeat(ServiceError):
     """Every seat of the match is taken (or it no longer waits for players)."""
 
     reason = "no_open_seat"
+    status = 409
 
 
 class WrongMatchStatus(ServiceError):
@@ -16,3 +17,4 @@ class WrongMatchStatus(ServiceError):
     playing, rematch a finished one)."""
 
     reason = "wrong_match_status"
+    status = 409

@@ -10,6 +10,7 @@ class VersionMismatch(ServiceError):
     """The match moved on since the version the client named (If-Match)."""
 
     reason = "version_mismatch"
+    status = 412
 
 
 class ClockRanOut(ServiceError):
@@ -17,36 +18,42 @@ class ClockRanOut(ServiceError):
     the seat, or ends the match, within a pass of ``basra worker``)."""
 
     reason = "clock_ran_out"
+    status = 409
 
 
 class WrongPlayerCount(ServiceError):
     """The players listed do not fit the rules' number of seats."""
 
     reason = "wrong_player_count"
+    status = 422
 
 
 class NoHumanSeat(ServiceError):
     """Every seat would be a bot."""
 
     reason = "no_human_seat"
+    status = 422
 
 
 class IdempotencyKeyReused(ServiceError):
     """An Idempotency-Key sent again with a different request."""
 
     reason = "idempotency_key_reused"
+    status = 422
 
 
 class InvalidCursor(ServiceError):
     """A history cursor this service did not issue."""
 
     reason = "invalid_cursor"
+    status = 422
 
 
 class MatchNotStarted(ServiceError):
     """A move in a match still waiting for players."""
 
     reason = "match_not_started"
+    status = 409
 
 
 class ClaimTooEarly(ServiceError):
@@ -54,18 +61,21 @@ class ClaimTooEarly(ServiceError):
     team is the claimer's)."""
 
     reason = "claim_too_early"
+    status = 409
 
 
 class RatedNeedsShuffle(ServiceError):
     """A rated match asked with explicit decks: its creator would know every card."""
 
     reason = "rated_needs_shuffle"
+    status = 422
 
 
 class RatedNeedsPlayers(ServiceError):
     """A rated match's seat that is a bot, anonymous, or a player seated twice."""
 
     reason = "rated_needs_players"
+    status = 422
 
 
 class MatchNotFinished(ServiceError):
@@ -73,18 +83,21 @@ class MatchNotFinished(ServiceError):
     aborted)."""
 
     reason = "match_not_finished"
+    status = 409
 
 
 class ChatOff(ServiceError):
     """The front end turned table chat off."""
 
     reason = "chat_off"
+    status = 409
 
 
 class ChatTextOff(ServiceError):
     """A text line where the front end's tables take the fixed phrases only."""
 
     reason = "chat_text_off"
+    status = 409
 
 
 class NotAtTable(ServiceError):
@@ -92,30 +105,35 @@ class NotAtTable(ServiceError):
     watching."""
 
     reason = "not_at_table"
+    status = 403
 
 
 class ChatClosed(ServiceError):
     """A line at a match that is over."""
 
     reason = "chat_closed"
+    status = 409
 
 
 class ChatFull(ServiceError):
     """The match holds as many lines as a match may."""
 
     reason = "chat_full"
+    status = 409
 
 
 class UnknownPhrase(ServiceError):
     """A phrase id not in the list (``GET /v1/chat/phrases``)."""
 
     reason = "unknown_phrase"
+    status = 422
 
 
 class ChatTooFast(Throttled):
     """The speaker said as many lines as a minute allows."""
 
     reason = "chat_too_fast"
+    status = 429
 
 
 class CannotDrop(ServiceError):
@@ -123,6 +141,7 @@ class CannotDrop(ServiceError):
     still played by its player (the clock decides then)."""
 
     reason = "cannot_drop"
+    status = 409
 
 
 class StandInTooStrong(ServiceError):
@@ -130,3 +149,4 @@ class StandInTooStrong(ServiceError):
     it better than its player."""
 
     reason = "stand_in_too_strong"
+    status = 422

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Blueprint, Response, send_from_directory
+from flask import Blueprint, Response
 
 from ..web.assets import asset as static_file
+from ..web.assets import page as page_of
 
 FILES = Path(__file__).resolve().parent
 
@@ -17,7 +18,7 @@ blp = Blueprint("play", __name__)
 @blp.route("/play")
 def page() -> Response:
     """The table (``?match=ID``) or the lobby."""
-    return send_from_directory(FILES, "index.html", max_age=0)
+    return page_of(FILES)  # the same headers as the console: no other site may frame it
 
 
 @blp.route("/play/<path:name>")

@@ -9,6 +9,7 @@ class MissingApiKey(ServiceError):
     """No X-API-Key where the deployment requires one."""
 
     reason = "missing_api_key"
+    status = 401
 
 
 class InvalidApiKey(ServiceError):
@@ -16,6 +17,7 @@ class InvalidApiKey(ServiceError):
     of this service."""
 
     reason = "invalid_api_key"
+    status = 401
 
     def __init__(self, message: str, *, malformed: bool = False) -> None:
         super().__init__(message)
@@ -24,6 +26,9 @@ class InvalidApiKey(ServiceError):
 
 class Throttled(ServiceError):
     """A budget of the caller's is spent: try again in ``retry_after`` seconds."""
+
+    reason = "rate_limited"
+    status = 429
 
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)
@@ -48,30 +53,35 @@ class ServerKeyRequired(ServiceError):
     and cancel) asked with a browser key: it takes the server key."""
 
     reason = "server_key_required"
+    status = 403
 
 
 class OriginNotAllowed(ServiceError):
     """A browser origin the key's tenant did not allow."""
 
     reason = "origin_not_allowed"
+    status = 403
 
 
 class TenantNameTaken(ServiceError):
     """``local`` is the built-in tenant of keyless requests."""
 
     reason = "tenant_name_taken"
+    status = 409
 
 
 class TenantNotFound(ServiceError, LookupError):
     """No front end of that name (``basra keys``)."""
 
     reason = "tenant_not_found"
+    status = 404
 
 
 class KeyPrefixAmbiguous(ServiceError):
     """``basra keys revoke --key`` named a prefix several keys share."""
 
     reason = "key_prefix_ambiguous"
+    status = 409
 
 
 class InvalidStaffKey(ServiceError):
@@ -79,6 +89,7 @@ class InvalidStaffKey(ServiceError):
     all, refused without a look-up)."""
 
     reason = "invalid_staff_key"
+    status = 401
 
     def __init__(self, message: str, *, malformed: bool = False) -> None:
         super().__init__(message)
@@ -90,6 +101,7 @@ class StaffSessionInvalid(ServiceError):
     key was revoked: sign in again."""
 
     reason = "staff_session_invalid"
+    status = 401
 
 
 class StaffRoleTooLow(ServiceError):
@@ -97,6 +109,7 @@ class StaffRoleTooLow(ServiceError):
     administering)."""
 
     reason = "staff_role_too_low"
+    status = 403
 
 
 class CsrfRefused(ServiceError):
@@ -104,3 +117,4 @@ class CsrfRefused(ServiceError):
     another site."""
 
     reason = "csrf_refused"
+    status = 403

@@ -41,15 +41,33 @@ def card_list(**kwargs: Any) -> ma.fields.List:
 
 
 class UTCDateTime(ma.fields.AwareDateTime):
-    """An ISO 8601 timestamp; naive values from SQLite are UTC."""
+    """An ISO 8601 timestamp; naive values (and SQLite's) are UTC. Every time a query or
+    a body sends is read by this field (or :class:`ZonedDateTime`, its stricter kind):
+    loaded as its instant in UTC, refused (422 naming the field) when that instant is
+    beyond what the database holds, the years 1 to 9999, whatever its zone
+    (``9999-12-31T23:59:59-14:00`` is year 10000 in UTC)."""
+
+    default_error_messages = {  # noqa: RUF012
+        "range": "must be a time from the year 1 to the year 9999 in UTC",
+    }
+    beyond = "range"
+    """The error of a time past the calendar's ends."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(default_timezone=UTC, **kwargs)
+        kwargs.setdefault("default_timezone", UTC)
+        super().__init__(**kwargs)
 
     def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> str | None:
         if isinstance(value, datetime) and value.tzinfo is None:
             value = value.replace(tzinfo=UTC)
         return super()._serialize(value, attr, obj, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> datetime:
+        parsed: datetime = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            return parsed.astimezone(UTC)
+        except OverflowError as error:  # the year 1 or 9999 moved past the calendar's ends
+            raise self.make_error(self.beyond) from error
 
 
 class JsonInteger(ma.fields.Integer):
@@ -84,7 +102,7 @@ EARLIEST_YEAR, LATEST_YEAR = 2000, 2999
 """The years a time sent in a body may name: others are typos (year 1, 20250)."""
 
 
-class ZonedDateTime(ma.fields.AwareDateTime):
+class ZonedDateTime(UTCDateTime):
     """A time sent in a body: ISO 8601 with its zone (``Z`` or an offset), in a year
     between :data:`EARLIEST_YEAR` and :data:`LATEST_YEAR`."""
 
@@ -92,21 +110,18 @@ class ZonedDateTime(ma.fields.AwareDateTime):
         "zone": "must carry its time zone, as 2026-12-03T18:00:00Z or +02:00",
         "year": f"must be in a year from {EARLIEST_YEAR} to {LATEST_YEAR}",
     }
+    beyond = "year"
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(format="iso", **kwargs)
+        super().__init__(format="iso", default_timezone=None, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> datetime:
         try:
-            parsed: datetime = super()._deserialize(value, attr, data, **kwargs)
+            moment = super()._deserialize(value, attr, data, **kwargs)
         except ma.ValidationError as error:
             if isinstance(value, str) and "aware" in str(error.messages):
                 raise self.make_error("zone") from error
             raise
-        try:
-            moment = parsed.astimezone(UTC)
-        except OverflowError as error:  # year 1 or 9999 moved past the calendar's ends
-            raise self.make_error("year") from error
         if not EARLIEST_YEAR <= moment.year <= LATEST_YEAR:
             raise self.make_error("year")
         return moment

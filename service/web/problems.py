@@ -36,7 +36,10 @@ class ProblemSchema(ma.Schema):
     reason = ma.fields.String(
         required=True, metadata={"description": "machine-readable reason, e.g. not_your_turn"}
     )
-    errors = ma.fields.List(ma.fields.Nested(FieldErrorSchema))
+    errors = ma.fields.List(ma.fields.Nested(FieldErrorSchema), metadata={
+        "description": "the fields at fault, at most 20"})
+    omitted = ma.fields.Integer(metadata={
+        "description": "how many more fields were at fault than `errors` lists"})
     instance = ma.fields.String()
 
 
@@ -67,7 +70,9 @@ def problem_response(
     errors: list[dict[str, str]] | None = None,
     headers: dict[str, str] | None = None,
 ) -> Response:
-    """A problem+json response."""
+    """A problem+json response; of ``errors`` it lists :data:`MAX_LISTED` at most, each
+    cut to :data:`MAX_TEXT` characters, and counts the rest (``omitted``), so a large bad
+    request never gets a larger answer."""
     body: dict[str, Any] = {
         "type": f"urn:basra:problem:{reason}",
         "title": HTTPStatus(status).phrase,
@@ -76,7 +81,10 @@ def problem_response(
         "reason": reason,
     }
     if errors:
-        body["errors"] = errors
+        body["errors"] = [{"field": _short(e["field"]), "message": _short(e["message"])}
+                          for e in errors[:MAX_LISTED]]
+        if len(errors) > MAX_LISTED:
+            body["omitted"] = len(errors) - MAX_LISTED
     response = current_app.response_class(
         json.dumps(body, separators=(",", ":")), status=status, mimetype=PROBLEM_JSON
     )
@@ -85,25 +93,37 @@ def problem_response(
 
 
 Statuses = list[tuple[type[BasraError], int]]
-"""How each typed error maps onto HTTP: the first class that matches (else 400)."""
+"""How the engine's errors, which know no HTTP, map onto it: the first class that
+matches. A service error carries its own (``status`` beside its ``reason``)."""
 ProblemHeaders = dict[type[BasraError], dict[str, str]]
 """Headers that go with a typed error's problem (Retry-After, WWW-Authenticate)."""
 
 
+def status_of(error: type[BasraError], statuses: Statuses) -> int | None:
+    """The HTTP status of a typed error: its class's ``status``, else the first of
+    ``statuses`` whose class it is; None for an error nobody mapped (a test fails)."""
+    own: int | None = getattr(error, "status", None)
+    return own if own is not None else next(
+        (s for cls, s in statuses if issubclass(error, cls)), None)
+
+
 def domain_problem(error: BasraError, statuses: Statuses, headers: ProblemHeaders) -> Response:
     """The response for a typed engine or service error."""
-    status = next((s for cls, s in statuses if isinstance(error, cls)), 400)
+    status = status_of(type(error), statuses) or 400
     errors = None
+    detail = error.message
     if isinstance(error, InvalidRules):
         errors = [{"field": f"rules.{path}" if path else "rules", "message": problem}
                   for path, problem in error.problems]
+        if len(errors) > 5 or len(detail) > 5 * MAX_TEXT:  # it names every key: say a few
+            detail = _said(errors)
     elif isinstance(error, ServiceError) and error.field:
         errors = [{"field": error.field, "message": error.problem}]
     extra = dict(headers.get(type(error), {}))
     retry_after = getattr(error, "retry_after", None)
     if retry_after is not None:  # an error that knows when to come back says so
         extra["Retry-After"] = str(retry_after)
-    return problem_response(status, error.reason, error.message, errors, extra)
+    return problem_response(status, error.reason, detail, errors, extra)
 
 
 def flatten_messages(messages: Any, prefix: str = "") -> list[dict[str, str]]:
@@ -159,23 +179,21 @@ def _short(text: str) -> str:
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 1] + "…"
 
 
+def _said(found: list[dict[str, str]]) -> str:
+    """A detail naming the first five fields at fault and counting the rest."""
+    detail = "the request is invalid: " + "; ".join(
+        f"{_short(e['field'])}: {_short(e['message'])}" for e in found[:5])
+    return detail + (f"; and {len(found) - 5} more" if len(found) > 5 else "")
+
+
 def http_problem(error: HTTPException) -> Response:
-    """The response for a werkzeug HTTPException (including webargs validation errors):
-    at most :data:`MAX_LISTED` field errors, each cut to :data:`MAX_TEXT` characters, so
-    a large bad request never gets a larger answer."""
+    """The response for a werkzeug HTTPException (including webargs validation errors)."""
     status = error.code or 500
     data = getattr(error, "data", None) or {}
     found = flatten_messages(data["messages"]) if "messages" in data else []
-    errors = [{"field": _short(e["field"]), "message": _short(e["message"])}
-              for e in found[:MAX_LISTED]]
     reason = _HTTP_REASONS.get(status, "http_error")
-    detail = error.description or HTTPStatus(status).phrase
-    if errors:
-        detail = "the request is invalid: " + "; ".join(
-            f"{e['field']}: {e['message']}" for e in errors[:5])
-        if len(found) > 5:
-            detail += f"; and {len(found) - 5} more"
-    return problem_response(status, reason, detail, errors or None, data.get("headers"))
+    detail = _said(found) if found else error.description or HTTPStatus(status).phrase
+    return problem_response(status, reason, detail, found or None, data.get("headers"))
 
 
 def _request_problem(error: Problem) -> Response:

@@ -9,6 +9,7 @@ class WebhookNotFound(ServiceError, LookupError):
     """No webhook with that id (for this front end)."""
 
     reason = "webhook_not_found"
+    status = 404
 
 
 class WebhookUrlNotAllowed(ServiceError):
@@ -16,9 +17,11 @@ class WebhookUrlNotAllowed(ServiceError):
     loopback, private, link-local or otherwise not public."""
 
     reason = "webhook_url_not_allowed"
+    status = 422
 
 
 class DeliveryNotFound(ServiceError, LookupError):
     """No message with that id to this webhook (or it was purged: a week after)."""
 
     reason = "delivery_not_found"
+    status = 404

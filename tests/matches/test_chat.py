@@ -132,6 +132,61 @@ def test_the_filter_reads_arabic_latin_and_arabizi(text: str, shown: str) -> Non
     assert masked(text, word_list())[0] == shown
 
 
+# Issue 53, item 3: every bypass the hostile read found, and the forms a reviewer tries.
+BYPASSES = [
+    ("fu\u200bck", "*****"),  # a zero-width space inside the word
+    ("fu\u0441k", "****"),  # a Cyrillic lookalike
+    ("شَرموط", "******"),  # one Arabic diacritic
+    ("کس", "**"),  # a Persian letter
+    ("fu\u200dck", "*****"), ("fu\u2060ck", "*****"), ("fu\ufeffck", "*****"),
+    ("fu\u00adck", "*****"), ("fu\u3164ck", "*****"),  # joiners, soft hyphen, a filler
+    ("FUCK", "****"), ("FuCk you", "**** you"),  # case
+    ("ｆｕｃｋ", "****"), ("𝐟𝐮𝐜𝐤", "****"), ("𝓯𝓾𝓬𝓴", "****"), ("ⓕⓤⓒⓚ", "****"),
+    ("ᶠᵘᶜᵏ", "****"),  # fullwidth, styled, circled, superscript
+    ("fück", "****"), ("f\u0336u\u0336c\u0336k\u0336", "********"),  # accents, strikes
+    ("ЅНIТ", "****"), ("ЅНІТ", "****"), ("bіtch", "*****"), ("ΑSSHOLE", "*******"),
+    ("fᴜck", "****"),  # capitals and small letters of Cyrillic, Greek, small capitals
+    ("rnotherfucker", "*************"),  # rn for m
+    ("sh1t", "****"), ("sh!t", "****"), ("$hit", "****"), ("a$$hole", "*******"),
+    ("a55hole", "*******"), ("w4nker", "******"), ("n1gga", "*****"),  # leet
+    ("f u c k", "* * * *"), ("f  u  c  k", "*  *  *  *"), ("f-u-c-k", "*******"),
+    ("f_u_c_k", "*******"), ("b . i . t . c . h", "* * * * * * * * *"),  # spelled out
+    ("fuuuuck", "*******"), ("fuckkkk", "*******"), ("sh1iiit", "*******"),  # stretched
+    ("oh, fuck!", "oh, ****!"),
+    ("كـــس", "*****"), ("شرمـوطة", "*******"),  # tatweel
+    ("كُس", "***"), ("عَرص", "****"), ("أحا", "***"),  # diacritics, hamza forms
+    ("ك س", "* *"), ("ك.س", "***"),  # spelled out
+    ("متناک", "*****"), ("شرموطہ", "******"), ("منیوک", "*****"), ("کسمک", "****"),
+    ("شرموطھ", "******"), ("متناکہ", "******"),  # Persian and Urdu letters
+    ("والشرموطة", "*********"), ("يا خَوَل", "يا *****"), ("خووول", "*****"),
+    ("A7A", "***"), ("ZEB", "***"), ("kos omak", "*** omak"),  # Arabizi
+]
+CLEAN = [
+    "hello friend", "class assessment", "Shakespeare", "cocktail", "Scunthorpe", "bass",
+    "assist", "I passed", "shitake", "Mom", "Hi I'm here, lol", "LOL", "zebra", "kosa",
+    "good game, well played!", "Nice basra! 3 in a row", "This is fine | ok", "sit",
+    "7elw awy", "ya 3am", "5alas", "mashy", "1 2 3", "a b c",
+    "بالتوفيق يا شباب", "بصرة حلوة", "كسبت", "كسب", "كش ملك", "الكسرة", "ماشي", "شكرًا",
+    "كويس", "يسلمو", "وسط", "ثور", "كيس", "إن شاء الله", "ألف مبروك", "لعب حلو يا بطل",
+]
+
+
+@pytest.mark.parametrize(("text", "shown"), BYPASSES)
+def test_the_filter_normalises_before_it_splits(text: str, shown: str) -> None:
+    assert masked(text, word_list()) == (shown, True)
+
+
+@pytest.mark.parametrize("text", CLEAN)
+def test_ordinary_chat_is_not_flagged(text: str) -> None:
+    assert masked(text, word_list()) == (text, False)
+
+
+def test_a_front_ends_words_are_normalised_the_same_way() -> None:
+    words = word_list(("sheep", "خروف"))
+    assert masked("you s\u200bhеep", words) == ("you ******", True)  # Cyrillic е
+    assert masked("يا خَروف", words) == ("يا *****", True)
+
+
 def test_lines_are_limited_per_speaker_and_per_match(
     app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

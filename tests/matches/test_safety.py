@@ -201,8 +201,27 @@ def test_a_large_bad_request_gets_a_short_answer(client: FlaskClient) -> None:
     assert r.status_code == 422
     problem = r.get_json()
     assert len(problem["errors"]) == 20 and all(len(e["field"]) <= 200 for e in problem["errors"])
-    assert "and 4996 more" in problem["detail"]
+    assert "and 4996 more" in problem["detail"] and problem["omitted"] == 4981
     assert len(r.get_data()) < 10_000
+
+
+def test_ten_thousand_unknown_rules_get_a_short_answer(client: FlaskClient) -> None:
+    """Issue 53, item 5: a create with 10,000 unknown rule keys (and one 1,000 characters long)
+    was a 3.96 MB problem; it lists 20 of them, says how many it left out, and its
+    detail names five."""
+    rules: dict[str, object] = {f"r{i}": i for i in range(10_000)}
+    rules["y" * 1000] = 1
+    r = client.post("/v1/matches", json={"players": [{"name": "a"}, {"name": "b"}],
+                                         "rules": rules})
+    assert r.status_code == 422
+    problem = r.get_json()
+    assert problem["reason"] == "invalid_rules"
+    assert len(problem["errors"]) == 20 and problem["omitted"] == 9981
+    assert all(e["field"].startswith("rules.") and len(e["field"]) <= 200
+               for e in problem["errors"])
+    assert "and 9996 more" in problem["detail"]
+    assert len(r.get_data()) < 10_000
+    assert client.get("/v1/matches").get_json()["matches"] == []
 
 
 def test_idempotency_keys_expire(backend: str, tmp_path) -> None:  # noqa: ANN001

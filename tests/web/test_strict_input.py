@@ -55,6 +55,46 @@ def test_a_time_carries_its_zone_and_a_sane_year(client: FlaskClient, starts_at:
     assert says in str(r.get_json()["errors"][0]["message"])
 
 
+@pytest.mark.parametrize(("field", "value"), [
+    ("until", "9999-12-31T23:59:59-14:00"),  # year 10000 in UTC
+    ("until", "9999-12-31T23:59:59.999999-00:01"),
+    ("since", "9999-12-31T12:00:00-12:00"),
+    ("since", "0001-01-01T00:00:00+14:00"),  # year 0 in UTC
+    ("until", "0001-01-01T00:00:00.5+00:01"),
+])
+def test_a_query_time_the_database_cannot_hold_is_422_naming_it(
+        client: FlaskClient, field: str, value: str) -> None:
+    """Issue 53, item 4: a time past the calendar's ends in UTC, whatever its zone, is a
+    422 naming the field (it was a 500, an OverflowError in the history listing)."""
+    r = client.get("/v1/matches", query_string={field: value})
+    assert r.status_code == 422, r.get_json()
+    assert r.get_json()["errors"][0]["field"] == field
+    assert "year 9999" in r.get_json()["errors"][0]["message"]
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("until", "9999-12-31T23:59:59Z"), ("until", "9999-12-31T23:59:59+14:00"),
+    ("until", "9999-12-31T23:59:59"), ("since", "0001-01-01T00:00:00Z"),
+    ("since", "0001-01-01T00:00:00-14:00"), ("since", "0001-01-01T00:00:00"),
+])
+def test_a_query_time_at_the_calendars_ends_is_read(client: FlaskClient, field: str,
+                                                    value: str) -> None:
+    made = client.post("/v1/matches", json={"players": [{"name": "a"}, {"name": "b"}]})
+    r = client.get("/v1/matches", query_string={field: value})
+    assert r.status_code == 200, r.get_json()
+    assert [m["id"] for m in r.get_json()["matches"]] == [made.get_json()["id"]]
+
+
+def test_a_body_time_the_database_cannot_hold_is_422_naming_it(client: FlaskClient) -> None:
+    """A suspension's end is read by the same parser as a query's times."""
+    r = client.put("/v1/players/ali/suspension", json={
+        "reason": "spam", "until": "9999-12-31T23:59:59-14:00"})
+    assert r.status_code == 422 and r.get_json()["errors"][0]["field"] == "until"
+    r = client.put("/v1/players/ali/suspension", json={
+        "reason": "spam", "until": "0001-01-01T00:00:00+14:00"})
+    assert r.status_code == 422 and r.get_json()["errors"][0]["field"] == "until"
+
+
 def test_a_time_with_an_offset_is_read_as_that_moment(client: FlaskClient) -> None:
     cairo = SOON.astimezone(datetime.now().astimezone().tzinfo).isoformat()
     made = client.post("/v1/tournaments", json=_tournament(starts_at=cairo)).get_json()

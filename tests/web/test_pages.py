@@ -1,0 +1,26 @@
+"""The pages the service serves (issue 53, item 7): /play sends the same security headers
+as /console (no other site may frame it, scripts and styles only from here)."""
+
+from __future__ import annotations
+
+import pytest
+from flask.testing import FlaskClient
+
+from service.web.assets import PAGE_HEADERS
+
+
+@pytest.mark.parametrize("path", ["/play", "/console"])
+def test_every_page_sends_the_security_headers(client: FlaskClient, path: str) -> None:
+    r = client.get(path)
+    assert r.status_code == 200 and r.mimetype == "text/html"
+    assert {name: r.headers.get(name) for name in PAGE_HEADERS} == PAGE_HEADERS
+    assert r.headers["X-Frame-Options"] == "DENY"
+    policy = r.headers["Content-Security-Policy"]
+    assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy
+    assert "unsafe-inline" not in policy and "script-src" not in policy
+
+
+def test_play_and_console_send_the_same_headers(client: FlaskClient) -> None:
+    play, console = client.get("/play"), client.get("/console")
+    assert {n: play.headers.get(n) for n in PAGE_HEADERS} == {
+        n: console.headers.get(n) for n in PAGE_HEADERS}
