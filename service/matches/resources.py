@@ -50,6 +50,7 @@ from .schemas import (
     HintSchema,
     HistoryPageSchema,
     HistoryQuerySchema,
+    LoggedMoveSchema,
     LogQuerySchema,
     MatchStateSchema,
     MoveLogSchema,
@@ -363,6 +364,7 @@ class Hint(MethodView):
 
 
 EVENT_SCHEMA = MatchStateSchema()
+MOVES_SCHEMA = LoggedMoveSchema(many=True)
 
 
 @blp.route("/<string:match_id>/events")
@@ -380,7 +382,10 @@ class Events(MethodView):
     @blp.doc(operationId="streamMatchEvents")
     def get(self, match_id: str) -> Response:
         """Server-Sent Events of the caller's view: one `state` event on connect (unless
-        `Last-Event-ID` is current), then one per change, each with `id: <version>`;
+        `Last-Event-ID` is current), then one per change, each with `id: <version>` and
+        in `moves` the log entries since the previous one (after `Last-Event-ID` on a
+        resumed connection; none on a new one's first), so every play can be animated
+        though several changes land between two events;
         to the seats (and, where the front end lets them chat, players watching) a `chat`
         event per line said from then on, without an id; a comment every 15 s when
         nothing happens; the stream ends after the match does, or once its API key is
@@ -399,7 +404,8 @@ class Events(MethodView):
                 elif event.view is None:
                     yield ": heartbeat\n\n"
                 else:
-                    data = _json(EVENT_SCHEMA.dump(event.view))
+                    data = _json({**EVENT_SCHEMA.dump(event.view),
+                                  "moves": MOVES_SCHEMA.dump(event.moves)})
                     yield f"id: {event.view.version}\nevent: state\ndata: {data}\n\n"
 
         return sse_response(chunks(), stream_still_valid)
