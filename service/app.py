@@ -142,6 +142,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.url_value_preprocessor(refuse_nul_in_path)  # before any route's own
     app.before_request(resolve_tenant)
     app.before_request(resolve_player)  # who the bearer is: before the body is read
+    app.before_request(matches.resolve_seat_token)  # a seat token alone: its match's
     init_limits(app)
     app.extensions[READINESS] = {"rate_limits": store_state}
     for resources in (ops, variants, matches, lobby, players, tournament_routes,

@@ -7,7 +7,9 @@ forgotten first); :func:`reset` forgets it all (``create_app`` calls it).
 * views it read lately: a view never changes once made (every change is a new version),
   so the waiters one move wakes read the database once;
 * each started match's tenant and seat keys, which never change once it has started:
-  a poll finds its seat with no query.
+  a poll finds its seat with no query;
+* stretches of log entries its streams read lately: the streams one move wakes read
+  them once.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Hashable
 from typing import Generic, TypeVar
 
 from ..engine import State
-from .results import MatchView
+from .results import LoggedMove, MatchView
 from .rows import MatchRow, SeatKey
 
 K = TypeVar("K", bound=Hashable)
@@ -59,9 +61,12 @@ views: Kept[tuple[int, str, int, int | None], MatchView] = Kept(4096)
 """(tenant, match id, version, seat) -> that seat's view of that version."""
 seats: Kept[str, tuple[int, tuple[SeatKey, ...]]] = Kept(100_000)
 """match id -> (tenant, seat keys) of a started match."""
+moves: Kept[tuple[int, str, int, int], tuple[LoggedMove, ...]] = Kept(4096)
+"""(tenant, match id, after, last) -> its log entries after ``after`` up to ``last``
+(the log is append-only: they never change)."""
 
 
 def reset() -> None:
     """Forget every match."""
-    for kept in (written, views, seats):
+    for kept in (written, views, seats, moves):
         kept.clear()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from flask import current_app
 
-from ..errors import MatchNotFound
+from ..errors import InvalidToken, MatchNotFound
 from ..live.listener import VersionListener, listener
 from ..live.single_flight import SingleFlight
 from ..storage.db import has_replica, on_replica, transaction
@@ -19,6 +19,7 @@ from ..storage.enums import MatchStatus
 from ..storage.errors import DatabaseUnavailable
 from . import cache, store
 from .rows import ChatReader, SeatKey, facts
+from .seats import require_seat
 
 UNSETTLED = -3
 """The version :func:`settled` gives when it cannot prove a version current."""
@@ -63,6 +64,26 @@ def peek(match_id: str, tenant: int, at_least: int = -1) -> Peek:
     if found.tenant != tenant:
         raise MatchNotFound(f"no match with id {match_id!r}")
     return Peek(found.version, *facts(found.status, found.turn, found.deadline), found.seats)
+
+
+def seat_tenant(match_id: str, token: str) -> int | None:
+    """The front end of a match that ``token`` (a seat token sent alone) holds a seat of;
+    None if there is no such match or the token holds none of its seats. A started
+    match's seat keys are kept, so this usually needs no query."""
+    kept = cache.seats.get(match_id)
+    if kept is None:
+        try:
+            found = _facts_now(match_id)
+        except MatchNotFound:
+            return None
+        kept = (found.tenant, found.seats)
+        if found.status != MatchStatus.WAITING:  # seats change only while it waits
+            cache.seats.put(match_id, kept)
+    try:
+        require_seat(kept[1], token)
+    except InvalidToken:
+        return None
+    return kept[0]
 
 
 def _read(heard: VersionListener | None, match_id: str, at_least: int) -> store.Facts:

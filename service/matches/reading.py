@@ -15,9 +15,10 @@ from ..live.yielding import after_requests_under_way
 from ..ops import metrics
 from ..players.service import Credential
 from ..storage.db import on_replica, statement_connection, transaction
+from ..storage.enums import MoveKind
 from ..storage.models import MoveRecord
 from . import cache, polls, store
-from .results import MatchView, Seen, Unchanged, match_view
+from .results import LoggedMove, MatchView, Seen, Unchanged, match_view
 from .rows import ChatLineRow, ChatReader, MatchRow
 from .seats import seat_of
 
@@ -29,19 +30,24 @@ class Event:
 
     view: MatchView | None
     chat: tuple[ChatLineRow, ...] = ()
+    moves: tuple[LoggedMove, ...] = ()
+    """With a view: the log entries the viewer is shown since its previous view."""
 
 
 def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen: int | None,
                  heartbeat: float, client: str,
                  chat: ChatReader | None = None) -> Iterator[Event]:
     """The events of a match for the token's seat (or a spectator): its view now (unless
-    ``last_seen`` is the current version), then one per change, and the chat lines
-    ``chat`` (its reader, if any) sees as they are said; a heartbeat (``Event(None)``)
-    when ``heartbeat`` seconds pass without either; it ends once the match is over. The
-    stream holds one of ``client``'s parking places (:mod:`service.live.waiters`)."""
+    ``last_seen`` is the current version), then one per change, each with the log entries
+    since the previous one (every play, though changes come faster than the stream
+    wakes), and the chat lines ``chat`` (its reader, if any) sees as they are said; a
+    heartbeat (``Event(None)``) when ``heartbeat`` seconds pass without either; it ends
+    once the match is over. The stream holds one of ``client``'s parking places
+    (:mod:`service.live.waiters`)."""
     peeked = polls.peek(match_id, tenant)
     version, seat = peeked.version, seat_of(peeked.seats, token)
     fresh = last_seen != version
+    shown = last_seen  # the last log entry the client was shown (None: a new client)
     said = _chat_now(chat)
     with waiters.parked(client), metrics.WAITERS.labels("stream").track_inprogress():
         if not fresh:
@@ -66,9 +72,46 @@ def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen
             view = _view_at(match_id, tenant, seat, version, shared=not fresh)
             fresh = False
             version = view.version
-            yield Event(view)
+            moves, shown = _moves_since(match_id, tenant, view, shown)
+            yield Event(view, moves=moves)
             if view.status.over:
                 return
+
+
+def _moves_since(match_id: str, tenant: int, view: MatchView, shown: int | None
+                 ) -> tuple[tuple[LoggedMove, ...], int]:
+    """The log entries ``view`` shows after entry ``shown`` (None: a new client, owed
+    none), and the last entry it shows. A spectator's view that leaves out the last
+    plays (``behind``) leaves them out here too, and owes them to a later view."""
+    if shown is None and not view.behind:
+        return (), view.version
+    after = shown or 0
+    if after >= view.version:
+        return (), after
+    entries = _entries(match_id, tenant, after, view.version)
+    if view.behind:  # shown: the entries before the first play left out
+        plays = [i for i, r in enumerate(entries) if r.kind == MoveKind.PLAY]
+        cut = plays[-view.behind] if len(plays) >= view.behind else (plays[0] if plays else 0)
+        entries = entries[:cut]
+    return (() if shown is None else entries), (entries[-1].seq if entries else after)
+
+
+_move_reads = SingleFlight()
+"""Stretches of log entries a stream of this process is reading right now."""
+
+
+def _entries(match_id: str, tenant: int, after: int, last: int) -> tuple[LoggedMove, ...]:
+    """The match's log entries after ``after`` up to ``last``: read once for every stream
+    of this process that one change woke (they were shown the same entries before)."""
+    key = (tenant, match_id, after, last)
+
+    def read() -> tuple[LoggedMove, ...]:
+        with transaction(one_statement=True):
+            found = tuple(LoggedMove.of(r)
+                          for r in store.moves_between(match_id, tenant, after, last))
+        cache.moves.put(key, found)
+        return found
+    return cache.moves.get(key) or _move_reads.do(key, read)
 
 
 def _chat_now(chat: ChatReader | None) -> tuple[int, int]:

@@ -16,11 +16,20 @@ from ..players.requests import credential, seat_for, stream_heartbeat, stream_st
 from ..players.service import Credential, PlayerProof
 from ..storage.enums import ChatMode
 from ..tenants.limits import budget
-from ..tenants.requests import actor, sender, server_key_only, tenant, waiter
+from ..tenants.requests import (
+    actor,
+    bearer_token,
+    seat_token_match,
+    sender,
+    server_key_only,
+    speak_for_seat,
+    tenant,
+    waiter,
+)
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
 from ..web.streams import last_event_id, sse_response
-from . import chat, reading, stand_ins
+from . import chat, polls, reading, stand_ins
 from . import service as matches
 from .chat import ChatRules
 from .errors import NotAtTable
@@ -41,6 +50,7 @@ from .schemas import (
     HintSchema,
     HistoryPageSchema,
     HistoryQuerySchema,
+    LoggedMoveSchema,
     LogQuerySchema,
     MatchStateSchema,
     MoveLogSchema,
@@ -65,6 +75,21 @@ def known_id(_endpoint: str | None, values: dict[str, Any] | None) -> None:
     match_id = (values or {}).get("match_id")
     if match_id is not None and not _MATCH_ID.fullmatch(match_id):
         raise MatchNotFound(f"no match with id {match_id[:64]!r}")
+
+def resolve_seat_token() -> None:
+    """Before every /v1 request, after its key and player token: a seat token sent alone
+    to a match's route speaks for that match's front end when it holds one of its seats
+    (a browser key's rights), as a player token alone speaks for its own."""
+    if "caller" not in g or g.caller is not None:
+        return
+    match_id = seat_token_match()
+    if match_id is None:
+        return
+    token = bearer_token()
+    assert token is not None
+    speak_for_seat(polls.seat_tenant(match_id, token) if _MATCH_ID.fullmatch(match_id)
+                   else None)
+
 
 # a seat token, with or without the tenant's key (see the global security)
 BEARER = [{"seatToken": []}, {"apiKey": [], "seatToken": []}]
@@ -349,6 +374,7 @@ class Hint(MethodView):
 
 
 EVENT_SCHEMA = MatchStateSchema()
+MOVES_SCHEMA = LoggedMoveSchema(many=True)
 
 
 @blp.route("/<string:match_id>/events")
@@ -366,7 +392,10 @@ class Events(MethodView):
     @blp.doc(operationId="streamMatchEvents")
     def get(self, match_id: str) -> Response:
         """Server-Sent Events of the caller's view: one `state` event on connect (unless
-        `Last-Event-ID` is current), then one per change, each with `id: <version>`;
+        `Last-Event-ID` is current), then one per change, each with `id: <version>` and
+        in `moves` the log entries since the previous one (after `Last-Event-ID` on a
+        resumed connection; none on a new one's first), so every play can be animated
+        though several changes land between two events;
         to the seats (and, where the front end lets them chat, players watching) a `chat`
         event per line said from then on, without an id; a comment every 15 s when
         nothing happens; the stream ends after the match does, or once its API key is
@@ -385,7 +414,8 @@ class Events(MethodView):
                 elif event.view is None:
                     yield ": heartbeat\n\n"
                 else:
-                    data = _json(EVENT_SCHEMA.dump(event.view))
+                    data = _json({**EVENT_SCHEMA.dump(event.view),
+                                  "moves": MOVES_SCHEMA.dump(event.moves)})
                     yield f"id: {event.view.version}\nevent: state\ndata: {data}\n\n"
 
         return sse_response(chunks(), stream_still_valid)

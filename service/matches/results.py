@@ -79,6 +79,29 @@ class MatchView:
     """Plays this view leaves out (a spectator's of a match in play)."""
 
 
+@dataclass(frozen=True, slots=True)
+class LoggedMove:
+    """An entry of the move log as it leaves (LoggedMoveSchema): immutable, so one read
+    is shared by every stream it is owed to."""
+
+    seq: int
+    kind: str
+    round: int
+    seat: int
+    card: str | None
+    captured: tuple[str, ...] | None
+    basra: str | None
+    timeout: bool
+    stand_in: bool
+    created_at: datetime
+
+    @classmethod
+    def of(cls, r: MoveRecord) -> LoggedMove:
+        return cls(r.seq, r.kind, r.round, r.seat, r.card,
+                   None if r.captured is None else tuple(r.captured), r.basra,
+                   bool(r.timeout), bool(r.stand_in), r.created_at)
+
+
 @dataclass(frozen=True)
 class Unchanged:
     """The client's copy of the view is current (an HTTP 304)."""

@@ -416,6 +416,19 @@ class HintSchema(ma.Schema):
     capture = card_list(required=True)
 
 
+class StreamStateSchema(MatchStateSchema):
+    """A ``state`` event's data: the caller's view, and the log entries since the
+    previous ``state`` event."""
+
+    moves = ma.fields.List(ma.fields.Nested(LoggedMoveSchema), required=True, metadata={
+        "description": "the log entries (plays, bots' replies, joins, leaves...) since the "
+        "previous `state` event of this connection, or after `Last-Event-ID` on a resumed "
+        "one; none on a new connection's first event. The view may be several changes "
+        "past the previous one: these are every play between them, in order. A "
+        "spectator's view that leaves plays out (`behind`) leaves them out here too, and "
+        "a later event carries them"})
+
+
 class StateEventSchema(ma.Schema):
     """A ``state`` event of a match's stream (``text/event-stream``) as an SSE parser hands
     it over: its ``data`` line is a MatchState as JSON. A comment line (``: heartbeat``)
@@ -424,9 +437,10 @@ class StateEventSchema(ma.Schema):
     event = ma.fields.String(required=True, validate=validate.OneOf(["state"]))
     id = ma.fields.String(required=True, metadata={
         "description": "the match's version: send it back as Last-Event-ID to resume"})
-    data = ma.fields.Nested(MatchStateSchema, required=True, metadata={
+    data = ma.fields.Nested(StreamStateSchema, required=True, metadata={
         "contentMediaType": "application/json",
-        "description": "the caller's view after the change, as JSON text"})
+        "description": "the caller's view after the change, with the log entries since "
+        "the previous event, as JSON text"})
 
 
 class ChatEventSchema(ma.Schema):

@@ -418,6 +418,15 @@ def move_log(match_pk: int, first: int = 1, last: int | None = None) -> list[Mov
     return list(db.session.execute(stmt.order_by(MoveRecord.seq)).scalars())
 
 
+def moves_between(match_id: str, tenant: int, after: int, last: int) -> list[MoveRecord]:
+    """A tenant's match's log entries ``after`` (excluded) to ``last``, in order, in one
+    statement."""
+    pk = select(_M.c.pk).where(_M.c.id == match_id, _M.c.tenant_pk == tenant)
+    stmt = select(MoveRecord).where(MoveRecord.match_pk == pk.scalar_subquery(),
+                                    MoveRecord.seq > after, MoveRecord.seq <= last)
+    return list(db.session.execute(stmt.order_by(MoveRecord.seq)).scalars())
+
+
 _BASRAS_MADE = (select(MoveRecord.seat, MoveRecord.basra, func.count())
                 .where(MoveRecord.match_pk == bindparam("match"), MoveRecord.basra.is_not(None))
                 .group_by(MoveRecord.seat, MoveRecord.basra))

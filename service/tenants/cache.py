@@ -83,6 +83,8 @@ class KeyCache:
 keys = KeyCache()
 names = KeyCache()
 """Front ends by name, for requests known by a player token alone (its audience)."""
+numbers = KeyCache()
+"""Front ends by number, for requests known by a seat token alone (its match's)."""
 
 
 def reset() -> None:
@@ -90,3 +92,4 @@ def reset() -> None:
     at once)."""
     keys.clear()
     names.clear()
+    numbers.clear()

@@ -28,7 +28,7 @@ from ..storage.models import LOCAL_TENANT
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
 from . import limits
-from .cache import Caller
+from .cache import LOCAL, Caller
 from .errors import (
     CsrfRefused,
     InvalidApiKey,
@@ -38,7 +38,7 @@ from .errors import (
     StaffSessionInvalid,
     TooManyFailedKeys,
 )
-from .service import caller_for, sender_digest
+from .service import caller_for, caller_numbered, sender_digest
 from .staff import CSRF_HEADER, SESSION_COOKIE, Staff, staff_for
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -133,7 +133,9 @@ def resolve_tenant() -> None:
     """Before every /v1 request: the tenant of its ``X-API-Key`` (401 without a valid key
     where keys are required; 403 from a browser origin the tenant does not allow). A
     request with no key but a player token is its token's front end's: the players
-    domain's hook, next, resolves it (``g.caller`` None until then)."""
+    domain's hook, next, resolves it (``g.caller`` None until then); so does a seat token
+    alone on a match's route, resolved by the matches domain's hook
+    (:func:`speak_for_seat`)."""
     if request.method == "OPTIONS" or not request.path.startswith("/v1/"):
         return  # a CORS preflight carries no key; health checks and docs need none
     config = current_app.config
@@ -150,6 +152,9 @@ def resolve_tenant() -> None:
             return
     if not key and bearer_is_player_token():
         g.caller = None
+        return
+    if not key and seat_token_match() is not None:
+        g.caller = None  # the match's front end, once its seat is found (speak_for_seat)
         return
     try:
         g.caller = caller_for(
@@ -169,6 +174,33 @@ def resolve_tenant() -> None:
         limits.spend_failed_key()
         raise
     check_scope(handler)
+
+
+def seat_token_match() -> str | None:
+    """The match of the route a keyless seat token is sent to (None: another route, or
+    no seat token): the token may speak for that match's front end."""
+    match_id = (request.view_args or {}).get("match_id")
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if not isinstance(match_id, str) or scheme.lower() != "bearer" or not token.strip() \
+            or is_player_token(token.strip()):
+        return None
+    return match_id
+
+
+def speak_for_seat(tenant: int | None) -> None:
+    """The caller of a keyless request whose seat token holds a seat of the route's match:
+    that match's front end (``tenant``), with a browser key's rights, as a player token
+    alone has; ``tenant`` None (no such match, or no seat of it): what any keyless
+    request is (the local front end, or 401 where keys are required)."""
+    config = current_app.config
+    required = config["BASRA_API_KEYS"] == "required"
+    caller = None if tenant is None else caller_numbered(
+        tenant, config["BASRA_KEY_CACHE_SECONDS"], keys_required=required)
+    if caller is None and required:
+        raise MissingApiKey("send your front end's API key as 'X-API-Key: <key>' (a seat "
+                            "token alone speaks only for a match it holds a seat of)")
+    g.caller = caller or LOCAL
+    check_scope()
 
 
 def check_scope(handler: Any = None) -> None:

@@ -126,6 +126,26 @@ def caller_named(name: str, cache_seconds: float, *, keys_required: bool) -> Cal
     return caller
 
 
+def caller_numbered(tenant: int, cache_seconds: float, *, keys_required: bool) -> Caller | None:
+    """The front end numbered ``tenant`` as the caller of a request that sent a seat token
+    of one of its matches and no key (browser-key rights, as :func:`caller_named`); None
+    if there is none, or it is the keyless local front end where keys are required."""
+    if tenant == LOCAL.tenant:
+        return None if keys_required else LOCAL
+    fresh, caller = cache.numbers.get(str(tenant), cache_seconds)
+    if not fresh:
+        caller = _lookups.do(f"pk:{tenant}", lambda: _number_and_keep(tenant))
+    return caller
+
+
+def _number_and_keep(tenant: int) -> Caller | None:
+    with transaction(one_statement=True):
+        name = db.session.execute(select(Tenant.name).where(Tenant.pk == tenant)).scalar()
+    caller = None if name is None else Caller(tenant, name, by_token=True)
+    cache.numbers.put(str(tenant), caller)
+    return caller
+
+
 def _name_and_keep(name: str) -> Caller | None:
     with transaction(one_statement=True):
         pk = db.session.execute(select(Tenant.pk).where(Tenant.name == name)).scalar()

@@ -92,3 +92,39 @@ def test_a_key_may_be_limited_to_browser_origins(keyed: Flask) -> None:
         "Access-Control-Request-Headers": "X-API-Key, Content-Type"})
     assert preflight.status_code == 200
     assert "x-api-key" in preflight.headers["Access-Control-Allow-Headers"].lower()
+
+
+def test_a_seat_token_alone_speaks_for_its_matchs_front_end(keyed: Flask) -> None:
+    """A seat token sent with no key works on its match's routes as with the key (it was
+    404 match_not_found): view, 304, move, log, event stream; as a browser key, never a
+    server key's rights. A token that holds no seat of the match is a keyless request:
+    401 missing_api_key naming the key, whether the match exists or not."""
+    client = keyed.test_client()
+    acme = api_key(keyed, "acme")
+    r = client.post("/v1/matches", headers=acme,
+                    json={"players": [{"name": "ann"}, {"name": "bob"}]})
+    created = r.get_json()
+    match, (ann, bob) = created["id"], tokens(created).values()
+    mine = client.get(f"/v1/matches/{match}", headers=auth(ann))
+    assert mine.status_code == 200, mine.get_json()
+    assert mine.get_json() == client.get(f"/v1/matches/{match}",
+                                         headers={**acme, **auth(ann)}).get_json()
+    again = client.get(f"/v1/matches/{match}",
+                       headers={**auth(ann), "If-None-Match": mine.headers["ETag"]})
+    assert again.status_code == 304
+    move = mine.get_json()["legal_moves"][0]
+    r = client.post(f"/v1/matches/{match}/moves", json=move, headers=auth(ann))
+    assert r.status_code == 201, r.get_json()
+    assert client.get(f"/v1/matches/{match}/moves", headers=auth(bob)).get_json()["version"] == 1
+    stream = client.get(f"/v1/matches/{match}/events", headers=auth(bob), buffered=False)
+    assert stream.status_code == 200 and b"event: state" in next(stream.response)
+    stream.close()
+    r = client.post(f"/v1/matches/{match}/seats/1/drop", headers=auth(ann))
+    assert r.status_code == 403 and r.get_json()["reason"] == "server_key_required"
+    other = client.post("/v1/matches", headers=acme,
+                        json={"players": [{"name": "cy"}, {"name": "di"}]}).get_json()
+    for url in (f"/v1/matches/{other['id']}", "/v1/matches/no-such-match"):
+        r = client.get(url, headers=auth(ann))
+        assert r.status_code == 401 and r.get_json()["reason"] == "missing_api_key", url
+        assert "seat token alone" in r.get_json()["detail"]
+    assert client.get("/v1/matches", headers=auth(ann)).status_code == 401

@@ -21,6 +21,11 @@ export type MoveRequest = Schemas["MoveRequest"];
 export type MoveResponse = Schemas["MoveResponse"];
 /** One `state` event of a match's stream, its `data` parsed. */
 export type StateEvent = Schemas["StateEvent"];
+/** A `state` event's data: the caller's view, and in `moves` the log entries since the
+ * previous event (every play, though the view may be several changes on). */
+export type StreamState = Schemas["StreamState"];
+/** An entry of the match's log (a play, a bot's reply, a join...). */
+export type LoggedMove = Schemas["LoggedMove"];
 /** One event of a player's stream, its `data` parsed. */
 export type PlayerEvent = Schemas["PlayerEvent"];
 
@@ -98,11 +103,13 @@ export interface BasraClient {
   /** Each new state of the match (ETag polling, long polls by default), until it ends. */
   pollMatch(matchId: string, options?: PollOptions):
     AsyncGenerator<{ state: MatchState; etag: string }, void, undefined>;
-  /** The match's event stream: a `state` event on connect, one per change; reconnects
-   * from the last version; ends after the match's last state. */
+  /** The match's event stream: a `state` event on connect, then one per change (or
+   * fewer when changes come fast), each with the log entries since the previous one in
+   * `data.moves`; reconnects from the last version; ends after the match's last state,
+   * or when `signal` aborts. */
   matchEvents(matchId: string, options?: StreamOptions): AsyncGenerator<StateEvent, void, undefined>;
   /** The player's event stream (needs their player token); reconnects from the last event
-   * id; runs until `signal` aborts. */
+   * id; runs until `signal` aborts (or the caller stops iterating). */
   playerEvents(playerId: string, options?: StreamOptions):
     AsyncGenerator<PlayerEvent, void, undefined>;
 }
@@ -243,7 +250,7 @@ export function createBasraClient(options: BasraClientOptions): BasraClient {
           return body;
         },
         (message) => message.event === "state" && message.id !== undefined
-          ? { event: "state", id: message.id, data: JSON.parse(message.data) as MatchState }
+          ? { event: "state", id: message.id, data: JSON.parse(message.data) as StreamState }
           : undefined,
         (event) => isOver(event.data),
         opts,

@@ -6,6 +6,7 @@ export {
   type CallOptions,
   type Conditional,
   type CreatedMatch,
+  type LoggedMove,
   type CreateMatch,
   type CreateOptions,
   createBasraClient,
@@ -18,6 +19,7 @@ export {
   type PlayOptions,
   type PollOptions,
   type StateEvent,
+  type StreamState,
   unwrap,
 } from "./client.js";
 export {

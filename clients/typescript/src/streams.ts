@@ -113,9 +113,17 @@ export async function* follow<T>(
       });
       const reader = body.getReader();
       const decoder = new TextDecoder();
+      // an abort ends the wait for bytes itself: a body whose fetch does not follow the
+      // signal (a fetch of the caller's, a body already handed over) would keep it open
+      const aborted = new Promise<never>((_, reject) => {
+        const fail = () => reject(connection.signal.reason);
+        if (connection.signal.aborted) fail();
+        else connection.signal.addEventListener("abort", fail, { once: true });
+      });
+      aborted.catch(() => undefined);
       try {
         for (;;) {
-          const { value, done } = await reader.read();
+          const { value, done } = await Promise.race([reader.read(), aborted]);
           if (done) break;
           failures = 0; // the connection works
           parser.feed(decoder.decode(value, { stream: true }));
@@ -128,12 +136,13 @@ export async function* follow<T>(
             if (event === undefined) continue;
             quiet(); // the caller's time is not the connection's silence
             yield event;
-            if (isLast(event)) return;
+            if (isLast(event) || signal?.aborted) return; // aborted while the caller held it
           }
+          if (signal?.aborted) return;
           listen();
         }
       } finally {
-        reader.cancel().catch(() => undefined);
+        reader.cancel().catch(() => undefined); // the socket goes now, not at a timeout
       }
     } catch (error) {
       if (signal?.aborted) return;

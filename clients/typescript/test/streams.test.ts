@@ -1,7 +1,9 @@
 // Against a running service (heartbeats every second): the match and player event
 // streams across cut and hung connections.
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 
 import {
   createBasraClient,
@@ -159,3 +161,26 @@ test("a stream that is refused stops with its problem instead of reconnecting", 
   assert.equal(stranger.status, 401);
   assert.equal(reconnects.length, 0);
 });
+
+for (const stream of ["match", "player"]) {
+  for (const later of [0, 500]) {
+    test(`the ${stream} stream, aborted ${later ? "while it waits" : "as an event is held"} ` +
+         "after events were delivered, returns and leaves nothing open", LIMIT, async () => {
+      // in a process of its own, which exits only if no socket or timer is left
+      const child = fileURLToPath(new URL("./abort-child.js", import.meta.url));
+      const ran = await new Promise<{ code: number | null; out: string }>((resolve) => {
+        const proc = execFile(process.execPath, [child, stream, String(later)],
+                              { timeout: 20_000 }, (error, stdout, stderr) => resolve({
+            code: error ? (typeof error.code === "number" ? error.code : null) : 0,
+            out: stdout + stderr,
+          }));
+        proc.stdin?.end();
+      });
+      assert.equal(ran.code, 0, `the child did not exit by itself: ${ran.out}`);
+      const said = JSON.parse(ran.out.trim().split("\n").at(-1)!) as { returned: boolean;
+        delivered: number };
+      assert.equal(said.returned, true);
+      assert.ok(said.delivered >= 1, ran.out);
+    });
+  }
+}
