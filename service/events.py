@@ -224,6 +224,22 @@ STREAM_KINDS = tuple(k.name for k in KINDS.values() if k.stream)
 """What a player's own stream carries."""
 
 
+def table() -> str:
+    """The webhook event kinds as the docs list them (a Markdown table; a test keeps
+    ``docs/operations.md`` the same)."""
+    def ids(shape: Shape, at: str = "") -> list[str]:
+        found = [f"`{at}{f}`" for f in (*shape.ids, *shape.id_lists, *shape.id_keys,
+                                         *shape.names_by_id)]
+        for key, inner in shape.nested.items():
+            found += ids(inner, f"{at}{key}[].")
+        return found
+
+    lines = ["| event | what happened | fields holding player ids |", "|---|---|---|"]
+    lines += [f"| `{k.name}` | {k.summary} | {', '.join(ids(k.shape)) or '—'} |"
+              for k in KINDS.values() if k.webhook]
+    return "\n".join(lines) + "\n"
+
+
 def declared(kind: str, data: Mapping[str, Any], *, stream: bool = False) -> EventKind:
     """The declaration of an event about to be written, checked: its kind is declared
     for where it goes, and its payload has no field the shape does not list."""

@@ -75,6 +75,12 @@ class MatchNotFinished(ServiceError):
     reason = "match_not_finished"
 
 
+class MatchVoided(ServiceError):
+    """The match's result was voided already: it is voided once."""
+
+    reason = "match_voided"
+
+
 class ChatOff(ServiceError):
     """The front end turned table chat off."""
 

@@ -80,9 +80,9 @@ EXPORTED_MATCHES = 10_000
 
 def export(tenant: int, player_id: str) -> dict[str, Any]:
     """All the service holds of a player, as JSON: their record, ratings over time,
-    matches, blocks, friends and requests, open challenges, the reports they made,
-    tournament entries, suspension and sign-out, and what the audit log says was done
-    to them."""
+    matches, the lines they said at tables, blocks, friends and requests, open
+    challenges, the reports they made, tournament entries, suspension and sign-out, and
+    what the audit log says was done to them."""
     mine = record(tenant, player_id, Listing(0, datetime.min))
     with transaction():
         player = players.vouched_player(tenant, player_id)
@@ -106,6 +106,9 @@ def export(tenant: int, player_id: str) -> dict[str, Any]:
                      "history": [p.__dict__ for p in rating_history(tenant, player_id, r.pool)]}
                     for r in mine.ratings],
         "matches": [_summary(m) for m in _all_matches(tenant, player_id)],
+        "chat": [{"match_id": match_id, "seat": line.seat, "name": line.name,
+                  "phrase": line.phrase, "text": line.text, "filtered": line.filtered,
+                  "at": line.at} for match_id, line in matches.chat_said_by(tenant, player_id)],
         "blocks": [b.__dict__ for b in blocks.blocks_of(tenant, player_id, None,
                                                         blocks.MAX_BLOCKS)],
         "friends": [f.__dict__ for f in friends.friends_of(tenant, player_id, None, 100_000)],
@@ -195,7 +198,7 @@ def erase(tenant: int, player_id: str, actor: str) -> Erased:
     forfeited = matches.forfeit_player(tenant, player_id)
     pseudonym = "erased-" + secrets.token_hex(8)
     with transaction(write=True):
-        done = matches.pseudonymize(tenant, player_id, pseudonym, ERASED_NAME)
+        done = matches.pseudonymize(tenant, player_id, pseudonym, ERASED_NAME, ERASED_WORDS)
 
         gone = events.Erasure(player_id, pseudonym, ERASED_NAME, ERASED_WORDS, done.seats)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -90,6 +91,12 @@ def test_a_writer_refuses_an_event_kind_or_field_the_registry_does_not_declare(
             player_events.events(1, [("bo", "party.invited", {
                 "party_id": "p", "leader": "ana", "player_id": "bo", "inviter": "ana"})])
     assert set(webhooks.EVENTS) == {k.name for k in events.KINDS.values() if k.webhook}
+
+
+def test_the_webhook_docs_list_every_kind_from_the_registry() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "operations.md").read_text()
+    listed = "\n".join("  " + line for line in events.table().splitlines())
+    assert listed in page, "docs/operations.md: paste service.events.table() again"
 
 
 def test_every_event_kind_the_service_emits_is_declared_and_erased_from(
