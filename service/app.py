@@ -32,6 +32,7 @@ from .players import cache as player_cache
 from .players import events as player_events
 from .players import presence as player_presence
 from .players import resources as players
+from .players import service as player_service
 from .players.requests import resolve_player
 from .reviews import resources as reviews
 from .safety import resources as safety
@@ -84,10 +85,12 @@ def _player_events(change: MatchChanged) -> list[Rows]:
 def wire_subscribers() -> None:
     """Who hears of every match change: the webhooks' outbox, the players' streams, the
     tournaments' results, the players' presence (each answers with the rows to write with
-    the change); and who hears of a player's first stream on this process: presence."""
+    the change); who hears of a player's first stream on this process: presence; and of
+    a player's sign-out or suspension: the webhooks' outbox."""
     match_changes.wire(_webhook_messages, _player_events, tournaments.results,
                        social_presence.on_match)
     player_presence.wire(social_presence.reconcile)
+    player_service.wire(webhooks.outbox)
     keeper.wire(player_presence.renew_if_due)
 
 

@@ -86,6 +86,13 @@ class MatchNotFinished(ServiceError):
     status = 409
 
 
+class MatchVoided(ServiceError):
+    """The match's result was voided already: it is voided once."""
+
+    reason = "match_voided"
+    status = 409
+
+
 class ChatOff(ServiceError):
     """The front end turned table chat off."""
 

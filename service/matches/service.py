@@ -61,6 +61,7 @@ from .errors import (
     IdempotencyKeyReused,
     MatchNotFinished,
     MatchNotStarted,
+    MatchVoided,
     NoHumanSeat,
     RatedNeedsPlayers,
     RatedNeedsShuffle,
@@ -626,12 +627,13 @@ def forfeit_player(tenant: int, player_id: str) -> list[str]:
 
 
 def pseudonymize(tenant: int, player_id: str, pseudonym: str,
-                 name: str) -> store.Pseudonymized:
-    """Replace an erased player's id and name in every match of theirs and forget their
-    creates' keys (caller's write transaction): each match a version on, heard by every
-    process's listener (their kept views lapse); this process's kept matches forgotten."""
+                 name: str, words: str) -> store.Pseudonymized:
+    """Replace an erased player's id and name in every match of theirs, and the texts
+    they said at a table by ``words``, and forget their creates' keys (caller's write
+    transaction): each match a version on, heard by every process's listener (their kept
+    views lapse); this process's kept matches forgotten."""
     done = store.pseudonymize(tenant, player_id, pseudonym, name,
-                              sender_digest(f"player:{player_id}"))
+                              sender_digest(f"player:{player_id}"), words)
     writes.write([], CHANNEL, [payload(match_id, version, *match_facts(status, turn, deadline))
                               for match_id, version, status, turn, deadline in done.versions])
     if done.versions:
@@ -642,15 +644,17 @@ def pseudonymize(tenant: int, player_id: str, pseudonym: str,
 def void_match(match_id: str, tenant: int, reason: str, actor: str) -> MatchView:
     """Void a finished match's result: what it gave or took is taken back (ratings,
     totals; tournament points by the tournaments' subscriber), it shows as voided, and
-    a ``match.voided`` event goes out. Again: nothing more (the view as voided)."""
+    a ``match.voided`` event goes out. Once: again is :class:`MatchVoided`."""
     with transaction(write=True):
         match, state = store.read(match_id, tenant, lock=True)
-        if match.voided_at is None:
-            if match.status != MatchStatus.FINISHED:
-                raise MatchNotFinished(f"match {match_id!r} is {match.status}: only a "
-                                       "finished match's result can be voided")
-            match = changes.save(match, state, void_reason=reason)
-            audit.record(tenant, actor, "match.voided", f"match:{match_id}", reason=reason)
+        if match.voided_at is not None:
+            raise MatchVoided(f"match {match_id!r} was voided already: a result is "
+                              "voided once")
+        if match.status != MatchStatus.FINISHED:
+            raise MatchNotFinished(f"match {match_id!r} is {match.status}: only a "
+                                   "finished match's result can be voided")
+        match = changes.save(match, state, void_reason=reason)
+        audit.record(tenant, actor, "match.voided", f"match:{match_id}", reason=reason)
     cache.written.drop((tenant, match_id))
     return match_view(match, state, None)
 
@@ -759,6 +763,16 @@ def _as_seen(tenant: int, summary: MatchSummary, viewer: Viewer) -> MatchSummary
         return summary
     match, state = store.read(summary.id, tenant)
     return as_spectators_see(summary, match, state, store.move_log(match.pk, last=match.version))
+
+
+CHAT_EXPORTED = 10_000
+"""A player's export holds at most this many of the lines they said (oldest first)."""
+
+
+def chat_said_by(tenant: int, player_id: str) -> list[tuple[str, ChatLineRow]]:
+    """The lines a player said at the front end's tables, each with its match's id."""
+    with transaction():
+        return store.chat_said_by(tenant, player_id, CHAT_EXPORTED)
 
 
 def player_matches(tenant: int, player_id: str, cursor: str | None = None,

@@ -20,6 +20,7 @@ from sqlalchemy import (
     Text,
     and_,
     bindparam,
+    case,
     cast,
     delete,
     exists,
@@ -352,9 +353,10 @@ class Pseudonymized:
 
 
 def pseudonymize(tenant: int, player_id: str, pseudonym: str, name: str,
-                 creator: str) -> Pseudonymized:
+                 creator: str, words: str) -> Pseudonymized:
     """Replace a player's id (and name) in every seat of the tenant's matches and in their
-    rating changes by ``pseudonym``, each match a version on, and forget the creates
+    rating changes by ``pseudonym``, the texts they said at a table by ``words``, each
+    match a version on, and forget the creates
     they made (``creator``: their create keys' caller), in the caller's write
     transaction."""
     held = db.session.execute(select(_M.c.pk, _M.c.id, _S.c.seat, _M.c.rating_changes)
@@ -372,7 +374,8 @@ def pseudonymize(tenant: int, player_id: str, pseudonym: str, name: str,
     db.session.execute(update(ChatLine).where(
         ChatLine.player_id == player_id,
         ChatLine.match_pk.in_(select(_M.c.pk).where(_M.c.tenant_pk == tenant))
-    ).values(player_id=pseudonym, name=name))
+    ).values(player_id=pseudonym, name=name,
+             text=case((ChatLine.text.is_(None), None), else_=words)))
     if not pks:
         return Pseudonymized(frozenset(), ())
     db.session.execute(_S.update().where(_S.c.match_pk.in_(pks), _S.c.player_id == player_id)
@@ -528,6 +531,19 @@ def chat_lines(match_pk: int, after: int, limit: int) -> list[ChatLineRow]:
         .order_by(ChatLine.pk).limit(limit)).all()
     return [ChatLineRow(pk, seat, player, name, phrase, text, filtered, as_utc(at))
             for pk, seat, player, name, phrase, text, filtered, at in found]
+
+
+def chat_said_by(tenant: int, player_id: str, limit: int) -> list[tuple[str, ChatLineRow]]:
+    """The lines a player said at the tenant's tables, oldest first, each with its match's
+    id (at most ``limit``)."""
+    found = db.session.execute(select(
+        _M.c.id, ChatLine.pk, ChatLine.seat, ChatLine.player_id, ChatLine.name,
+        ChatLine.phrase, ChatLine.text, ChatLine.filtered, ChatLine.created_at)
+        .join(_M, _M.c.pk == ChatLine.match_pk)
+        .where(_M.c.tenant_pk == tenant, ChatLine.player_id == player_id)
+        .order_by(ChatLine.pk).limit(limit)).all()
+    return [(match_id, ChatLineRow(pk, seat, player, name, phrase, text, filtered, as_utc(at)))
+            for match_id, pk, seat, player, name, phrase, text, filtered, at in found]
 
 
 def newest_chat_line(match_pk: int) -> int:

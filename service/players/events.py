@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlalchemy import Text, bindparam, cast, delete, func, literal_column, select
 
+from ..events import declared
 from ..live import keeper, listener, waiters
 from ..ops import metrics
 from ..storage.db import db, postgresql_text, statement_connection, transaction
@@ -51,7 +52,10 @@ def _wake(columns: Any) -> Any:
 
 def events(tenant: int, told: Sequence[tuple[str, str, Mapping[str, Any]]]) -> Rows:
     """Events to write in the transaction of the change that caused them, each (player
-    id, type, data); on PostgreSQL each wakes its player's streams when it commits."""
+    id, type, data), each declared for a stream (:func:`service.events.declared`); on
+    PostgreSQL each wakes its player's streams when it commits."""
+    for _, kind, data in told:
+        declared(kind, data, stream=True)
     now = utcnow()
     return Rows(PlayerEvent.__table__, tuple(
         {"tenant_pk": tenant, "player_id": player_id, "type": kind,

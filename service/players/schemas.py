@@ -8,6 +8,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import validate
 
+from ..events import STREAM_KINDS
 from ..web.fields import JsonBoolean, JsonInteger, UTCDateTime
 from .leaderboards import LeaderboardPage
 from .ratings import display
@@ -227,13 +228,7 @@ def _board(b: LeaderboardPage) -> dict[str, Any]:
             "games": b.standing.games, "listed": b.standing.listed}}
 
 
-PLAYER_EVENTS = ("match.started", "match.turn", "match.finished", "match.voided",
-                 "match.seat_dropped", "match.seat_back",
-                 "tournament.started", "tournament.round", "tournament.finished",
-                 "friend.requested", "friend.accepted", "friend.removed", "challenge.created",
-                 "challenge.accepted", "challenge.declined", "challenge.cancelled",
-                 "challenge.expired", "party.invited", "party.joined", "party.left",
-                 "party.disbanded", "party.seated", "presence")
+PLAYER_EVENTS = STREAM_KINDS
 
 
 class PlayerEventSchema(ma.Schema):

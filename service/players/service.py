@@ -14,7 +14,7 @@ import math
 import re
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -283,6 +283,27 @@ _OVERLAP = 10.0
 but committed after it is still seen."""
 
 
+Teller = Callable[[int, Sequence[tuple[str, Any]]], Sequence[writes.Rows]]
+"""Who hears of a player's access changing (the front end's webhooks, wired by the
+composition root): the rows to write in the change's transaction."""
+_tellers: tuple[Teller, ...] = ()
+
+
+def wire(*tellers: Teller) -> None:
+    """Set who hears of sign-outs and suspensions (``create_app`` does)."""
+    global _tellers
+    _tellers = tellers
+
+
+def _tell(tenant: int, kind: str, data: dict[str, Any]) -> None:
+    """``kind`` told to every teller, in the caller's write transaction."""
+    writes.write([rows for teller in _tellers for rows in teller(tenant, [(kind, data)])])
+
+
+def _stamp(moment: datetime | None) -> str | None:
+    return moment.isoformat().replace("+00:00", "Z") if moment is not None else None
+
+
 def sign_out(tenant: int, player_id: str, actor: str) -> datetime:
     """Sign the player out everywhere: every token of theirs issued before now is
     refused (:class:`TokenRevoked`), on every instance within :data:`ACCESS_SECONDS`;
@@ -294,6 +315,7 @@ def sign_out(tenant: int, player_id: str, actor: str) -> datetime:
                                                 Player.player_id == player_id)
                            .values(signed_out_at=now, access_changed_at=now))
         audit.record(tenant, actor, "player.signed_out", f"player:{player_id}")
+        _tell(tenant, "player.signed_out", {"player_id": player_id, "at": _stamp(now)})
     cache.forget_access()
     return now
 
@@ -309,10 +331,12 @@ class Suspension:
 
 
 def suspend(tenant: int, player_id: str, until: datetime | None, reason: str,
-            actor: str) -> Suspension:
+            actor: str, forfeit: bool = False) -> Suspension:
     """Suspend a vouched player until ``until`` (None: for good): their tokens are refused
     (:class:`PlayerSuspended`) on every instance within :data:`ACCESS_SECONDS`, and no
-    token is minted for them. Suspending again changes the end and the reason."""
+    token is minted for them. Suspending again changes the end and the reason. The
+    front end's webhooks hear ``player.suspended`` (``forfeit``: their active matches
+    are lost, as the caller does)."""
     now = utcnow()
     until = until.astimezone(UTC) if until is not None else None
     if until is not None and until <= now:
@@ -326,6 +350,9 @@ def suspend(tenant: int, player_id: str, until: datetime | None, reason: str,
         player.suspension_reason, player.access_changed_at = reason, now
         audit.record(tenant, actor, "player.suspended", f"player:{player_id}",
                      until=until.isoformat() if until else None, reason=reason)
+        _tell(tenant, "player.suspended", {"player_id": player_id, "since": _stamp(since),
+                                           "until": _stamp(until), "reason": reason,
+                                           "forfeit": forfeit})
     cache.forget_access()
     return Suspension(player_id, since, until, reason)
 
@@ -341,6 +368,7 @@ def lift_suspension(tenant: int, player_id: str, actor: str) -> bool:
             player.access_changed_at = now
         if was:
             audit.record(tenant, actor, "player.suspension_lifted", f"player:{player_id}")
+            _tell(tenant, "player.suspension_lifted", {"player_id": player_id})
     cache.forget_access()
     return was
 
@@ -421,16 +449,18 @@ def _access() -> dict[tuple[int, str], cache.Access]:
     return cache.keep_access(found, now, now - MAX_TTL_SECONDS)
 
 
-def erase(tenant: int, player_id: str, rewrite: Callable[[Any], Any]) -> None:
+def erase(tenant: int, player_id: str, rewrite: Callable[[str, Any], Any],
+          needles: Sequence[str] = ()) -> None:
     """Erase what the players domain holds of a player (caller's write transaction, their
     row locked): their ratings, rating charts, totals, name, suspension and stream
-    events, and in other players' events what ``rewrite`` replaces. Their row stays,
+    events, and in other players' events (those holding their id or any of ``needles``)
+    what ``rewrite(kind, data)`` replaces. Their row stays,
     holding only their id and a sign-out now, so every token issued before is refused
     (and a token minted later makes a new player)."""
     player = db.session.execute(select(Player).where(
         Player.tenant_pk == tenant, Player.player_id == player_id).with_for_update()).scalar_one()
-    writes.rewrite_json_text(PlayerEvent.body, PlayerEvent.tenant_pk == tenant, player_id,
-                             rewrite)
+    writes.rewrite_json_text(PlayerEvent.body, PlayerEvent.type, PlayerEvent.tenant_pk == tenant,
+                             [player_id, *needles], rewrite)
     db.session.execute(delete(RatingChange).where(RatingChange.player_pk == player.pk))
     db.session.execute(delete(Rating).where(Rating.player_pk == player.pk))
     db.session.execute(delete(PlayerEvent).where(PlayerEvent.tenant_pk == tenant,

@@ -173,6 +173,9 @@ def resolve(tenant: int, report_id: str, action: ReportAction, note: str | None,
             raise ReportResolved(f"report {report_id!r} was resolved already")
         row.status, row.resolved_at = ReportStatus.RESOLVED, utcnow()
         row.resolution = {"action": str(action), "note": note, "by": actor}
+        if action == ReportAction.SUSPEND:
+            row.resolution |= {"until": until.isoformat() if until else None,
+                               "forfeit": forfeit}
         audit.record(tenant, actor, "report.resolved", f"report:{report_id}",
                      action=str(action), note=note)
         reported, reason = row.player_id, f"report {report_id}: {row.reason}"

@@ -91,7 +91,8 @@ class Export(MethodView):
     @players_blp.doc(operationId="exportPlayer")
     def get(self, player_id: str) -> dict[str, Any]:
         """All the service holds of the player, as JSON (a data subject's access
-        request): record, ratings over time, matches (the newest 10,000), blocks, the
+        request): record, ratings over time, matches (the newest 10,000), the lines
+        they said at tables, blocks, the
         reports they made, tournament entries, suspension, sign-out, and the actions
         taken about them."""
         return safety.export(tenant(), player_id)
@@ -109,8 +110,10 @@ class ErasePlayer(MethodView):
     def delete(self, player_id: str) -> safety.Erased:
         """Erase the player (a data subject's erasure request): their tables left, entries
         withdrawn and active matches forfeited; their id in every stored match and
-        tournament replaced by a random pseudonym; their ratings, records, blocks and
-        reports removed; their tokens refused. Opponents' records and ratings stay."""
+        tournament (and every kept event, by its kind's declared shape) replaced by a
+        random pseudonym, their chat texts replaced; their ratings, records, blocks and
+        reports removed; their tokens refused. Opponents' records and ratings stay. The
+        webhooks hear `player.erased` naming the id erased."""
         return safety.erase(tenant(), player_id, actor())
 
 
@@ -124,13 +127,14 @@ class VoidMatch(MethodView):
     @blp.response(200, MatchStateSchema)
     @blp.alt_response(404, **problem_doc("`match_not_found`"))
     @blp.alt_response(409, **problem_doc("`match_not_finished`: only a finished match's "
-                                         "result can be voided"))
+                                         "result can be voided; `match_voided`: it was "
+                                         "voided already"))
     @blp.doc(operationId="voidMatch")
     def post(self, body: dict[str, Any], match_id: str) -> MatchView:
         """Void a finished match's result: each player's rating moves back by what the
         match gave or took, its totals, leaderboard places and tournament points are
-        taken out, it shows `voided`; a `match.voided` webhook and player event. Again:
-        no change."""
+        taken out, it shows `voided`; a `match.voided` webhook and player event. Once:
+        again is `409 match_voided`."""
         return safety.void(tenant(), match_id, body["reason"], actor())
 
 

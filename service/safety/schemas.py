@@ -180,7 +180,8 @@ class ReportSchema(ma.Schema):
     created_at = UTCDateTime(required=True)
     resolved_at = UTCDateTime(required=True, allow_none=True)
     resolution = ma.fields.Dict(required=True, allow_none=True, metadata={
-        "description": "{action, note, by} once resolved"})
+        "description": "{action, note, by} once resolved; a suspension adds until "
+        "(null: for good) and forfeit"})
 
 
 class ReportWithEvidenceSchema(ReportSchema):
@@ -228,6 +229,9 @@ class ExportSchema(ma.Schema):
     totals = ma.fields.Dict(required=True)
     ratings = ma.fields.List(ma.fields.Dict(), required=True)
     matches = ma.fields.List(ma.fields.Dict(), required=True)
+    chat = ma.fields.List(ma.fields.Dict(), required=True, metadata={
+        "description": "the lines they said at tables (match_id, seat, name, phrase, text, "
+        "filtered, at), oldest first"})
     blocks = ma.fields.List(ma.fields.Dict(), required=True)
     friends = ma.fields.List(ma.fields.Dict(), required=True)
     challenges = ma.fields.List(ma.fields.Dict(), required=True, metadata={

@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import Text, cast, delete, or_, select, update
 
+from .. import events
 from ..lobby import service as lobby
 from ..matches import service as matches
 from ..matches.results import MatchSummary, MatchView
@@ -20,6 +21,7 @@ from ..players import blocks, presence
 from ..players import service as players
 from ..players.leaderboards import Listing, rating_history, record
 from ..social import challenges, friends, parties
+from ..storage import writes
 from ..storage.db import db, transaction
 from ..storage.models import AuditEntry, Challenge, Entrant, Report, Tournament, as_utc
 from ..tenants import audit
@@ -45,7 +47,7 @@ def suspend(tenant: int, player_id: str, until: datetime | None, reason: str,
     entries withdrawn, and with ``forfeit`` their active matches lost (else those go on
     under the turn clock). Suspending again changes the end and the reason; a release
     that failed half-way (the database lost) is finished by asking again."""
-    held = players.suspend(tenant, player_id, until, reason, actor)
+    held = players.suspend(tenant, player_id, until, reason, actor, forfeit)
     left = lobby.release_player(tenant, player_id)
     withdrawn = tournaments.withdraw_everywhere(tenant, player_id)
     forfeited = matches.forfeit_player(tenant, player_id) if forfeit else []
@@ -78,9 +80,9 @@ EXPORTED_MATCHES = 10_000
 
 def export(tenant: int, player_id: str) -> dict[str, Any]:
     """All the service holds of a player, as JSON: their record, ratings over time,
-    matches, blocks, friends and requests, open challenges, the reports they made,
-    tournament entries, suspension and sign-out, and what the audit log says was done
-    to them."""
+    matches, the lines they said at tables, blocks, friends and requests, open
+    challenges, the reports they made, tournament entries, suspension and sign-out, and
+    what the audit log says was done to them."""
     mine = record(tenant, player_id, Listing(0, datetime.min))
     with transaction():
         player = players.vouched_player(tenant, player_id)
@@ -104,6 +106,9 @@ def export(tenant: int, player_id: str) -> dict[str, Any]:
                      "history": [p.__dict__ for p in rating_history(tenant, player_id, r.pool)]}
                     for r in mine.ratings],
         "matches": [_summary(m) for m in _all_matches(tenant, player_id)],
+        "chat": [{"match_id": match_id, "seat": line.seat, "name": line.name,
+                  "phrase": line.phrase, "text": line.text, "filtered": line.filtered,
+                  "at": line.at} for match_id, line in matches.chat_said_by(tenant, player_id)],
         "blocks": [b.__dict__ for b in blocks.blocks_of(tenant, player_id, None,
                                                         blocks.MAX_BLOCKS)],
         "friends": [f.__dict__ for f in friends.friends_of(tenant, player_id, None, 100_000)],
@@ -146,38 +151,8 @@ def _summary(m: MatchSummary) -> dict[str, Any]:
 
 
 ERASED_NAME = "Erased player"
-_IDS = frozenset({"player_id", "reporter", "winner", "bye", "first", "second", "opponent"})
-"""Keys whose value is a player id, in the events kept as JSON (webhooks, streams)."""
-_ID_LISTS = frozenset({"entrants", "players", "withdrawn", "table", "byes"})
-"""Keys whose value is a list of player ids."""
-
-
-def _scrubbed(doc: Any, player_id: str, pseudonym: str,
-              seats: frozenset[tuple[str, int]]) -> Any:
-    """An event with the erased player's id replaced where events carry ids, and their
-    name where it stands beside their id (or names their seat of a match)."""
-    if isinstance(doc, list):
-        return [_scrubbed(item, player_id, pseudonym, seats) for item in doc]
-    if not isinstance(doc, dict):
-        return doc
-    theirs = doc.get("player_id") == player_id or \
-        (doc.get("match_id"), doc.get("seat")) in seats
-    out: dict[str, Any] = {}
-    for key, value in doc.items():
-        if key in _IDS and value == player_id:
-            value = pseudonym
-        elif key in _ID_LISTS and isinstance(value, list):
-            value = [pseudonym if v == player_id else v for v in value]
-        elif key == "names" and isinstance(value, dict):
-            value = {(pseudonym if k == player_id else k): (ERASED_NAME if k == player_id else v)
-                     for k, v in value.items()}
-        elif (key == "name" and theirs) or \
-                (key == "opponent_name" and doc.get("opponent") == player_id):
-            value = ERASED_NAME
-        else:
-            value = _scrubbed(value, player_id, pseudonym, seats)
-        out[key] = value
-    return out
+ERASED_WORDS = "(erased)"
+"""What stands for an erased player's chat text and report text."""
 
 
 def _scrub_audit(tenant: int, player_id: str, pseudonym: str) -> None:
@@ -223,12 +198,16 @@ def erase(tenant: int, player_id: str, actor: str) -> Erased:
     forfeited = matches.forfeit_player(tenant, player_id)
     pseudonym = "erased-" + secrets.token_hex(8)
     with transaction(write=True):
-        done = matches.pseudonymize(tenant, player_id, pseudonym, ERASED_NAME)
+        done = matches.pseudonymize(tenant, player_id, pseudonym, ERASED_NAME, ERASED_WORDS)
 
-        def rewrite(doc: Any) -> Any:
-            return _scrubbed(doc, player_id, pseudonym, done.seats)
+        gone = events.Erasure(player_id, pseudonym, ERASED_NAME, ERASED_WORDS, done.seats)
 
-        webhooks.scrub(tenant, player_id, rewrite)
+        def rewrite(kind: str, data: Any) -> Any:
+            return events.erase(kind, data, gone)
+
+        # an event may name their seat of a match without their id (a turn's name)
+        needles = [player_id, *sorted({match_id for match_id, _ in done.seats})]
+        webhooks.scrub(tenant, needles, rewrite)
         tournaments.pseudonymize(tenant, player_id, pseudonym)
         blocks.forget(tenant, player_id)
         presence.forget(tenant, player_id)
@@ -238,8 +217,11 @@ def erase(tenant: int, player_id: str, actor: str) -> Erased:
         db.session.execute(delete(Challenge).where(Challenge.tenant_pk == tenant, or_(
             Challenge.challenger == player_id, Challenge.challenged == player_id)))
         _scrub_audit(tenant, player_id, pseudonym)
-        players.erase(tenant, player_id, rewrite)
+        players.erase(tenant, player_id, rewrite, needles[1:])
         audit.record(tenant, actor, "player.erased", f"player:{pseudonym}",
                      matches=len(done.versions))
+        # the one event that names the erased id: the front end's systems must forget it
+        writes.write(webhooks.outbox(tenant, [("player.erased", {
+            "player_id": player_id, "matches": len(done.versions)})]))
     return Erased(player_id, len(done.versions), {
         "tables_left": left, "tournaments_left": withdrawn, "matches_forfeited": forfeited})

@@ -29,6 +29,7 @@ from sqlalchemy import (
     exists,
     func,
     literal_column,
+    or_,
     select,
     update,
 )
@@ -202,19 +203,19 @@ def _step(shape: Hashable) -> Any:
     return stmt
 
 
-def rewrite_json_text(text_column: Any, where: Any, needle: str,
-                      rewrite: Callable[[Any], Any]) -> int:
+def rewrite_json_text(text_column: Any, kind_column: Any, where: Any, needles: Sequence[str],
+                      rewrite: Callable[[str, Any], Any]) -> int:
     """Rewrite the JSON documents kept as text in ``text_column`` of the rows ``where``
-    selects that hold ``needle`` as a JSON string (caller's write transaction): each
-    parsed, ``rewrite`` applied, written back. How many rows changed."""
-    quoted = json.dumps(needle)
+    selects that hold any of ``needles`` as a JSON string (caller's write transaction):
+    each parsed, ``rewrite`` applied with the row's ``kind_column`` (its event kind),
+    written back. How many rows changed."""
     table = text_column.table
     (pk,) = table.primary_key.columns
-    found = db.session.execute(select(pk, text_column).where(
-        where, text_column.contains(quoted))).all()
+    found = db.session.execute(select(pk, kind_column, text_column).where(
+        where, or_(*(text_column.contains(json.dumps(n)) for n in needles)))).all()
     changed = 0
-    for key, body in found:
-        new = json.dumps(rewrite(json.loads(body)), separators=(",", ":"))
+    for key, kind, body in found:
+        new = json.dumps(rewrite(kind, json.loads(body)), separators=(",", ":"))
         if new != body:
             db.session.execute(table.update().where(pk == key).values({text_column.name: new}))
             changed += 1

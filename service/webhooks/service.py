@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import delete, select
 
+from ..events import WEBHOOK_KINDS, declared
 from ..storage import writes
 from ..storage.db import db, transaction
 from ..storage.enums import MessageStatus
@@ -33,13 +34,8 @@ from ..tenants import audit
 from . import cache
 from .errors import DeliveryNotFound, WebhookNotFound, WebhookUrlNotAllowed
 
-EVENTS = ("match.started", "match.turn", "match.move", "match.finished", "match.voided",
-          "match.seat_dropped", "match.seat_back",
-          "tournament.started", "tournament.round", "tournament.finished", "report.created",
-          "friend.requested", "friend.accepted", "friend.removed", "challenge.created",
-          "challenge.accepted", "challenge.declined", "challenge.cancelled",
-          "challenge.expired", "party.invited", "party.joined", "party.left",
-          "party.disbanded", "party.seated", "presence", "chat")
+EVENTS = WEBHOOK_KINDS
+"""What a webhook may subscribe to: every kind :mod:`service.events` declares for them."""
 FINISHES = frozenset({"match.finished", "tournament.finished"})
 """Sent ahead of every other waiting message, held behind none of their lane."""
 
@@ -358,6 +354,8 @@ def outbox(tenant: int, happened: Sequence[tuple[str, Any]]) -> list[Rows]:
     webhook of the tenant that asked for them, to write in the change's own transaction
     (none, and no work, without such a webhook). Each but a finish joins its match's (or
     tournament's) lane, delivered in order; a finish is in no lane and goes first."""
+    for kind, data in happened:
+        declared(kind, data)
     subscriptions = _subscribed(tenant)
     if not subscriptions or not happened:
         return []
@@ -377,9 +375,11 @@ def outbox(tenant: int, happened: Sequence[tuple[str, Any]]) -> list[Rows]:
     return [Rows(WebhookMessage.__table__, tuple(rows))] if rows else []
 
 
-def scrub(tenant: int, needle: str, rewrite: Callable[[Any], Any]) -> None:
-    """Rewrite the tenant's kept messages that name ``needle`` (an erased player's id),
-    in the caller's write transaction."""
+def scrub(tenant: int, needles: Sequence[str], rewrite: Callable[[str, Any], Any]) -> None:
+    """Rewrite the data of the tenant's kept messages that hold any of ``needles`` (an
+    erased player's id, the matches they sat in) with ``rewrite(kind, data)``, in the
+    caller's write transaction."""
     mine = select(Webhook.pk).where(Webhook.tenant_pk == tenant)
-    writes.rewrite_json_text(WebhookMessage.body, WebhookMessage.webhook_pk.in_(mine), needle,
-                             rewrite)
+    writes.rewrite_json_text(
+        WebhookMessage.body, WebhookMessage.type, WebhookMessage.webhook_pk.in_(mine), needles,
+        lambda kind, body: {**body, "data": rewrite(kind, body.get("data"))})

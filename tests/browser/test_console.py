@@ -241,7 +241,7 @@ def test_a_report_is_resolved_in_place_and_its_match_verified(
     """A player reports the other seat of a finished match; a moderator opens the queue,
     reads the evidence (the play by play), dismisses it in place; the match's page shows
     every round's deck and the deal verified against its commitment in the page, and
-    voids the result."""
+    voids the result: the match is marked voided and offers no second void."""
     page = new_context(viewport=DESKTOP).new_page()
     server_key = {"X-API-Key": keys["server"]}
     tokens = {}
@@ -267,7 +267,7 @@ def test_a_report_is_resolved_in_place_and_its_match_verified(
     page.select_option("#resolve-action", "dismiss")
     page.click("button:has-text('Resolve')")
     expect(page.locator("#notice")).to_have_text("Done.")
-    expect(page.locator("#page pre")).to_contain_text("dismiss")
+    expect(page.locator("#resolution")).to_contain_text("dismiss by")  # read, not JSON
     page.click(f"#page a[href='#/matches/{match['id']}']")
     expect(page.locator("#verdict")).to_have_attribute("data-ok", "true")
     expect(page.locator("#decks")).to_contain_text("1: ")  # round 1's 52 cards, dealt
@@ -278,3 +278,5 @@ def test_a_report_is_resolved_in_place_and_its_match_verified(
     expect(page.locator("#notice")).to_have_text("Done.")
     voided = page.request.get(f"{server}/v1/matches/{match['id']}", headers=server_key).json()
     assert voided["voided"] is not None
+    expect(page.locator("#voided")).to_contain_text("collusion")  # marked, no second void
+    expect(page.locator("button:has-text('Void the result')")).to_have_count(0)

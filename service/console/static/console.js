@@ -34,6 +34,9 @@ const STRINGS = {
     not_over: "Hands and the deal are shown once the match is over.",
     reporter: "Reporter", reported: "Reported", resolve: "Resolve", action: "Action",
     note: "Note", dismiss: "dismiss", evidence: "Evidence", open: "open",
+    forfeit: "Forfeit their active matches", voided_mark: "Voided {at}: {reason}",
+    resolution: "{action} by {by}", for_good: "for good", until_at: "until {at}",
+    forfeited: "their active matches forfeited",
     resolved: "resolved", create: "Create", cancel: "Cancel", system: "System",
     starts_at: "Starts at", rounds_label: "Rounds", move_seconds: "Seconds a move",
     standings: "Standings", pairings: "Pairings", entrants: "Entrants",
@@ -80,6 +83,9 @@ const STRINGS = {
     not_over: "تظهر الأوراق والتوزيع بعد انتهاء المباراة.",
     reporter: "المبلِّغ", reported: "المبلَّغ عنه", resolve: "حسم", action: "الإجراء",
     note: "ملاحظة", dismiss: "رفض", evidence: "الأدلة", open: "مفتوح",
+    forfeit: "خسارة مبارياته الجارية", voided_mark: "أُلغيت النتيجة {at}: {reason}",
+    resolution: "{action} بواسطة {by}", for_good: "نهائيًا", until_at: "حتى {at}",
+    forfeited: "خسر مبارياته الجارية",
     resolved: "محسوم", create: "إنشاء", cancel: "إلغاء", system: "النظام",
     starts_at: "تبدأ في", rounds_label: "الجولات", move_seconds: "ثوانٍ لكل لعبة",
     standings: "الترتيب", pairings: "المواجهات", entrants: "المشاركون",
@@ -363,10 +369,12 @@ async function matchPage(id) {
     el("p", {}, `${state.variant} · ${state.status} · ${t("scores")}: ${(state.scores || []).join(" – ")}`),
     state.clock ? el("p", { id: "clock" }, `${t("clock")}: ${state.clock.move_seconds} s (${state.clock.timeout})` +
       (state.deadline ? ` · ${t("deadline")}: ${when(state.deadline)}` : "")) : null,
-    el("form", { class: "inline", onsubmit: (e) => e.preventDefault() },
+    state.voided ? el("p", { id: "voided", class: "voided" },
+      t("voided_mark", { at: when(state.voided.at), reason: state.voided.reason || "" })) : null,
+    state.status === "finished" && !state.voided ? el("form", { class: "inline", onsubmit: (e) => e.preventDefault() },
       field("reason", t("reason"), { id: "void-reason", maxlength: 500 }),
       action(t("void"), "moderator", () => api("POST", `${path}/void`, {
-        reason: document.getElementById("void-reason").value || "—" }), { danger: true })),
+        reason: document.getElementById("void-reason").value || "—" }), { danger: true })) : null,
     el("h2", {}, t("play_by_play")), playByPlay(state, log),
     over ? el("div", {}, el("h2", {}, t("verify")), verdict, decks) : el("p", { class: "hint" }, t("not_over")),
     el("h2", {}, t("chat")),
@@ -388,6 +396,9 @@ async function reportPage(id) {
   const evidence = report.evidence.match;
   const choose = el("select", { id: "resolve-action" },
     ["dismiss", "suspend", "void"].map((a) => el("option", { value: a }, t(a))));
+  const resolution = (r) => [t("resolution", { action: t(r.action), by: r.by }),
+    r.action === "suspend" ? (r.until ? t("until_at", { at: when(r.until) }) : t("for_good")) : null,
+    r.forfeit ? t("forfeited") : null, r.note].filter(Boolean).join(" · ");
   return [
     el("h1", {}, `${t("reports")} ${report.id.slice(0, 8)}`),
     el("p", {}, `${report.reporter} → `, el("a", { href: `#/players/${encodeURIComponent(report.player_id)}` }, report.player_id),
@@ -395,9 +406,17 @@ async function reportPage(id) {
     report.text ? el("blockquote", {}, report.text) : null,
     report.status === "open" ? el("form", { class: "inline", onsubmit: (e) => e.preventDefault() },
       el("label", {}, t("action"), choose), field("note", t("note"), { id: "resolve-note", maxlength: 500 }),
-      action(t("resolve"), "moderator", () => api("POST", `/v1/reports/${encodeURIComponent(id)}/resolve`, {
-        action: choose.value, note: document.getElementById("resolve-note").value || undefined }))) :
-      el("pre", {}, JSON.stringify(report.resolution, null, 2)),
+      field("until", t("until"), { type: "datetime-local", id: "resolve-until" }),
+      field("forfeit", t("forfeit"), { type: "checkbox", id: "resolve-forfeit" }),
+      action(t("resolve"), "moderator", () => {
+        const until = document.getElementById("resolve-until").value;
+        const suspend = choose.value === "suspend";
+        return api("POST", `/v1/reports/${encodeURIComponent(id)}/resolve`, {
+          action: choose.value, note: document.getElementById("resolve-note").value || undefined,
+          until: suspend && until ? new Date(until).toISOString() : null,
+          forfeit: suspend && document.getElementById("resolve-forfeit").checked });
+      })) :
+      el("p", { id: "resolution" }, resolution(report.resolution || {})),
     el("h2", {}, t("evidence")),
     el("p", {}, el("a", { href: `#/matches/${report.match_id}` }, `${t("match")} ${report.match_id}`)),
     playByPlay(evidence.state, evidence.log),

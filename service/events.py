@@ -1,0 +1,266 @@
+"""Every event the service tells, declared once: its kind, where it goes (the front end's
+webhooks, the players' own streams), and its payload's shape, field by field, with
+which fields hold player ids, display names and a player's own words.
+
+The writers of events (:func:`service.webhooks.service.outbox`,
+:func:`service.players.events.events`) look every event up here and refuse one that is
+not declared, or that carries a field its shape does not list; an erasure rewrites
+stored events from these shapes (:meth:`Shape.erase`), so a new event kind, or a new
+field, cannot be forgotten by it. Holds no tables: every domain may import it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class UndeclaredEvent(LookupError):
+    """An event the registry does not declare (a bug of its writer, never a caller's)."""
+
+
+@dataclass(frozen=True)
+class Erasure:
+    """What an erasure replaces in a stored event: the player's id by ``pseudonym``,
+    their display name by ``name``, what they wrote by ``words``; ``seats`` are the
+    (match id, seat) they held, whose names are theirs too."""
+
+    player_id: str
+    pseudonym: str
+    name: str
+    words: str
+    seats: frozenset[tuple[str, int]] = frozenset()
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The fields of an event's payload (or of an object inside it). Every field is
+    listed once: as a player id, a list of them, an object keyed by them, a name, a
+    player's words, a nested object, or ``plain`` (holding no player's id or name)."""
+
+    plain: tuple[str, ...] = ()
+    ids: tuple[str, ...] = ()
+    """Fields holding a player id (or null, or another type that is never an id)."""
+    id_lists: tuple[str, ...] = ()
+    """Fields holding a list of player ids."""
+    id_keys: tuple[str, ...] = ()
+    """Fields holding an object keyed by player id."""
+    names_by_id: tuple[str, ...] = ()
+    """Fields holding an object of display names keyed by player id."""
+    seats: tuple[str, ...] = ()
+    """Fields holding a seat of the match ``match_id`` names."""
+    names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """A display name: the id or seat fields saying whose it is (any of them)."""
+    words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """What a player wrote: the id or seat fields saying whose it is (any of them)."""
+    nested: Mapping[str, Shape] = field(default_factory=dict)
+    """Fields holding an object, or a list of objects, of their own shape."""
+
+    def fields(self) -> frozenset[str]:
+        """Every field the shape lists."""
+        return frozenset((*self.plain, *self.ids, *self.id_lists, *self.id_keys,
+                          *self.names_by_id, *self.seats, *self.names, *self.words,
+                          *self.nested))
+
+    def undeclared(self, doc: Mapping[str, Any]) -> list[str]:
+        """The fields of ``doc`` (and of its nested objects) the shape does not list."""
+        extra = sorted(doc.keys() - self.fields())
+        for key, shape in self.nested.items():
+            value = doc.get(key)
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, Mapping):
+                    extra += [f"{key}.{name}" for name in shape.undeclared(item)]
+        return extra
+
+    def erase(self, doc: Mapping[str, Any], gone: Erasure) -> dict[str, Any]:
+        """``doc`` with the erased player's id, name and words replaced wherever this
+        shape says they may stand."""
+        me, alias = gone.player_id, gone.pseudonym
+
+        def whose(refs: Iterable[str]) -> bool:
+            return any(doc.get(ref) == me if ref in self.ids
+                       else (doc.get("match_id"), doc.get(ref)) in gone.seats for ref in refs)
+
+        out = dict(doc)
+        for key in self.ids:
+            if out.get(key) == me:
+                out[key] = alias
+        for key in self.id_lists:
+            if isinstance(out.get(key), list):
+                out[key] = [alias if v == me else v for v in out[key]]
+        for key in (*self.id_keys, *self.names_by_id):
+            value = out.get(key)
+            if isinstance(value, Mapping) and me in value:
+                renamed = gone.name if key in self.names_by_id else value[me]
+                out[key] = {(alias if k == me else k): (renamed if k == me else v)
+                            for k, v in value.items()}
+        for key, refs in self.names.items():
+            if out.get(key) is not None and whose(refs):
+                out[key] = gone.name
+        for key, refs in self.words.items():
+            if out.get(key) is not None and whose(refs):
+                out[key] = gone.words
+        for key, shape in self.nested.items():
+            value = out.get(key)
+            if isinstance(value, list):
+                out[key] = [shape.erase(v, gone) if isinstance(v, Mapping) else v
+                            for v in value]
+            elif isinstance(value, Mapping):
+                out[key] = shape.erase(value, gone)
+        return out
+
+
+@dataclass(frozen=True)
+class EventKind:
+    """One kind of event: its name, what it says, where it goes and its payload's shape
+    (the union of what the webhooks and the streams carry)."""
+
+    name: str
+    summary: str
+    shape: Shape
+    webhook: bool = True
+    """A front end's webhook may subscribe to it."""
+    stream: bool = False
+    """Players' own streams carry it."""
+    names_the_erased: bool = False
+    """The erasure's own notice: it must name the id it erased, so erasure leaves it."""
+
+
+_CHANGE = ("match_id", "version")
+_SEAT = Shape(plain=("team", "bot"), ids=("player_id",), seats=("seat",),
+              names={"name": ("player_id", "seat")})
+_RATING_CHANGE = Shape(plain=("seat", "before", "after"), ids=("player_id",))
+_PAIRING = Shape(plain=("match_id",), id_lists=("players",))
+_STANDING = Shape(plain=("rank", "points", "buchholz", "sonneborn_berger", "rating", "games",
+                         "wins", "draws", "losses", "byes", "streak", "withdrawn"),
+                  ids=("player_id",), names={"name": ("player_id",)})
+_CHALLENGE = Shape(plain=("challenge_id", "variant", "rated", "expires_at", "match_id"),
+                   ids=("challenger", "challenged"))
+_SEAT_CHANGE = Shape(plain=(*_CHANGE, "stand_in"), seats=("seat", "dropped"),
+                     names={"name": ("seat", "dropped")})
+_PARTY = Shape(plain=("party_id",))
+
+
+def _kinds(*kinds: EventKind) -> dict[str, EventKind]:
+    return {k.name: k for k in kinds}
+
+
+KINDS: dict[str, EventKind] = _kinds(
+    EventKind("match.started", "the last seat filled: it deals", Shape(
+        plain=(*_CHANGE, "variant", "rules_hash", "commitment"), seats=("seat",),
+        nested={"seats": _SEAT}), stream=True),
+    EventKind("match.turn", "a human seat is to play", Shape(
+        plain=(*_CHANGE, "deadline"), seats=("seat",), names={"name": ("seat",)}),
+        stream=True),
+    EventKind("match.move", "one play", Shape(
+        plain=(*_CHANGE, "round", "card", "captured", "basra", "timeout", "stand_in"),
+        seats=("seat",))),
+    EventKind("match.finished", "the match is over", Shape(
+        plain=(*_CHANGE, "status", "end_reason", "scores", "winner", "draw", "rounds", "seed",
+               "commitment"), seats=("seat",), nested={"rating_changes": _RATING_CHANGE}),
+        stream=True),
+    EventKind("match.voided", "a finished match's result voided", Shape(
+        plain=(*_CHANGE, "voided_at", "reason", "rated", "scores", "winner", "draw"),
+        seats=("seat",)), stream=True),
+    EventKind("match.seat_dropped", "a seat's player dropped: its stand-in keeps it",
+              _SEAT_CHANGE, stream=True),
+    EventKind("match.seat_back", "a dropped seat's player is back", _SEAT_CHANGE, stream=True),
+    EventKind("tournament.started", "a tournament started", Shape(
+        plain=("tournament_id", "name", "system"), id_lists=("entrants",),
+        names_by_id=("names",)), stream=True),
+    EventKind("tournament.round", "new pairings (a Swiss round, an arena's games)", Shape(
+        plain=("tournament_id", "round", "match_id", "seat"), ids=("bye", "opponent"),
+        id_lists=("byes", "table"), names_by_id=("names",),
+        names={"opponent_name": ("opponent",)}, nested={"pairings": _PAIRING}), stream=True),
+    EventKind("tournament.finished", "a tournament is over (or cancelled)", Shape(
+        plain=("tournament_id", "status", "rank", "points"), names_by_id=("names",),
+        nested={"standings": _STANDING}), stream=True),
+    EventKind("report.created", "a player reported another seat of a match", Shape(
+        plain=("report_id", "match_id", "reason"), ids=("reporter", "player_id"),
+        words={"text": ("reporter",)})),
+    EventKind("friend.requested", "a player asked another to be friends",
+              Shape(ids=("from", "to")), stream=True),
+    EventKind("friend.accepted", "two players became friends",
+              Shape(id_lists=("players",)), stream=True),
+    EventKind("friend.removed", "two players are friends no more (or a request ended)",
+              Shape(id_lists=("players",)), stream=True),
+    EventKind("challenge.created", "a challenge made", _CHALLENGE, stream=True),
+    EventKind("challenge.accepted", "a challenge accepted, with its match", _CHALLENGE,
+              stream=True),
+    EventKind("challenge.declined", "a challenge declined", _CHALLENGE, stream=True),
+    EventKind("challenge.cancelled", "a challenge cancelled", _CHALLENGE, stream=True),
+    EventKind("challenge.expired", "a challenge expired", _CHALLENGE, stream=True),
+    EventKind("party.invited", "a player invited to a party", Shape(
+        plain=("party_id",), ids=("leader", "player_id")), stream=True),
+    EventKind("party.joined", "a player joined a party", Shape(
+        plain=("party_id",), ids=("player_id",), id_lists=("members",)), stream=True),
+    EventKind("party.left", "a member left a party", Shape(
+        plain=("party_id",), ids=("player_id",)), stream=True),
+    EventKind("party.disbanded", "the leader left: the party is no more", _PARTY,
+              stream=True),
+    EventKind("party.seated", "quick play seated the party", Shape(
+        plain=("party_id", "match_id"), id_keys=("seats",)), stream=True),
+    EventKind("presence", "a friend online, playing or offline", Shape(
+        plain=("status", "match_id"), ids=("player_id",)), stream=True),
+    EventKind("chat", "a line said at a table", Shape(
+        plain=("match_id", "id", "phrase", "filtered", "at"), ids=("player_id",),
+        seats=("seat",), names={"name": ("player_id", "seat")},
+        words={"text": ("player_id", "seat")})),
+    EventKind("player.suspended", "a player suspended (or the suspension changed)", Shape(
+        plain=("since", "until", "reason", "forfeit"), ids=("player_id",))),
+    EventKind("player.suspension_lifted", "a player's suspension lifted",
+              Shape(ids=("player_id",))),
+    EventKind("player.signed_out", "a player signed out everywhere: every token refused",
+              Shape(plain=("at",), ids=("player_id",))),
+    EventKind("player.erased", "a player erased: the front end's systems forget them too",
+              Shape(plain=("matches",), ids=("player_id",)), names_the_erased=True),
+)
+"""Every event kind the service tells, in the order the docs list them."""
+
+WEBHOOK_KINDS = tuple(k.name for k in KINDS.values() if k.webhook)
+"""What a webhook may subscribe to."""
+STREAM_KINDS = tuple(k.name for k in KINDS.values() if k.stream)
+"""What a player's own stream carries."""
+
+
+def table() -> str:
+    """The webhook event kinds as the docs list them (a Markdown table; a test keeps
+    ``docs/operations.md`` the same)."""
+    def ids(shape: Shape, at: str = "") -> list[str]:
+        found = [f"`{at}{f}`" for f in (*shape.ids, *shape.id_lists, *shape.id_keys,
+                                         *shape.names_by_id)]
+        for key, inner in shape.nested.items():
+            found += ids(inner, f"{at}{key}[].")
+        return found
+
+    lines = ["| event | what happened | fields holding player ids |", "|---|---|---|"]
+    lines += [f"| `{k.name}` | {k.summary} | {', '.join(ids(k.shape)) or '—'} |"
+              for k in KINDS.values() if k.webhook]
+    return "\n".join(lines) + "\n"
+
+
+def declared(kind: str, data: Mapping[str, Any], *, stream: bool = False) -> EventKind:
+    """The declaration of an event about to be written, checked: its kind is declared
+    for where it goes, and its payload has no field the shape does not list."""
+    found = KINDS.get(kind)
+    if found is None or not (found.stream if stream else found.webhook):
+        where = "a player's stream" if stream else "a webhook"
+        raise UndeclaredEvent(f"event {kind!r} is not declared for {where} "
+                              "(service/events.py)")
+    extra = found.shape.undeclared(data)
+    if extra:
+        raise UndeclaredEvent(f"event {kind!r} carries fields its shape does not list: "
+                              f"{', '.join(extra)} (service/events.py)")
+    return found
+
+
+def erase(kind: str, data: Any, gone: Erasure) -> Any:
+    """A stored event's payload with the erased player replaced, by its kind's shape
+    (the erasure's own notice, and what is not an object, as they are)."""
+    found = KINDS.get(kind)
+    if found is None:
+        raise UndeclaredEvent(f"a stored event {kind!r} is not declared (service/events.py)")
+    if found.names_the_erased or not isinstance(data, Mapping):
+        return data
+    return found.shape.erase(data, gone)
