@@ -19,8 +19,14 @@ from service.tenants.errors import TenantNameTaken, TenantNotFound
 from service.web.problems import domain_problem, status_of
 
 
+ENTRY_POINTS = {"service.gunicorn_conf"}
+"""Modules that configure the process they are imported in, and define no error."""
+
+
 def _kinds() -> Iterator[type[BasraError]]:
     for module in pkgutil.walk_packages(service.__path__, "service."):
+        if module.name in ENTRY_POINTS or module.name.startswith("service.storage.migrations"):
+            continue  # their import acts on the process (gunicorn's settings set the metrics' env)
         importlib.import_module(module.name)  # every kind the service can raise, defined
 
     def below(cls: type[BasraError]) -> Iterator[type[BasraError]]:
