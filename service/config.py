@@ -160,7 +160,7 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         # a retried move's Idempotency-Key is honoured this long
         "BASRA_IDEMPOTENCY_HOURS": _float("BASRA_IDEMPOTENCY_HOURS", 24.0),
         # a leaderboard lists the players of a pool with this many rated games, one of
-        # them within this many days; fewer games: the rating is provisional
+        # them within this many days
         "BASRA_LEADERBOARD_MIN_GAMES": _int("BASRA_LEADERBOARD_MIN_GAMES", 10, low=1),
         "BASRA_LEADERBOARD_ACTIVE_DAYS": _int("BASRA_LEADERBOARD_ACTIVE_DAYS", 30, low=1),
         # basra worker ranks the leaderboards again this often

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..engine import Play, Rules
-from ..players.ratings import display
+from ..players.ratings import shown
 from .results import HistoryPage, MatchSummary, MatchView, MoveResult
 
 
@@ -67,9 +67,9 @@ def view_fields(m: MatchView) -> dict[str, Any]:
     return data
 
 
-def _skill(s: dict[str, float]) -> dict[str, float]:
+def _skill(s: dict[str, float]) -> dict[str, Any]:
     return {"mu": float(s["mu"]), "sigma": float(s["sigma"]), "ordinal": float(s["ordinal"]),
-            "display": display(s["mu"], s["sigma"])}
+            **shown(s["mu"], s["sigma"])}
 
 
 def _cards(cards: Any) -> list[str]:

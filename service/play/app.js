@@ -388,6 +388,16 @@ function cell(tag, text) {
 /** A rating figure, isolated left to right (a minus sign stays in front in Arabic). */
 const figure = (value) => `\u2066${value.toFixed(1)}\u2069`;
 
+/** A rating's number, a "?" after it while provisional (isolated left to right). */
+const rating = (r) => `\u2066${r.display}${r.provisional ? "?" : ""}\u2069`;
+
+/** A table cell of a rating's number, saying "provisional" on hover while it is. */
+function ratingCell(r) {
+  const td = cell("td", rating(r));
+  if (r.provisional) td.title = t("provisional");
+  return td;
+}
+
 async function showProfile(id) {
   stopFollowing();
   table = null;
@@ -410,7 +420,7 @@ async function showProfile(id) {
       link.href = `/play?board=${encodeURIComponent(r.pool)}`;
       rank.append(link);
     }
-    row.append(cell("td", r.pool), cell("td", String(r.display) + (r.provisional ? ` (${t("provisional")})` : "")),
+    row.append(cell("td", r.pool), ratingCell(r),
       cell("td", figure(r.mu)), cell("td", figure(r.sigma)), cell("td", r.games), rank);
     return row;
   }));
@@ -487,7 +497,7 @@ async function drawChart(id, pool) {
   points.forEach((p, i) => {
     const dot = svg("circle", { cx: x(i).toFixed(1), cy: y(p.display).toFixed(1), r: 4, class: "dot" });
     const title = svg("title");
-    title.textContent = `${p.display} · ${new Date(p.at).toLocaleString(currentLanguage())}`;
+    title.textContent = `${rating(p)} · ${new Date(p.at).toLocaleString(currentLanguage())}`;
     dot.append(title);
     chart.append(dot);
   });
@@ -531,7 +541,7 @@ async function showBoardPage({ cursor, around }) {
     name.href = `/play?player=${encodeURIComponent(e.player_id)}`;
     const who = document.createElement("td");
     who.append(name);
-    row.append(cell("td", e.rank), who, cell("td", e.display), cell("td", e.games));
+    row.append(cell("td", e.rank), who, ratingCell(e), cell("td", e.games));
     return row;
   }));
   $("#board-empty").hidden = board.entries.length > 0;

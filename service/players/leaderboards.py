@@ -1,5 +1,5 @@
 """Records and leaderboards: a player's ratings and totals, their rating after each rated
-match, and each pool's players by ordinal (mu - 3 sigma), highest first.
+match, and each pool's players by rating (mu, the number shown), highest first.
 
 A leaderboard lists the pool's players with at least ``BASRA_LEADERBOARD_MIN_GAMES``
 rated games, one of them within ``BASRA_LEADERBOARD_ACTIVE_DAYS``. Their places are
@@ -49,8 +49,6 @@ class PoolRating:
     sigma: float
     ordinal: float
     games: int
-    provisional: bool
-    """Fewer rated games than a leaderboard needs."""
     rank: int | None
     """The place on the pool's leaderboard at its last ranking (None: not listed)."""
 
@@ -102,7 +100,7 @@ def record(tenant: int, player_id: str, listing: Listing) -> Record:
         raise PlayerNotFound(f"no player {player_id!r}")
     name, created_at, *rest = rows[0]
     totals = Totals(*rest[:len(_TOTALS)])
-    pools = [PoolRating(pool, mu, sigma, ordinal, games, games < listing.min_games, rank)
+    pools = [PoolRating(pool, mu, sigma, ordinal, games, rank)
              for pool, mu, sigma, ordinal, games, rank in (r[2 + len(_TOTALS):] for r in rows)
              if pool is not None]
     return Record(player_id, name, created_at, pools, totals)
@@ -247,12 +245,12 @@ def _standing(player_id: str, rating: Sequence[Any], *, listed: bool) -> Standin
 
 
 def refresh_ranks(listing: Listing) -> int:
-    """Rank every pool's listed players again (ordinal, then player), unlisted ones
+    """Rank every pool's listed players again (mu, the number shown, then player), unlisted ones
     none; how many ranks changed. One statement each, for ``basra worker``."""
     listed = and_(Rating.games >= listing.min_games, Rating.rated_at >= listing.active_since)
     ranked = select(Rating.player_pk, Rating.pool, func.row_number().over(
         partition_by=(Rating.tenant_pk, Rating.pool),
-        order_by=(Rating.ordinal.desc(), Rating.player_pk)).label("place")
+        order_by=(Rating.mu.desc(), Rating.player_pk)).label("place")
     ).where(listed).subquery()
     table = Rating.__table__
     with transaction(write=True):

@@ -29,34 +29,45 @@ MODEL = PlackettLuce()
 
 
 DISPLAY_TARGET, DISPLAY_ALPHA = 1500, 60
-"""The display rating's scale: openskill's ordinal with ``target`` 1500 and ``alpha`` 60
-(1500 + 60 x (mu - 3 sigma)): a new player 1500, the strongest about 2100-2400; below
-zero only for an ordinal under -25, which no player reaches."""
+"""The display scale, one for players and bot levels: 1500 + 60 x (mu - 25), the skill
+estimate itself (a new player 1500, the random level about 800, the expert about 2270);
+a player who beats a level half the time comes to show that level's number."""
 
-
-def display(mu: float, sigma: float) -> int:
-    """A rating on the display scale (:data:`DISPLAY_TARGET`, :data:`DISPLAY_ALPHA`)."""
-    return round(MODEL.rating(mu=mu, sigma=sigma).ordinal(alpha=DISPLAY_ALPHA,
-                                                           target=DISPLAY_TARGET))
+PROVISIONAL_SIGMA = 5.0
+"""Above this sigma a rating is provisional (shown with a "?"): openskill's sigma falls
+from 8.33 to 5 in 11 rated 1-against-1 matches against settled opponents, about 20 when
+every opponent is new as well."""
 
 
 def skill_display(mu: float) -> int:
-    """A skill (``mu``) on the display scale as a new player's uncertainty counts it: 1500 +
-    60 x (mu - 25), below a new player's 1500 exactly when weaker than a new player's mu.
-    The bot levels' number (``GET /v1/bots``), so a player reads them against their own."""
-    return display(mu, MODEL.sigma)
+    """A skill (``mu``) on the display scale: 1500 + 60 x (mu - 25), below a new player's
+    1500 exactly when weaker than a new player's mu. Every rating's number, a player's as
+    much as a bot level's (``GET /v1/bots``)."""
+    return round(DISPLAY_TARGET + DISPLAY_ALPHA * (mu - MODEL.mu))
+
+
+def provisional(sigma: float) -> bool:
+    """Whether a rating is still provisional: its uncertainty above :data:`PROVISIONAL_SIGMA`."""
+    return sigma > PROVISIONAL_SIGMA
+
+
+def shown(mu: float, sigma: float) -> dict[str, Any]:
+    """A rating's figures for players: ``display`` and ``provisional``."""
+    return {"display": skill_display(mu), "provisional": provisional(sigma)}
 
 
 def with_display(change: Mapping[str, Any]) -> dict[str, Any]:
     """A seat's stored rating change (``{seat, player_id, before, after}``) with each
-    rating's display figure, as the API and the webhooks show it."""
-    return {**change, **{side: {**change[side], "display": display(change[side]["mu"],
-                                                                   change[side]["sigma"])}
+    rating's display figure and whether it is provisional, as the API and the webhooks
+    show it."""
+    return {**change, **{side: {**change[side], **shown(change[side]["mu"],
+                                                          change[side]["sigma"])}
                          for side in ("before", "after")}}
 
 
 def skill(mu: float, sigma: float) -> dict[str, float]:
-    """A rating as the API shows it: mu, sigma and the ordinal (mu - 3 sigma)."""
+    """A rating as it is stored: mu, sigma and the ordinal (mu - 3 sigma, a cautious
+    bound kept for the API; nothing ranks by it)."""
     return {"mu": mu, "sigma": sigma, "ordinal": MODEL.rating(mu=mu, sigma=sigma).ordinal()}
 
 

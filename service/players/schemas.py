@@ -11,7 +11,7 @@ from marshmallow import validate
 from ..events import STREAM_KINDS
 from ..web.fields import JsonBoolean, JsonInteger, UTCDateTime
 from .leaderboards import LeaderboardPage
-from .ratings import display
+from .ratings import provisional, skill_display
 from .service import MAX_TTL_SECONDS, MIN_TTL_SECONDS, PLAYER_ID
 
 PLAYER_ID_FIELD = {"validate": validate.Regexp(PLAYER_ID.pattern + r"\Z",
@@ -72,23 +72,29 @@ class MintedSchema(ma.Schema):
     expires_at = UTCDateTime(required=True)
 
 
-def _display(rating: Any) -> int:
-    """The display rating of a rating given as a mapping or an object."""
-    if isinstance(rating, Mapping):
-        return display(rating["mu"], rating["sigma"])
-    return display(rating.mu, rating.sigma)
+def _figure(rating: Any, name: str) -> float:
+    """``mu`` or ``sigma`` of a rating given as a mapping or an object."""
+    return float(rating[name] if isinstance(rating, Mapping) else getattr(rating, name))
 
 
 class SkillSchema(ma.Schema):
-    """A rating: openskill's mu and sigma, the ordinal (mu - 3 sigma) that ranks it, and
-    the display rating to show players (1500 + 60 x ordinal: 1500 to start)."""
+    """A rating: openskill's mu and sigma, the ordinal (mu - 3 sigma), the number to show
+    players (1500 + 60 x (mu - 25), the bot levels' scale) and whether it is provisional."""
 
     mu = ma.fields.Float(required=True)
     sigma = ma.fields.Float(required=True)
-    ordinal = ma.fields.Float(required=True)
-    display = ma.fields.Function(_display, required=True, metadata={
-        "type": "integer", "description": "the rating to show a player: openskill's "
-        "ordinal scaled to 1500 + 60 x ordinal (a new player 1500)"})
+    ordinal = ma.fields.Float(required=True, metadata={
+        "description": "mu - 3 sigma, a cautious bound (leaderboards rank by mu)"})
+    display = ma.fields.Function(lambda r: skill_display(_figure(r, "mu")), required=True,
+                                 metadata={"type": "integer", "description":
+                                           "the rating to show a player: 1500 + 60 x "
+                                           "(mu - 25), the scale of the bot levels' "
+                                           "numbers (a new player 1500)"})
+    provisional = ma.fields.Function(lambda r: provisional(_figure(r, "sigma")),
+                                     required=True, metadata={
+                                         "type": "boolean", "description":
+                                         "sigma above 5 (about the first 11-20 rated "
+                                         "matches): show the number with a \"?\""})
 
 
 class RatingChangeSchema(ma.Schema):
@@ -111,8 +117,6 @@ class PoolRatingSchema(SkillSchema):
 
     pool = ma.fields.String(required=True)
     games = ma.fields.Integer(required=True, metadata={"description": "rated matches"})
-    provisional = JsonBoolean(required=True, metadata={
-        "description": "fewer rated games than a leaderboard needs"})
     rank = ma.fields.Integer(required=True, allow_none=True, metadata={
         "description": "the place on the pool's leaderboard; null: not listed"})
 
@@ -191,7 +195,7 @@ class BoardQuerySchema(ma.Schema):
 
 
 class BoardSchema(ma.Schema):
-    """A page of a pool's leaderboard, highest ordinal first."""
+    """A page of a pool's leaderboard, highest rating (mu, so ``display``) first."""
 
     pool = ma.fields.String(required=True)
     entries = ma.fields.List(ma.fields.Nested(EntrySchema), required=True)
@@ -216,14 +220,16 @@ class BoardSchema(ma.Schema):
 def _board(b: LeaderboardPage) -> dict[str, Any]:
     return {"pool": b.pool, "entries": [
         {"mu": float(e.mu), "sigma": float(e.sigma), "ordinal": float(e.ordinal),
-         "display": display(e.mu, e.sigma), "rank": e.rank, "player_id": e.player_id,
+         "display": skill_display(e.mu), "provisional": provisional(e.sigma),
+         "rank": e.rank, "player_id": e.player_id,
          "name": e.name, "games": e.games}
         for e in b.entries], "next": b.next, "rank": b.rank,
         "percentile": None if b.percentile is None else float(b.percentile),
         "standing": None if b.standing is None else {
             "mu": float(b.standing.mu), "sigma": float(b.standing.sigma),
             "ordinal": float(b.standing.ordinal),
-            "display": display(b.standing.mu, b.standing.sigma),
+            "display": skill_display(b.standing.mu),
+            "provisional": provisional(b.standing.sigma),
             "player_id": b.standing.player_id,
             "games": b.standing.games, "listed": b.standing.listed}}
 

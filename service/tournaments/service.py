@@ -22,6 +22,7 @@ from ..matches.rows import delays
 from ..matches.service import call_off, unseal
 from ..players import events as player_events
 from ..players import service as players
+from ..players.ratings import skill_display
 from ..storage import writes
 from ..storage.db import db, transaction
 from ..storage.enums import MatchStatus, PairingStatus, TournamentStatus, TournamentSystem
@@ -381,8 +382,8 @@ def load(t: Tournament) -> Loaded:
         # standings and pairings are everyone's: a table counts once everyone sees it
         if spectates(delays(bool(is_sealed), status, delay), (), PUBLIC):
             withheld.add(p.pk)
-    ratings = {player_id: ordinal for player_id, ordinal in db.session.execute(
-        select(Player.player_id, Rating.ordinal).join(Rating, Rating.player_pk == Player.pk)
+    ratings = {player_id: float(skill_display(mu)) for player_id, mu in db.session.execute(
+        select(Player.player_id, Rating.mu).join(Rating, Rating.player_pk == Player.pk)
         .where(Player.tenant_pk == t.tenant_pk, Rating.pool == t.variant,
                Player.player_id.in_([e.player_id for e in entrants])))}
     return Loaded(entrants, pairings, ratings, commitments, frozenset(withheld))

@@ -307,7 +307,8 @@ class StandingSchema(_Open):
     sonneborn_berger = ma.fields.Float(required=True, metadata={
         "description": "the points of every opponent beaten, half of those drawn with"})
     rating = ma.fields.Float(required=True, allow_none=True, metadata={
-        "description": "the rating ordinal in the tournament's pool (the last tie-break)"})
+        "description": "the player's rating number in the tournament's pool, `display` "
+        "(the last tie-break)"})
     games = ma.fields.Integer(required=True)
     wins = ma.fields.Integer(required=True)
     draws = ma.fields.Integer(required=True)

@@ -156,8 +156,10 @@ def test_rated_quick_play_seats_two_named_players_together(new_context: NewConte
     noor = pages[0]
     noor.goto("/play?player=noor")
     expect(noor.locator("#profile-ratings tbody tr")).to_have_count(1)
+    # the display rating (1500 to start), a "?" after it while provisional (one match)
+    assert noor_after["provisional"]
     expect(noor.locator("#profile-ratings tbody td").nth(1)).to_contain_text(
-        str(noor_after["display"]))  # the display rating, 1500 to start
+        f"{noor_after['display']}?")
     expect(noor.locator("#chart svg circle")).to_have_count(1)
     # the winner's rating went up (the figure isolated left to right: U+2066 .. U+2069)
     expect(noor.locator("#profile-matches li")).to_contain_text(re.compile(r"rated \u2066\+\d"))
@@ -202,6 +204,9 @@ def test_the_leaderboard_lists_by_rating_around_me_and_in_arabic(
     assert [rows.nth(i).get_attribute("data-player") for i in range(rows.count())] == \
         [e["player_id"] for e in board["entries"]]
     first: dict[str, Any] = board["entries"][0]
+    # each number as the API gives it, a "?" after a provisional one (a few matches each)
+    assert [e["provisional"] for e in board["entries"]] == [True] * len(board["entries"])
+    expect(rows.first.locator("td").nth(2)).to_have_text(f"\u2066{first['display']}?\u2069")
     expect(rows.first.locator("a")).to_have_attribute("href", f"/play?player={first['player_id']}")
     page.click("#board-me")
     expect(page.locator("#board-place")).to_contain_text("Dina: rank")

@@ -1,5 +1,5 @@
 """Records and leaderboards (issue "Players", items 3 and 4): a player's ratings, rank
-and totals; their rating after each rated match; each pool's leaderboard by ordinal,
+and totals; their rating after each rated match; each pool's leaderboard by rating (mu),
 by cursor and around a player, listing only players with enough recent rated games."""
 
 from __future__ import annotations
@@ -59,17 +59,37 @@ def _board(client: FlaskClient, **query: Any) -> dict[str, Any]:
     return r.get_json()  # type: ignore[no-any-return]
 
 
-def test_the_leaderboard_lists_by_ordinal_with_ranks(league: Flask) -> None:
+def test_the_leaderboard_lists_by_rating_with_ranks(league: Flask) -> None:
     """Five or more rated games each: all six listed, the round robin's order, ranks 1..6,
-    each entry's figures the player's rating row."""
+    each entry's figures the player's rating row, its number 1500 + 60 x (mu - 25)."""
     board = _board(league.test_client())
     entries = board["entries"]
     assert [e["player_id"] for e in entries] == PLAYERS
     assert [e["rank"] for e in entries] == [1, 2, 3, 4, 5, 6] and board["next"] is None
-    ordinals = [e["ordinal"] for e in entries]
-    assert ordinals == sorted(ordinals, reverse=True)
+    displays = [e["display"] for e in entries]
+    assert displays == sorted(displays, reverse=True)
+    assert all(e["display"] == round(1500 + 60 * (e["mu"] - 25)) for e in entries)
     assert entries[0]["name"] == "P0" and entries[5]["games"] == 6
     assert all(abs(e["ordinal"] - (e["mu"] - 3 * e["sigma"])) < 1e-9 for e in entries)
+
+
+def test_the_order_is_the_order_of_the_numbers_shown(league: Flask) -> None:
+    """Issue 54, item 6: ranked by skill (mu), the number shown, not by the cautious
+    ordinal: p5, surer (sigma 2) but weaker (mu 43), ranks below p4, stronger (mu 45) but
+    less sure (sigma 6, provisional), though p5's ordinal (37) is above p4's (27): both top."""
+    with league.app_context():
+        for player_id, mu, sigma in (("p4", 45.0, 6.0), ("p5", 43.0, 2.0)):
+            pk = db.session.query(Player).filter_by(player_id=player_id).one().pk
+            db.session.execute(update(Rating).where(Rating.player_pk == pk).values(
+                mu=mu, sigma=sigma, ordinal=mu - 3 * sigma))
+        db.session.commit()
+    _rank(league)
+    entries = _board(league.test_client())["entries"]
+    assert [e["player_id"] for e in entries[:2]] == ["p4", "p5"]
+    assert [(e["display"], e["provisional"]) for e in entries[:2]] == [(2700, True), (2580, False)]
+    displays = [e["display"] for e in entries]
+    assert displays == sorted(displays, reverse=True)
+    assert [e["rank"] for e in entries] == list(range(1, len(entries) + 1))
 
 
 def test_pages_follow_each_other_without_gaps(league: Flask) -> None:
@@ -131,7 +151,8 @@ def test_a_players_record_and_rating_history(league: Flask) -> None:
     record = client.get("/v1/players/p4").get_json()
     assert record["player_id"] == "p4" and record["name"] == "P4"
     [pool] = record["ratings"]
-    assert pool["pool"] == "egyptian-v2" and pool["games"] == 6 and not pool["provisional"]
+    assert pool["pool"] == "egyptian-v2" and pool["games"] == 6
+    assert pool["provisional"] == (pool["sigma"] > 5) is True  # six games among new players
     assert pool["rank"] == 5
     assert record["totals"] == {"matches": 6, "wins": 2, "losses": 4, "draws": 0,
                                 "resigned": 4, "timed_out": 0, "basras": 0,
@@ -214,8 +235,8 @@ def test_places_are_those_of_the_last_ranking(league: Flask) -> None:
     assert _rank(league) > 0 and _rank(league) == 0
     after = _board(client)["entries"]
     assert [e["player_id"] for e in after] != PLAYERS
-    ordinals = [e["ordinal"] for e in after]
-    assert ordinals == sorted(ordinals, reverse=True)
+    displays = [e["display"] for e in after]
+    assert displays == sorted(displays, reverse=True)
     assert [e["rank"] for e in after] == list(range(1, len(after) + 1))
 
 

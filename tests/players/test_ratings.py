@@ -15,6 +15,8 @@ from flask.testing import FlaskClient
 from openskill.models import PlackettLuce
 from sqlalchemy import select
 
+from service.bots.ladder import ladder
+from service.players.ratings import provisional, skill_display
 from service.storage.db import db
 from service.storage.models import Player, Rating, RatingChange
 from tests.client import auth, play_to_end, tokens
@@ -220,18 +222,19 @@ def test_a_rated_match_cannot_be_walked_away_from(app: Flask, client: FlaskClien
 
 
 def test_ratings_show_on_one_familiar_scale(client: FlaskClient) -> None:
-    """Beside mu, sigma and the ordinal, every rating shows `display`: 1500 + 60 x the
-    ordinal (openskill's ordinal with target 1500, alpha 60): 1500 for a new player, above
-    it for the winner and below for the loser, the same figure in the match, the record,
-    the rating history and the standing around a player."""
+    """Beside mu, sigma and the ordinal, every rating shows `display`: 1500 + 60 x (mu -
+    25), the bot levels' scale: 1500 for a new player, above it for the winner and below
+    for the loser, each provisional after one match, the same figure in the match, the
+    record, the rating history and the standing around a player."""
     created = _rated(client, "ana", "bo")
     seat = client.get(f"/v1/matches/{created['id']}").get_json()["turn"]
     r = client.post(f"/v1/matches/{created['id']}/resign", headers=auth(tokens(created)[seat]))
     changes = {c["seat"]: c for c in r.get_json()["state"]["rating_changes"]}
     for change in changes.values():
-        assert change["before"]["display"] == 1500
+        assert (change["before"]["display"], change["before"]["provisional"]) == (1500, True)
         after = change["after"]
-        assert after["display"] == round(1500 + 60 * after["ordinal"])
+        assert after["display"] == round(1500 + 60 * (after["mu"] - 25))
+        assert after["provisional"] is True
     winner, loser = changes[1 - seat]["after"], changes[seat]["after"]
     assert winner["display"] > 1500 > loser["display"] > 0
     name = changes[1 - seat]["player_id"]
@@ -240,3 +243,30 @@ def test_ratings_show_on_one_familiar_scale(client: FlaskClient) -> None:
     standing = client.get(f"/v1/leaderboards/egyptian-v2?around={name}").get_json()["standing"]
     assert record["display"] == history[-1]["display"] == standing["display"] \
         == winner["display"]
+    assert record["provisional"] and history[-1]["provisional"] and standing["provisional"]
+
+
+def test_a_player_who_beats_a_level_half_the_time_shows_its_number() -> None:
+    """Issue 54, item 6: a new player who wins every other match against a bot level (its
+    stored mu and sigma, openskill's update as a rated match makes it) comes to show that
+    level's number (within 60, one mu), and is no longer provisional; a new player shows
+    1500, provisional."""
+    assert (skill_display(MODEL.mu), provisional(MODEL.sigma)) == (1500, True)
+    for step in ladder().steps:
+        level = MODEL.rating(mu=step.mu, sigma=step.sigma)
+        player = MODEL.rating()
+        for game in range(100):
+            [[player], _] = MODEL.rate([[player], [level]], ranks=[1, 2] if game % 2 else [2, 1])
+        assert abs(skill_display(player.mu) - step.display) <= 60, step.level
+        assert step.display == skill_display(step.mu) and not provisional(player.sigma)
+
+
+def test_a_rating_is_provisional_until_its_sigma_falls_to_five() -> None:
+    """The measure docs/players.md gives: 11 rated 1-against-1 matches against a settled
+    opponent (sigma 1.5, a bot level's) bring a new player's sigma to 5 or below; 10 do not."""
+    player, settled = MODEL.rating(), MODEL.rating(sigma=1.5)
+    provisional_after = []
+    for game in range(11):
+        [[player], _] = MODEL.rate([[player], [settled]], ranks=[1, 2] if game % 2 else [2, 1])
+        provisional_after.append(provisional(player.sigma))
+    assert provisional_after == [True] * 10 + [False]

@@ -217,6 +217,7 @@ def test_a_rated_tournament_rates_its_matches(app: Flask, client: FlaskClient) -
     assert by_id[winner]["rating"] > by_id[loser]["rating"]  # the last tie-break
     record = client.get(f"/v1/players/{winner}").get_json()
     assert record["ratings"][0]["games"] == 1
+    assert by_id[winner]["rating"] == record["ratings"][0]["display"]  # the number shown
     # a rated match after the event moves their ratings, not its final standings
     after = client.post("/v1/matches", headers=auth(tokens[winner]), json={
         "rated": True, "players": [{"name": "W", "player_id": winner},

@@ -252,6 +252,9 @@ function hourChart(hours) {
   return el("figure", { dir: "ltr" }, svg, el("figcaption", { class: "hint" }, t("hours_utc")));
 }
 
+/** A rating's number, a "?" after it while provisional (sigma above 5). */
+const rating = (r) => `${r.display}${r.provisional ? "?" : ""}`;
+
 /** A line of a rating over its rated matches, drawn in the page (no library needed). */
 function ratingChart(points) {
   if (points.length < 2) return el("p", { class: "hint" }, t("none"));
@@ -268,7 +271,7 @@ function ratingChart(points) {
   line.setAttribute("points", at.join(" "));
   svg.append(line);
   return el("figure", { dir: "ltr" }, svg, el("figcaption", { class: "hint" },
-    `${t("rating")}: ${values[0]} → ${values[values.length - 1]} (${low}–${high})`));
+    `${t("rating")}: ${rating(points[0])} → ${rating(points[points.length - 1])} (${low}–${high})`));
 }
 
 async function playerPage(id) {
@@ -295,7 +298,7 @@ async function playerPage(id) {
     el("h1", {}, `${record.player_id}${record.name ? ` (${record.name})` : ""}`),
     el("p", {}, t("totals", totals)),
     el("h2", {}, t("ratings")),
-    table([t("pool"), t("rating"), t("games")], record.ratings.map((r) => [r.pool, r.display, r.games])),
+    table([t("pool"), t("rating"), t("games")], record.ratings.map((r) => [r.pool, rating(r), r.games])),
     ...charts.map(([pool, points]) => el("div", {}, el("h3", {}, pool), ratingChart(points))),
     suspendForm,
     el("p", {}, action(t("lift"), "moderator", () => api("DELETE", `${path}/suspension`)), " ",
