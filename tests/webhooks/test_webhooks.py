@@ -693,3 +693,12 @@ def test_a_failed_try_frees_its_lane(backend: str, tmp_path: Path) -> None:
                                             WebhookMessage.holds_lane)
                                      .where(WebhookMessage.status == "pending")).all()
     assert [tuple(row) for row in waiting] == [("match.started", 1, False)]
+
+
+def test_the_webhooks_domain_has_one_job_a_file() -> None:
+    """Issue 55, item 4: deliveries split by job (the queue's claims, a try, its pinned
+    connection, its deadline, the dispatcher), no file of the domain over 500 lines."""
+    folder = ROOT / "service" / "webhooks"
+    lengths = {path.name: path.read_text().count("\n") for path in folder.glob("*.py")}
+    assert {"queue.py", "tries.py", "addresses.py", "deadlines.py", "dispatcher.py"} <= set(lengths)
+    assert max(lengths.values()) <= 500, lengths
