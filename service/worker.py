@@ -14,7 +14,7 @@ finish: :mod:`service.tournaments.scheduled`, under the tournament's row lock, s
 happens once) and ranks the leaderboards again when due. Once a minute the worker
 also purges what has expired: idempotency keys, and webhook messages, attempts and
 stream events older than a week. Webhook messages are delivered beside the passes by
-:class:`deliveries.Dispatcher` (its own threads, so a slow receiver never delays a
+:class:`webhooks.dispatcher.Dispatcher` (its own threads, so a slow receiver never delays a
 deadline, and a claim as soon as a try ends, not at the next pass), and the reviews
 asked for are made by :class:`Reviewer` (a thread of its own, each review in a bot
 helper process).
@@ -36,8 +36,8 @@ from .social import scheduled as social_chores
 from .storage.db import DISCONNECTED, end_session
 from .storage.errors import DatabaseUnavailable
 from .tournaments import scheduled as tournament_chores
-from .webhooks import deliveries
 from .webhooks import scheduled as webhook_chores
+from .webhooks.dispatcher import Dispatcher
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:
     """Pass after pass every ``interval`` seconds (``passes`` of them, or for ever)."""
     done = 0
     purged = float("-inf")
-    dispatcher = deliveries.Dispatcher(app)
+    dispatcher = Dispatcher(app)
     dispatcher.start(interval)
     reviewer = Reviewer(app)
     reviewer.start(interval)

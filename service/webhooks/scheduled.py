@@ -1,12 +1,12 @@
 """The webhooks' chores for ``basra worker``: old messages and attempts purged (the
-deliveries themselves run on :class:`~.deliveries.Dispatcher`'s threads)."""
+deliveries themselves run on :class:`~.dispatcher.Dispatcher`'s threads)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from ..storage.models import utcnow
-from . import deliveries
+from . import queue
 
 WEBHOOK_DAYS = 7
 """Delivered and failed webhook messages, and attempts, are kept this long."""
@@ -14,4 +14,4 @@ WEBHOOK_DAYS = 7
 
 def purge_old() -> None:
     """Remove messages and attempts older than :data:`WEBHOOK_DAYS`."""
-    deliveries.purge(utcnow() - timedelta(days=WEBHOOK_DAYS))
+    queue.purge(utcnow() - timedelta(days=WEBHOOK_DAYS))

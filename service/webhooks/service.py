@@ -2,7 +2,7 @@
 that keeps them off private addresses, and the outbox: the events of each change (a
 match's, a tournament's), written in the change's own transaction (so a rolled-back
 move sends nothing and a committed one is never lost), which
-:mod:`service.webhooks.deliveries` sends.
+:mod:`service.webhooks.dispatcher` sends.
 
 Events carry only what any spectator may see: never a hand, the stock, or the seed
 before the end (the matches domain tells them).

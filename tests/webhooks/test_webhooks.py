@@ -30,8 +30,9 @@ from standardwebhooks.webhooks import Webhook as Verifier
 from service.storage.db import db
 from service.storage.models import Tenant, Webhook, WebhookAttempt, WebhookMessage, utcnow
 from service.tenants import service as tenants
-from service.webhooks import deliveries
+from service.webhooks import queue
 from service.webhooks import service as webhooks
+from service.webhooks.dispatcher import Dispatcher
 from service.webhooks.service import EVENTS
 from tests.client import create, play_to_end
 from tests.conftest import make_app
@@ -102,7 +103,7 @@ def subscribe(client: FlaskClient, key: dict[str, str], url: str,
 
 def deliver_all(app: Flask, until: Callable[[], bool], seconds: float = 20) -> None:
     """Deliver as the worker does (the dispatcher's own thread) until ``until()`` holds."""
-    dispatcher = deliveries.Dispatcher(app)
+    dispatcher = Dispatcher(app)
     dispatcher.start(0.05)
     deadline = time.monotonic() + seconds
     try:
@@ -361,7 +362,7 @@ def test_two_workers_never_send_a_message_twice_at_once(
     subscribe(client, key, receiver.url, ["match.started"])
     for _ in range(12):
         client.post("/v1/matches", headers=key, json={"players": [{"name": "a"}, {"name": "b"}]})
-    one, two = deliveries.Dispatcher(app), deliveries.Dispatcher(app)
+    one, two = Dispatcher(app), Dispatcher(app)
     with app.app_context():
         for _ in range(200):
             if not pending(app):
@@ -531,7 +532,7 @@ def test_a_trickling_receiver_is_cut_at_the_deadline_and_delays_only_its_front_e
         client.post("/v1/matches", headers=slow, json={"players": [{"name": "a"}, {"name": "b"}]})
     for _ in range(30):
         client.post("/v1/matches", headers=quick, json={"players": [{"name": "a"}, {"name": "b"}]})
-    dispatcher = deliveries.Dispatcher(app)
+    dispatcher = Dispatcher(app)
     started = time.monotonic()
     most_slow = 0
     try:
@@ -584,7 +585,7 @@ def test_a_claim_never_takes_more_than_a_front_ends_room_across_its_looks(
     for key in (first, *[second] * 5, *[first] * 3):  # due in this order
         client.post("/v1/matches", headers=key, json={"players": [{"name": "a"}, {"name": "b"}]})
     with app.app_context():
-        claimed = deliveries.claim(6, timedelta(minutes=1), lambda tenant: 2)
+        claimed = queue.claim(6, timedelta(minutes=1), lambda tenant: 2)
         names = dict(db.session.execute(select(Tenant.pk, Tenant.name)).all())
     taken = Counter(names[message.tenant] for message in claimed)
     assert taken == {"first": 2, "second": 2}
@@ -661,9 +662,9 @@ def test_a_finish_is_claimed_first_and_a_lane_gives_one_message_at_a_time(
     _play(client, key, 1)
     lease = timedelta(minutes=1)
     with app.app_context():
-        first = deliveries.claim(1, lease, lambda tenant: 16)
-        after = deliveries.claim(16, lease, lambda tenant: 16)
-        again = deliveries.claim(16, lease, lambda tenant: 16)
+        first = queue.claim(1, lease, lambda tenant: 16)
+        after = queue.claim(16, lease, lambda tenant: 16)
+        again = queue.claim(16, lease, lambda tenant: 16)
         earliest = db.session.scalar(
             select(func.min(WebhookMessage.pk)).where(WebhookMessage.lane.is_not(None)))
     assert [json.loads(m.body)["type"] for m in first] == ["match.finished"]
@@ -692,3 +693,12 @@ def test_a_failed_try_frees_its_lane(backend: str, tmp_path: Path) -> None:
                                             WebhookMessage.holds_lane)
                                      .where(WebhookMessage.status == "pending")).all()
     assert [tuple(row) for row in waiting] == [("match.started", 1, False)]
+
+
+def test_the_webhooks_domain_has_one_job_a_file() -> None:
+    """Issue 55, item 4: deliveries split by job (the queue's claims, a try, its pinned
+    connection, its deadline, the dispatcher), no file of the domain over 500 lines."""
+    folder = ROOT / "service" / "webhooks"
+    lengths = {path.name: path.read_text().count("\n") for path in folder.glob("*.py")}
+    assert {"queue.py", "tries.py", "addresses.py", "deadlines.py", "dispatcher.py"} <= set(lengths)
+    assert max(lengths.values()) <= 500, lengths
