@@ -53,7 +53,8 @@ class Shape:
     names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """A display name: the id or seat fields saying whose it is (any of them)."""
     words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    """What a player wrote: the id or seat fields saying whose it is (any of them)."""
+    """What a player wrote: the id or seat fields saying whose it is, or whom it is about
+    (any of them: an erasure of either replaces it)."""
     nested: Mapping[str, Shape] = field(default_factory=dict)
     """Fields holding an object, or a list of objects, of their own shape."""
 
@@ -178,7 +179,7 @@ KINDS: dict[str, EventKind] = _kinds(
         nested={"standings": _STANDING}), stream=True),
     EventKind("report.created", "a player reported another seat of a match", Shape(
         plain=("report_id", "match_id", "reason"), ids=("reporter", "player_id"),
-        words={"text": ("reporter",)})),
+        words={"text": ("reporter", "player_id")})),  # the reported player's too: about them
     EventKind("friend.requested", "a player asked another to be friends",
               Shape(ids=("from", "to")), stream=True),
     EventKind("friend.accepted", "two players became friends",

@@ -50,8 +50,11 @@ def record(match: MatchRow, entries: Sequence[LogEntry], logged: int) -> Recorde
     parts: list[Rows] = []
     changes = None
     if match.rated:
+        # an erased seat (a sealed table's, recorded after the erasure) is an opponent
+        # still, at a new player's rating, and is rated no more
         rated = ratings.rate(match.tenant, match.variant, match.pk,
-                             [(seat, team_of(seat), player) for seat, player in match.vouched],
+                             [(s.seat, team_of(s.seat), s.player_id) for s in match.seats
+                              if s.player_id is not None],
                              match.winner, match.draw)
         changes, parts = tuple(rated.changes), list(rated.parts)
     if match.vouched:

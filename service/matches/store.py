@@ -354,10 +354,10 @@ class Pseudonymized:
 
 def pseudonymize(tenant: int, player_id: str, pseudonym: str, name: str,
                  creator: str, words: str) -> Pseudonymized:
-    """Replace a player's id (and name) in every seat of the tenant's matches and in their
-    rating changes by ``pseudonym``, the texts they said at a table by ``words``, each
-    match a version on, and forget the creates
-    they made (``creator``: their create keys' caller), in the caller's write
+    """Replace a player's id (and name) in every seat of the tenant's matches (the seat
+    vouched for no more) and in their rating changes by ``pseudonym``, the texts they
+    said at a table by ``words``, each match a version on, and forget the creates they
+    made (``creator``: their create keys' caller), in the caller's write
     transaction."""
     held = db.session.execute(select(_M.c.pk, _M.c.id, _S.c.seat, _M.c.rating_changes)
                               .join(_S, _S.c.match_pk == _M.c.pk)
@@ -378,8 +378,9 @@ def pseudonymize(tenant: int, player_id: str, pseudonym: str, name: str,
              text=case((ChatLine.text.is_(None), None), else_=words)))
     if not pks:
         return Pseudonymized(frozenset(), ())
+    # nobody vouches for a pseudonym: its seat counts in no record or rating again
     db.session.execute(_S.update().where(_S.c.match_pk.in_(pks), _S.c.player_id == player_id)
-                       .values(player_id=pseudonym, name=name))
+                       .values(player_id=pseudonym, name=name, vouched=False))
     # a new version: every process's views of the old one (and clients' ETags) lapse
     versions = db.session.execute(_M.update().where(_M.c.pk.in_(pks))
                                   .values(version=_M.c.version + 1)

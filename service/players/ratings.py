@@ -147,11 +147,14 @@ def rate(tenant: int, pool: str, match_pk: int, seats: Sequence[tuple[int, int, 
     """Rate a finished match in the caller's write transaction, its players' ratings
     locked: ``seats`` are (seat, team, player id) of every seat, ``winner`` the winning
     team (None with ``draw``). Each seat's ``{seat, player_id, before, after}``, and the
-    new ratings and the match's rating changes to write with its save."""
+    new ratings and the match's rating changes to write with its save. A player with no
+    row (erased since the match was played) is an opponent at a new player's rating and
+    is not rated."""
     ratings = _locked(tenant, sorted({player_id for _, _, player_id in seats}), pool)
     teams = sorted({team for _, team, _ in seats})
     members = {team: [s for s in seats if s[1] == team] for team in teams}
-    before = {seat: ratings[player_id][1:3] for seat, _, player_id in seats}
+    before = {seat: ratings[player_id][1:3] if player_id in ratings else
+              (MODEL.mu, MODEL.sigma) for seat, _, player_id in seats}
     ranks = [1 if draw or team == winner else 2 for team in teams]
     rated = MODEL.rate([[MODEL.rating(mu=before[seat][0], sigma=before[seat][1])
                          for seat, _, _ in members[team]] for team in teams], ranks=ranks)
@@ -159,6 +162,8 @@ def rate(tenant: int, pool: str, match_pk: int, seats: Sequence[tuple[int, int, 
     changes, rows, charted = [], [], []
     for team, new in zip(teams, rated, strict=True):
         for (seat, _, player_id), after in zip(members[team], new, strict=True):
+            if player_id not in ratings:
+                continue
             pk, _, _, games = ratings[player_id]
             figures = skill(after.mu, after.sigma)
             rows.append({"player_pk": pk, "pool": pool, **figures, "games": games + 1,

@@ -304,10 +304,11 @@ def _stamp(moment: datetime | None) -> str | None:
     return moment.isoformat().replace("+00:00", "Z") if moment is not None else None
 
 
-def sign_out(tenant: int, player_id: str, actor: str) -> datetime:
+def sign_out(tenant: int, player_id: str, actor: str, *, tell: bool = True) -> datetime:
     """Sign the player out everywhere: every token of theirs issued before now is
     refused (:class:`TokenRevoked`), on every instance within :data:`ACCESS_SECONDS`;
-    the moment."""
+    the moment. ``tell`` False: no ``player.signed_out`` (an erasure's first step: its
+    own notice is the one it sends)."""
     now = utcnow()
     with transaction(write=True):
         remember(tenant, player_id, None)
@@ -315,7 +316,8 @@ def sign_out(tenant: int, player_id: str, actor: str) -> datetime:
                                                 Player.player_id == player_id)
                            .values(signed_out_at=now, access_changed_at=now))
         audit.record(tenant, actor, "player.signed_out", f"player:{player_id}")
-        _tell(tenant, "player.signed_out", {"player_id": player_id, "at": _stamp(now)})
+        if tell:
+            _tell(tenant, "player.signed_out", {"player_id": player_id, "at": _stamp(now)})
     cache.forget_access()
     return now
 
@@ -331,12 +333,12 @@ class Suspension:
 
 
 def suspend(tenant: int, player_id: str, until: datetime | None, reason: str,
-            actor: str, forfeit: bool = False) -> Suspension:
+            actor: str, forfeit: bool = False, *, tell: bool = True) -> Suspension:
     """Suspend a vouched player until ``until`` (None: for good): their tokens are refused
     (:class:`PlayerSuspended`) on every instance within :data:`ACCESS_SECONDS`, and no
     token is minted for them. Suspending again changes the end and the reason. The
     front end's webhooks hear ``player.suspended`` (``forfeit``: their active matches
-    are lost, as the caller does)."""
+    are lost, as the caller does; ``tell`` False: not, as an erasure's hold)."""
     now = utcnow()
     until = until.astimezone(UTC) if until is not None else None
     if until is not None and until <= now:
@@ -350,9 +352,10 @@ def suspend(tenant: int, player_id: str, until: datetime | None, reason: str,
         player.suspension_reason, player.access_changed_at = reason, now
         audit.record(tenant, actor, "player.suspended", f"player:{player_id}",
                      until=until.isoformat() if until else None, reason=reason)
-        _tell(tenant, "player.suspended", {"player_id": player_id, "since": _stamp(since),
-                                           "until": _stamp(until), "reason": reason,
-                                           "forfeit": forfeit})
+        if tell:
+            _tell(tenant, "player.suspended", {
+                "player_id": player_id, "since": _stamp(since), "until": _stamp(until),
+                "reason": reason, "forfeit": forfeit})
     cache.forget_access()
     return Suspension(player_id, since, until, reason)
 

@@ -190,8 +190,9 @@ def erase(tenant: int, player_id: str, actor: str) -> Erased:
     totals, blocks (both ways), reports (both ways), creates' keys and events removed.
     Their opponents' records and ratings do not change."""
     players.vouched_player_now(tenant, player_id)
-    players.sign_out(tenant, player_id, actor)
-    players.suspend(tenant, player_id, None, "being erased", actor)
+    # told to nobody: the erasure's one notice is ``player.erased``
+    players.sign_out(tenant, player_id, actor, tell=False)
+    players.suspend(tenant, player_id, None, "being erased", actor, tell=False)
     time.sleep(players.ACCESS_SECONDS)  # every instance refuses them from now on
     left = lobby.release_player(tenant, player_id)
     withdrawn = tournaments.withdraw_everywhere(tenant, player_id)
@@ -208,7 +209,7 @@ def erase(tenant: int, player_id: str, actor: str) -> Erased:
         # an event may name their seat of a match without their id (a turn's name)
         needles = [player_id, *sorted({match_id for match_id, _ in done.seats})]
         webhooks.scrub(tenant, needles, rewrite)
-        tournaments.pseudonymize(tenant, player_id, pseudonym)
+        tournaments.pseudonymize(tenant, player_id, pseudonym, ERASED_NAME)
         blocks.forget(tenant, player_id)
         presence.forget(tenant, player_id)
         parties.forget(tenant, player_id)

@@ -12,8 +12,10 @@ match ends (:func:`.service.results`).
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -326,21 +328,59 @@ def _waited(loaded: Loaded, now: datetime) -> dict[str, float]:
     return {who: (now - at).total_seconds() for who, at in since.items()}
 
 
+FAILED_RETRY_SECONDS = 60.0
+"""A tournament whose step failed is tried again at the next pass, then after 1, 2, 4, ...
+seconds, at most this long; its failure is logged at most once this long."""
+
+
+@dataclass
+class _Failing:
+    """A tournament whose last steps failed: how often in a row, when it is tried again,
+    when its failure was last logged (monotonic seconds)."""
+
+    times: int
+    retry_at: float
+    logged_at: float
+
+
+_failing: dict[int, _Failing] = {}
+"""The tournaments this worker backs off from."""
+
+
+def _failed(pk: int, now: float) -> None:
+    """A failed step: the tournament backed off from, the failure logged (with its
+    traceback) at most once a :data:`FAILED_RETRY_SECONDS`."""
+    was = _failing.get(pk) or _Failing(0, now, -math.inf)
+    times = was.times + 1
+    log_now = now - was.logged_at >= FAILED_RETRY_SECONDS
+    wait = 0.0 if times == 1 else min(FAILED_RETRY_SECONDS, 2.0 ** (times - 2))
+    _failing[pk] = _Failing(times, now + wait, now if log_now else was.logged_at)
+    if log_now:
+        log.exception("tournament step failed (%d times in a row; backing off)", times,
+                      extra={"tournament_pk": pk, "failures": times})
+
+
 def run_tournaments() -> int:
     """Every due tournament's step (the worker's pass); how many changed. A step that
-    fails is rolled back and logged, and the others go on (a lost database is the
-    worker's to retry)."""
+    fails is rolled back and logged, the tournament backed off from (:func:`_failed`),
+    and the others go on (a lost database is the worker's to retry)."""
     started = time.monotonic()
     changed = 0
     found = due(utcnow())
     front_end = dict(found)
+    for gone in _failing.keys() - front_end.keys():
+        del _failing[gone]
     for pk in in_turn(found):
+        failing = _failing.get(pk)
+        if failing is not None and failing.retry_at > time.monotonic():
+            continue
         try:
             changed += step(pk)
+            _failing.pop(pk, None)
         except (DatabaseUnavailable, *DISCONNECTED):
             raise
         except Exception:
-            log.exception("tournament step failed", extra={"tournament_pk": pk})
+            _failed(pk, time.monotonic())
         _served[pk] = _front_ends_served[front_end[pk]] = time.monotonic()
         if _served[pk] - started > STEPS_SECONDS:  # the clocks' turn comes round too
             break

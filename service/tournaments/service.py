@@ -277,13 +277,14 @@ def withdraw_everywhere(tenant: int, player_id: str) -> list[str]:
     return left
 
 
-def pseudonymize(tenant: int, player_id: str, pseudonym: str) -> None:
-    """Replace an erased player's id in the tenant's tournaments: entries, pairings and
-    kept standings (caller's write transaction)."""
+def pseudonymize(tenant: int, player_id: str, pseudonym: str, name: str) -> None:
+    """Replace an erased player's id in the tenant's tournaments (entries, pairings and
+    kept standings) by ``pseudonym``, and their name by ``name``, as their matches show
+    them (caller's write transaction)."""
     mine = select(Tournament.pk).where(Tournament.tenant_pk == tenant)
     db.session.execute(update(Entrant).where(Entrant.tournament_pk.in_(mine),
                                              Entrant.player_id == player_id)
-                       .values(player_id=pseudonym, name=None))
+                       .values(player_id=pseudonym, name=name))
     for column in ("first", "second", "third", "fourth", "winner"):
         db.session.execute(update(Pairing).where(
             Pairing.tournament_pk.in_(mine), getattr(Pairing, column) == player_id)
@@ -291,7 +292,7 @@ def pseudonymize(tenant: int, player_id: str, pseudonym: str) -> None:
     for t in db.session.execute(select(Tournament).where(
             Tournament.tenant_pk == tenant, Tournament.standings.is_not(None))).scalars():
         if any(row.get("player_id") == player_id for row in t.standings or []):
-            t.standings = [{**row, "player_id": pseudonym, "name": pseudonym}
+            t.standings = [{**row, "player_id": pseudonym, "name": name}
                            if row.get("player_id") == player_id else row
                            for row in t.standings or []]
 

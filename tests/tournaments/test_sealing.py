@@ -115,3 +115,52 @@ def test_a_sealed_table_counts_once_its_round_ends(app: Flask, client: FlaskClie
     assert [r["games"] for r in record["ratings"]] == [1]
     view = client.get(f"/v1/matches/{s['match']}").get_json()  # a spectator's
     assert view["rating_changes"] == listed["rating_changes"]
+
+
+def test_a_round_unseals_around_a_player_erased_from_a_finished_table(
+    app: Flask, client: FlaskClient,
+) -> None:
+    """Issue 53 (second read): an erased player's sealed table is rated without them as
+    its round ends (no crash, no rating or record for their pseudonym); their opponent is
+    rated for the result."""
+    s = _one_table_done(app, client)
+    assert client.delete(f"/v1/players/{s['player']}").status_code == 200
+    _play_table(client, s["waiting"], s["tokens"])
+    work(app)
+    tour = read(client, s["tournament"], auth(s["other"]))
+    assert tour["status"] == "finished"
+    view = client.get(f"/v1/matches/{s['match']}").get_json()
+    erased = view["seats"][0]["player_id"]
+    assert erased.startswith("erased-")
+    opponent = view["seats"][1]["player_id"]
+    assert [c["player_id"] for c in view["rating_changes"]] == [opponent]
+    assert [r["games"] for r in client.get(f"/v1/players/{opponent}").get_json()["ratings"]] \
+        == [1]
+    assert client.get(f"/v1/players/{erased}").status_code == 404
+
+
+def test_a_round_unseals_around_a_player_erased_from_a_table_in_play(
+    app: Flask, client: FlaskClient,
+) -> None:
+    """The erased player's table is forfeited under the seal; the round ends once the
+    other table is played, and a cancel unseals too."""
+    tid, tokens = entered(client, PLAYERS, system="duplicate", rounds=1, rated=True)
+    work(app)
+    first, second = read(client, tid)["rounds"][0]["pairings"]
+    assert client.delete(f"/v1/players/{first['players'][0]}").status_code == 200
+    _play_table(client, second, tokens)
+    work(app)
+    tour = read(client, tid)
+    assert tour["status"] == "finished"
+    forfeited = client.get(f"/v1/matches/{first['match_id']}").get_json()
+    assert forfeited["status"] == "finished"
+    assert [c["player_id"] for c in forfeited["rating_changes"]] == [first["players"][1]]
+    # a cancel of a round whose erased player's table is sealed answers too
+    tid, tokens = entered(client, ["q0", "q1", "q2", "q3"], system="duplicate", rounds=1,
+                          rated=True)
+    work(app)
+    first, _ = read(client, tid)["rounds"][0]["pairings"]
+    _play_table(client, first, tokens)
+    assert client.delete(f"/v1/players/{first['players'][1]}").status_code == 200
+    r = client.post(f"/v1/tournaments/{tid}/cancel")
+    assert r.status_code == 200, r.get_json()

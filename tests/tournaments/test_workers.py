@@ -10,6 +10,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from flask import Flask
@@ -130,3 +131,29 @@ def test_a_worker_killed_mid_event_is_replaced_and_the_event_goes_on(
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(10)
+
+
+def test_a_failing_step_is_backed_off_from_and_logged_once(
+        app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 53 (second read): a tournament whose step fails every time is tried again
+    at the next pass, then less and less often, and logged once a minute, not every pass;
+    once its step goes through it is served every pass again."""
+    tid, _ = entered(client, PLAYERS, rounds=2)
+    took = tournaments.step
+    calls: list[int] = []
+
+    def fails(pk: int) -> bool:
+        calls.append(pk)
+        raise KeyError("erased-0000")
+
+    monkeypatch.setattr(tournaments, "step", fails)
+    monkeypatch.setattr(tournaments, "time", SimpleNamespace(monotonic=lambda: 1000.0))
+    with caplog.at_level("ERROR", logger=tournaments.log.name):
+        work(app, 6)
+    assert len(calls) == 2, "the next pass, then backed off"
+    assert len([r for r in caplog.records if "tournament step failed" in r.message]) == 1
+    monkeypatch.setattr(tournaments, "step", took)
+    monkeypatch.setattr(tournaments, "time", SimpleNamespace(monotonic=lambda: 1001.0))
+    work(app)
+    assert read(client, tid)["status"] == "running" and not tournaments._failing
