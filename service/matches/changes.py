@@ -8,8 +8,8 @@ happened is published through the event door (:mod:`service.events`: the webhook
 outbox, the players' streams), and the :class:`MatchChanged` event goes to the
 subscribers the composition root wired (:func:`wire`: the tournaments' results, the
 players' presence). Each answers with the rows it needs written; the store writes them
-with the change, in its transaction, without knowing what they are. Then this process's listener
-hears of the new version (every other process hears its NOTIFY).
+with the change, in its transaction, without knowing what they are. Then this process's
+listener hears of the new version (every other process hears its NOTIFY).
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ class MatchChanged:
         """The events as the event door takes them: each to the webhooks, and those of
         :data:`FOR_PLAYERS` to the seated vouched players' streams, with their own seat."""
         seated = self.match.vouched
-        out = []
+        out: list[Published] = []
         for kind, data in self.events:
             to: tuple[tuple[str, dict[str, Any]], ...] = ()
             if seated and kind in FOR_PLAYERS:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import select
 
@@ -54,7 +55,7 @@ def outbox(tenant: int, happened: Sequence[Published]) -> list[Rows]:
         return []
     now = utcnow()
     stamp = now.isoformat().replace("+00:00", "Z")
-    rows = []
+    rows: list[dict[str, Any]] = []
     for published in happened:
         kind, data = published.kind, published.data
         body = json.dumps({"type": kind, "timestamp": stamp, "data": data},
