@@ -14,7 +14,7 @@ from flask_cors import CORS
 from flask_migrate import Migrate
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import problems
+from . import events, problems
 from .config import settings_from_env
 from .console import resources as console
 from .live import keeper
@@ -22,7 +22,6 @@ from .lobby import resources as lobby
 from .matches import cache as match_cache
 from .matches import changes as match_changes
 from .matches import resources as matches
-from .matches.changes import MatchChanged
 from .matches.schemas import describe_stream_events
 from .ops import resources as ops
 from .ops.logs import init_observability
@@ -32,7 +31,6 @@ from .players import cache as player_cache
 from .players import events as player_events
 from .players import presence as player_presence
 from .players import resources as players
-from .players import service as player_service
 from .players.requests import resolve_player
 from .reviews import resources as reviews
 from .safety import resources as safety
@@ -41,7 +39,6 @@ from .social import resources as social
 from .storage import MIGRATIONS, models  # noqa: F401  (the tables, for migrations)
 from .storage.db import DISCONNECTED, db, init_db
 from .storage.errors import DatabaseUnavailable
-from .storage.writes import Rows
 from .tenants import cache as tenant_cache
 from .tenants import resources as staff_routes
 from .tenants.limits import init_limits, store_state
@@ -56,8 +53,8 @@ from .web.parser import refuse_nul_in_path
 from .web.problems import domain_problem
 from .web.sessions import NoSessions
 from .webhooks import cache as webhook_cache
+from .webhooks import outbox as webhook_outbox
 from .webhooks import resources as webhook_routes
-from .webhooks import service as webhooks
 
 migrate = Migrate()
 
@@ -69,28 +66,15 @@ def reset_caches() -> None:
         cache.reset()
 
 
-def _webhook_messages(change: MatchChanged) -> list[Rows]:
-    """A match change's outbox messages (no events worked out for a front end without
-    webhooks)."""
-    tenant = change.match.tenant
-    return webhooks.outbox(tenant, change.events) if webhooks.subscribed(tenant) else []
-
-
-def _player_events(change: MatchChanged) -> list[Rows]:
-    """A match change's events on its vouched players' own streams."""
-    seated = change.match.vouched
-    return player_events.for_match(change.match.tenant, seated, change.events) if seated else []
-
-
 def wire_subscribers() -> None:
-    """Who hears of every match change: the webhooks' outbox, the players' streams, the
-    tournaments' results, the players' presence (each answers with the rows to write with
-    the change); who hears of a player's first stream on this process: presence; and of
-    a player's sign-out or suspension: the webhooks' outbox."""
-    match_changes.wire(_webhook_messages, _player_events, tournaments.results,
-                       social_presence.on_match)
+    """Who hears every published event (:mod:`service.events`): the webhooks' outbox and
+    the players' streams (each answers with the rows to write in the publisher's
+    transaction); who hears of every match change besides: the tournaments' results, the
+    players' presence; who hears of a player's first stream on this process: presence."""
+    events.wire(events.Subscriber(webhook_outbox.outbox, webhook_outbox.subscribed),
+                events.Subscriber(player_events.for_streams))
+    match_changes.wire(tournaments.results, social_presence.on_match)
     player_presence.wire(social_presence.reconcile)
-    player_service.wire(webhooks.outbox)
     keeper.wire(player_presence.renew_if_due)
 
 

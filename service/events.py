@@ -1,19 +1,28 @@
-"""Every event the service tells, declared once: its kind, where it goes (the front end's
-webhooks, the players' own streams), and its payload's shape, field by field, with
-which fields hold player ids, display names and a player's own words.
+"""The one door events leave by, and every event the service tells, declared once: its
+kind, where it goes (the front end's webhooks, the players' own streams), and its
+payload's shape, field by field, with which fields hold player ids, display names and a
+player's own words.
 
-The writers of events (:func:`service.webhooks.service.outbox`,
-:func:`service.players.events.events`) look every event up here and refuse one that is
-not declared, or that carries a field its shape does not list; an erasure rewrites
-stored events from these shapes (:meth:`Shape.erase`), so a new event kind, or a new
-field, cannot be forgotten by it. Holds no tables: every domain may import it.
+A domain publishes an event, ``(tenant, kind, data, to players)``, with :func:`publish`
+(or asks :func:`told` for the rows, to write them with a change of its own, as a match
+change does); the door checks it against its declaration and refuses one that is not
+declared, or that carries a field its shape does not list. The subscribers the
+composition root wired (:func:`wire`: the webhooks' outbox, the players' streams) answer
+with the rows of their own tables, written in the publisher's transaction: a rolled-back
+change tells nothing. An erasure rewrites stored events from the shapes
+(:meth:`Shape.erase`), so a new event kind, or a new field, cannot be forgotten by it.
+Holds no tables: every domain may import it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
+
+from .live.listener import CHANNEL
+from .storage import writes
 
 
 class UndeclaredEvent(LookupError):
@@ -58,15 +67,16 @@ class Shape:
     nested: Mapping[str, Shape] = field(default_factory=dict)
     """Fields holding an object, or a list of objects, of their own shape."""
 
+    @cached_property
     def fields(self) -> frozenset[str]:
-        """Every field the shape lists."""
+        """Every field the shape lists (worked out once)."""
         return frozenset((*self.plain, *self.ids, *self.id_lists, *self.id_keys,
                           *self.names_by_id, *self.seats, *self.names, *self.words,
                           *self.nested))
 
     def undeclared(self, doc: Mapping[str, Any]) -> list[str]:
         """The fields of ``doc`` (and of its nested objects) the shape does not list."""
-        extra = sorted(doc.keys() - self.fields())
+        extra = sorted(doc.keys() - self.fields)
         for key, shape in self.nested.items():
             value = doc.get(key)
             for item in value if isinstance(value, list) else [value]:
@@ -241,21 +251,6 @@ def table() -> str:
     return "\n".join(lines) + "\n"
 
 
-def declared(kind: str, data: Mapping[str, Any], *, stream: bool = False) -> EventKind:
-    """The declaration of an event about to be written, checked: its kind is declared
-    for where it goes, and its payload has no field the shape does not list."""
-    found = KINDS.get(kind)
-    if found is None or not (found.stream if stream else found.webhook):
-        where = "a player's stream" if stream else "a webhook"
-        raise UndeclaredEvent(f"event {kind!r} is not declared for {where} "
-                              "(service/events.py)")
-    extra = found.shape.undeclared(data)
-    if extra:
-        raise UndeclaredEvent(f"event {kind!r} carries fields its shape does not list: "
-                              f"{', '.join(extra)} (service/events.py)")
-    return found
-
-
 def erase(kind: str, data: Any, gone: Erasure) -> Any:
     """A stored event's payload with the erased player replaced, by its kind's shape
     (the erasure's own notice, and what is not an object, as they are)."""
@@ -265,3 +260,88 @@ def erase(kind: str, data: Any, gone: Erasure) -> Any:
     if found.names_the_erased or not isinstance(data, Mapping):
         return data
     return found.shape.erase(data, gone)
+
+
+# ---- the door ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Published:
+    """An event as a domain publishes it: its kind, its data as the front end's webhooks
+    get it, and ``to``: (player id, their own data) for each player whose stream tells
+    it (a player's data may differ from the webhooks': their seat, their rank)."""
+
+    kind: str
+    data: Mapping[str, Any]
+    to: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+
+
+To = Sequence[str] | Mapping[str, Mapping[str, Any]]
+"""Whose streams tell an event: player ids (each told its data), or each player's own
+data by player id."""
+
+
+def event(kind: str, data: Mapping[str, Any], to: To = ()) -> Published:
+    """An event to publish: ``to`` players' streams as well as the front end's
+    webhooks."""
+    told = tuple(to.items()) if isinstance(to, Mapping) else tuple((p, data) for p in to)
+    return Published(kind, data, told)
+
+
+@dataclass(frozen=True)
+class Subscriber:
+    """Who hears every published event (wired by the composition root)."""
+
+    rows: Callable[[int, Sequence[Published]], Sequence[writes.Rows]]
+    """The rows of its own tables a tenant's events write, in the publisher's
+    transaction."""
+    hears: Callable[[int], bool] = lambda tenant: False
+    """Whether it writes anything for a tenant's events told to no player (cheap: a
+    publisher asks it before working its events out)."""
+
+
+_subscribers: tuple[Subscriber, ...] = ()
+
+
+def wire(*subscribers: Subscriber) -> None:
+    """Who hears the published events, in this order (the composition root's to say)."""
+    global _subscribers
+    _subscribers = subscribers
+
+
+def heard(tenant: int) -> bool:
+    """Whether any subscriber hears the tenant's events told to no player (a match
+    change with no vouched seat works its events out only then)."""
+    return any(s.hears(tenant) for s in _subscribers)
+
+
+def _check(published: Published) -> None:
+    """Refuse an event its declaration does not allow: an undeclared kind, a field its
+    shape does not list, a player's stream for a kind the streams do not carry."""
+    found = KINDS.get(published.kind)
+    if found is None:
+        raise UndeclaredEvent(f"event {published.kind!r} is not declared (service/events.py)")
+    if published.to and not found.stream:
+        raise UndeclaredEvent(f"event {published.kind!r} is not declared for a player's "
+                              "stream (service/events.py)")
+    for data in (published.data, *(mine for _, mine in published.to)):
+        extra = found.shape.undeclared(data)
+        if extra:
+            raise UndeclaredEvent(f"event {published.kind!r} carries fields its shape does "
+                                  f"not list: {', '.join(extra)} (service/events.py)")
+
+
+def told(tenant: int, happened: Sequence[Published]) -> list[writes.Rows]:
+    """The rows that tell ``happened`` (each checked against its declaration) to every
+    subscriber, for a caller that writes them with a change of its own (in its
+    transaction, on :data:`~service.live.listener.CHANNEL`: a player's event wakes their
+    streams)."""
+    for published in happened:
+        _check(published)
+    return [rows for s in _subscribers for rows in s.rows(tenant, happened)]
+
+
+def publish(tenant: int, kind: str, data: Mapping[str, Any], to: To = ()) -> None:
+    """Tell ``kind`` with ``data`` to the front end's webhooks and to ``to`` players'
+    streams: the subscribers' rows written in the caller's write transaction."""
+    writes.write(told(tenant, [event(kind, data, to)]), CHANNEL)

@@ -11,6 +11,7 @@ from typing import Any
 from flask import current_app
 
 from ..engine import Rules, State, load_variant, with_house_rules
+from ..events import publish
 from ..matches import clocks, seating
 from ..matches import service as matches
 from ..matches.errors import WrongPlayerCount
@@ -23,7 +24,6 @@ from ..players import service as players
 from ..players.errors import PlayerRequired
 from ..players.service import Credential
 from ..social import parties
-from ..social.events import tell
 from ..storage.db import transaction
 from ..storage.enums import ClockTimeout, MatchStatus
 from ..storage.models import utcnow
@@ -197,9 +197,9 @@ def _party_play(tenant: int, variant: str, rules: Rules, who: PlayerSpec, rated:
             token = new.tokens[seat].token
             assert token is not None and members[seat // 2].player_id is not None
             tokens[str(members[seat // 2].player_id)] = (seat, token)
-    tell(tenant, "party.seated", {"party_id": party.id, "match_id": match.id,
-                                  "seats": {p: seat for p, (seat, _) in tokens.items()}},
-         [p for p in party.joined if p != who.player_id])
+    publish(tenant, "party.seated", {"party_id": party.id, "match_id": match.id,
+                                     "seats": {p: seat for p, (seat, _) in tokens.items()}},
+            [p for p in party.joined if p != who.player_id])
     seat, token = tokens[who.player_id]
     return Seated(match.id, seat, token, match_view(match, state, seat))
 

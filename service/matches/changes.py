@@ -3,12 +3,13 @@
 Every change (a match made, a move, a seat taken or left, a clock run out, a
 resignation, an abort, a rematch) is worked out by :func:`prepare` and saved by
 :func:`commit` (both: :func:`save`; a new match: :func:`created`): the new row is worked
-out from the engine state, a finish's consequences are recorded (:mod:`.finish`), and
-the :class:`MatchChanged` event goes to the subscribers the composition root wired
-(:func:`wire`: the webhooks' outbox, the players' streams, the tournaments' results).
-Each subscriber answers with the rows it needs written; the store writes them with the
-change, in its transaction, without knowing what they are. Then this process's listener
-hears of the new version (every other process hears its NOTIFY).
+out from the engine state, a finish's consequences are recorded (:mod:`.finish`), what
+happened is published through the event door (:mod:`service.events`: the webhooks'
+outbox, the players' streams), and the :class:`MatchChanged` event goes to the
+subscribers the composition root wired (:func:`wire`: the tournaments' results, the
+players' presence). Each answers with the rows it needs written; the store writes them
+with the change, in its transaction, without knowing what they are. Then this process's
+listener hears of the new version (every other process hears its NOTIFY).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 import psycopg
 
 from ..engine import State
+from ..events import Published, heard, told
 from ..live.listener import CHANNEL, listener, payload
 from ..ops import metrics
 from ..players.ratings import with_display
@@ -36,6 +38,11 @@ from .store import KeyRecord
 
 Event = tuple[str, dict[str, Any]]
 """An event as the webhooks and the players' streams tell it: (type, data)."""
+FOR_PLAYERS = frozenset({"match.started", "match.turn", "match.finished", "match.voided",
+                         "match.seat_dropped", "match.seat_back"})
+"""The match events a seated vouched player's stream gets (a turn only when it is theirs;
+a seat dropped or back, its own or another's, with ``seat`` theirs and ``dropped`` the
+seat it is about)."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +115,22 @@ class MatchChanged:
                 "draw": m.draw}))
         return tuple(events)
 
+    @cached_property
+    def published(self) -> tuple[Published, ...]:
+        """The events as the event door takes them: each to the webhooks, and those of
+        :data:`FOR_PLAYERS` to the seated vouched players' streams, with their own seat."""
+        seated = self.match.vouched
+        out: list[Published] = []
+        for kind, data in self.events:
+            to: tuple[tuple[str, dict[str, Any]], ...] = ()
+            if seated and kind in FOR_PLAYERS:
+                about = {"dropped": data["seat"]} if kind.startswith("match.seat_") else {}
+                to = tuple((player_id, {**data, **about, "seat": seat})
+                           for seat, player_id in seated
+                           if kind != "match.turn" or data["seat"] == seat)
+            out.append(Published(kind, data, to))
+        return tuple(out)
+
 
 def stamp(moment: datetime) -> str:
     """A moment as the events show it (UTC, ``Z``)."""
@@ -126,7 +149,12 @@ def wire(*subscribers: Subscriber) -> None:
 
 
 def _heard(change: MatchChanged) -> list[writes.Rows]:
-    return [rows for subscriber in _subscribers for rows in subscriber(change)]
+    """The rows of the change's events (through the event door: worked out only when
+    someone hears them, a vouched seat's stream or a webhook) and of its subscribers."""
+    tenant = change.match.tenant
+    published = told(tenant, change.published) if change.match.vouched or heard(tenant) \
+        else []
+    return [*published, *(rows for subscriber in _subscribers for rows in subscriber(change))]
 
 
 def _announce(match: MatchRow, alone: bool) -> None:

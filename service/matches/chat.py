@@ -19,6 +19,7 @@ from typing import Any
 from flask import current_app
 
 from ..errors import InvalidToken, MissingToken
+from ..events import Published, told
 from ..live import listener, waiters
 from ..live.listener import CHANNEL, payload
 from ..players import blocks
@@ -28,7 +29,6 @@ from ..storage.db import db, transaction
 from ..storage.enums import ChatMode
 from ..storage.models import ChatLine, utcnow
 from ..tenants import audit
-from ..webhooks import service as webhooks
 from . import store
 from .errors import (
     ChatClosed,
@@ -124,7 +124,7 @@ def say(match_id: str, tenant: int, token: Credential | None, phrase: str | None
         db.session.add(line)
         db.session.flush()
         kept = ChatLineRow(line.pk, seat, player_id, name, phrase, said, filtered, now)
-        writes.write(webhooks.outbox(tenant, [("chat", {"match_id": match.id, **event(kept)})]),
+        writes.write(told(tenant, [Published("chat", {"match_id": match.id, **event(kept)})]),
                      CHANNEL, [payload(chat_key(match.pk), line.pk)])
     return kept
 

@@ -1,10 +1,11 @@
 """A player's own event stream (``GET /v1/players/{id}/events``): their matches starting,
-their turns, their matches ending, and their tournaments' events.
+their turns, their matches ending, their tournaments', friends' and challenges' events.
 
 Events are rows written in the transaction of the change that caused them (like the
-webhooks' outbox), numbered by the table's sequence: a stream resumes after its
-``Last-Event-ID`` exactly. A stream sleeps on this process's listener (the change notifies
-the player's key) and reads its new rows when woken; without PostgreSQL it polls.
+webhooks' outbox: both subscribe to the event door, :mod:`service.events`), numbered
+by the table's sequence: a stream resumes after its ``Last-Event-ID`` exactly. A stream
+sleeps on this process's listener (the change notifies the player's key) and reads its new
+rows when woken; without PostgreSQL it polls.
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Text, bindparam, cast, delete, func, literal_column, select
 
-from ..events import declared
+from ..events import Published
 from ..live import keeper, listener, waiters
 from ..ops import metrics
 from ..storage.db import db, postgresql_text, statement_connection, transaction
@@ -30,11 +31,6 @@ EVENT_DAYS = 7
 """Events are kept this long: a stream resumes within a week."""
 REPLAY_ROWS = 200
 """At most this many events are read at once (a stream resuming far back pages)."""
-FOR_PLAYERS = ("match.started", "match.turn", "match.finished", "match.voided",
-               "match.seat_dropped", "match.seat_back")
-"""The match events a seated player's stream gets (a turn only when it is theirs; a
-seat dropped or back, its own or another's, with ``seat`` theirs and ``dropped`` the
-seat it is about)."""
 
 
 def wake_key(tenant: int, player_id: str) -> str:
@@ -50,34 +46,19 @@ def _wake(columns: Any) -> Any:
         cast(columns.tenant_pk, Text), colon, columns.player_id)), colon, columns.pk)
 
 
-def events(tenant: int, told: Sequence[tuple[str, str, Mapping[str, Any]]]) -> Rows:
-    """Events to write in the transaction of the change that caused them, each (player
-    id, type, data), each declared for a stream (:func:`service.events.declared`); on
-    PostgreSQL each wakes its player's streams when it commits."""
-    for _, kind, data in told:
-        declared(kind, data, stream=True)
+def for_streams(tenant: int, happened: Sequence[Published]) -> list[Rows]:
+    """Published events (:mod:`service.events`, whose door checked them) as events on
+    the streams of the players each names, to write in the publisher's transaction: the
+    event door's subscriber (wired by the composition root), and the only writer of
+    player events. On PostgreSQL each wakes its player's streams when it commits."""
+    told = [(player_id, p.kind, data) for p in happened for player_id, data in p.to]
+    if not told:
+        return []
     now = utcnow()
-    return Rows(PlayerEvent.__table__, tuple(
+    return [Rows(PlayerEvent.__table__, tuple(
         {"tenant_pk": tenant, "player_id": player_id, "type": kind,
          "body": json.dumps(data, separators=(",", ":")), "created_at": now}
-        for player_id, kind, data in told), wake=_wake)
-
-
-def for_match(tenant: int, seated: Sequence[tuple[int, str]],
-              happened: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Rows]:
-    """The events of a match change for its vouched players, ``seated`` (seat, player
-    id): a start and a finish for each, a turn for the one to play. ``happened`` is the
-    change's events as the webhooks see them."""
-    told = []
-    for kind, data in happened:
-        if kind not in FOR_PLAYERS:
-            continue
-        for seat, player_id in seated:
-            if kind == "match.turn" and data["seat"] != seat:
-                continue
-            about = {"dropped": data["seat"]} if kind.startswith("match.seat_") else {}
-            told.append((player_id, kind, {**data, **about, "seat": seat}))
-    return [events(tenant, told)] if told else []
+        for player_id, kind, data in told), wake=_wake)]
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from typing import Any
 import jwt
 from sqlalchemy import delete, select, update
 
+from ..events import publish
 from ..storage import writes
 from ..storage.db import after_commit, db, read_apart, transaction
 from ..storage.models import Player, PlayerEvent, Rating, RatingChange, Tenant, as_utc, utcnow
@@ -283,23 +284,6 @@ _OVERLAP = 10.0
 but committed after it is still seen."""
 
 
-Teller = Callable[[int, Sequence[tuple[str, Any]]], Sequence[writes.Rows]]
-"""Who hears of a player's access changing (the front end's webhooks, wired by the
-composition root): the rows to write in the change's transaction."""
-_tellers: tuple[Teller, ...] = ()
-
-
-def wire(*tellers: Teller) -> None:
-    """Set who hears of sign-outs and suspensions (``create_app`` does)."""
-    global _tellers
-    _tellers = tellers
-
-
-def _tell(tenant: int, kind: str, data: dict[str, Any]) -> None:
-    """``kind`` told to every teller, in the caller's write transaction."""
-    writes.write([rows for teller in _tellers for rows in teller(tenant, [(kind, data)])])
-
-
 def _stamp(moment: datetime | None) -> str | None:
     return moment.isoformat().replace("+00:00", "Z") if moment is not None else None
 
@@ -317,7 +301,7 @@ def sign_out(tenant: int, player_id: str, actor: str, *, tell: bool = True) -> d
                            .values(signed_out_at=now, access_changed_at=now))
         audit.record(tenant, actor, "player.signed_out", f"player:{player_id}")
         if tell:
-            _tell(tenant, "player.signed_out", {"player_id": player_id, "at": _stamp(now)})
+            publish(tenant, "player.signed_out", {"player_id": player_id, "at": _stamp(now)})
     cache.forget_access()
     return now
 
@@ -353,9 +337,9 @@ def suspend(tenant: int, player_id: str, until: datetime | None, reason: str,
         audit.record(tenant, actor, "player.suspended", f"player:{player_id}",
                      until=until.isoformat() if until else None, reason=reason)
         if tell:
-            _tell(tenant, "player.suspended", {
-                "player_id": player_id, "since": _stamp(since), "until": _stamp(until),
-                "reason": reason, "forfeit": forfeit})
+            publish(tenant, "player.suspended", {"player_id": player_id, "since": _stamp(since),
+                                                 "until": _stamp(until), "reason": reason,
+                                                 "forfeit": forfeit})
     cache.forget_access()
     return Suspension(player_id, since, until, reason)
 
@@ -371,7 +355,7 @@ def lift_suspension(tenant: int, player_id: str, actor: str) -> bool:
             player.access_changed_at = now
         if was:
             audit.record(tenant, actor, "player.suspension_lifted", f"player:{player_id}")
-            _tell(tenant, "player.suspension_lifted", {"player_id": player_id})
+            publish(tenant, "player.suspension_lifted", {"player_id": player_id})
     cache.forget_access()
     return was
 

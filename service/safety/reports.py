@@ -13,16 +13,15 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from ..live.listener import CHANNEL
+from ..events import publish
 from ..matches import service as matches
 from ..matches.results import MatchSummary
 from ..matches.service import MatchRecord
-from ..storage import cursors, writes
+from ..storage import cursors
 from ..storage.db import db, transaction
 from ..storage.enums import ReportAction, ReportReason, ReportStatus
 from ..storage.models import Match, Report, as_utc, utcnow
 from ..tenants import audit
-from ..webhooks import service as webhooks
 from . import service as safety
 from .errors import AlreadyReported, BadCursor, NotReportable, ReportNotFound, ReportResolved
 
@@ -85,9 +84,9 @@ def file(tenant: int, reporter: str, match_id: str, player_id: str, reason: Repo
             db.session.flush()  # a report made already (at once too): its unique index says
             audit.record(tenant, f"player:{reporter}", "report.filed", f"report:{report_id}",
                          match_id=match_id, player_id=player_id, reason=str(reason))
-            writes.write(webhooks.outbox(tenant, [("report.created", {
+            publish(tenant, "report.created", {
                 "report_id": report_id, "match_id": match_id, "reporter": reporter,
-                "player_id": player_id, "reason": str(reason), "text": text})]), CHANNEL)
+                "player_id": player_id, "reason": str(reason), "text": text})
             return _view(row, match_id)
     except IntegrityError as error:
         raise AlreadyReported(f"you already reported {player_id!r} in this match") from error

@@ -21,7 +21,6 @@ from ..players import blocks, presence
 from ..players import service as players
 from ..players.leaderboards import Listing, rating_history, record
 from ..social import challenges, friends, parties
-from ..storage import writes
 from ..storage.db import db, transaction
 from ..storage.models import AuditEntry, Challenge, Entrant, Report, Tournament, as_utc
 from ..tenants import audit
@@ -222,7 +221,7 @@ def erase(tenant: int, player_id: str, actor: str) -> Erased:
         audit.record(tenant, actor, "player.erased", f"player:{pseudonym}",
                      matches=len(done.versions))
         # the one event that names the erased id: the front end's systems must forget it
-        writes.write(webhooks.outbox(tenant, [("player.erased", {
-            "player_id": player_id, "matches": len(done.versions)})]))
+        events.publish(tenant, "player.erased", {
+            "player_id": player_id, "matches": len(done.versions)})
     return Erased(player_id, len(done.versions), {
         "tables_left": left, "tournaments_left": withdrawn, "matches_forfeited": forfeited})

@@ -16,6 +16,7 @@ from flask import current_app
 from sqlalchemy import func, or_, select
 
 from ..engine import load_variant, with_house_rules
+from ..events import publish
 from ..matches import service as matches
 from ..matches.errors import WrongPlayerCount
 from ..matches.results import match_view
@@ -27,7 +28,6 @@ from ..storage.db import db, transaction
 from ..storage.enums import ChallengeStatus
 from ..storage.models import Challenge, as_utc, utcnow
 from .errors import ChallengeClosed, ChallengeNotFound, NotYourChallenge, TooManyChallenges
-from .events import tell
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def challenge(tenant: int, challenger: str, challenged: str, variant: str,
         db.session.add(row)
         db.session.flush()
         view = view_of(row, now)
-        tell(tenant, "challenge.created", event_data(view), [challenged])
+        publish(tenant, "challenge.created", event_data(view), [challenged])
         return view
 
 
@@ -162,7 +162,7 @@ def accept(tenant: int, challenge_id: str, by: str | None) -> Accepted:
             clock=(c.clock_seconds, c.clock_timeout or "autoplay") if c.clock_seconds else None)
         c.status, c.match_id = ChallengeStatus.ACCEPTED, match.id
         view = view_of(c)
-        tell(tenant, "challenge.accepted", event_data(view), [c.challenger, c.challenged])
+        publish(tenant, "challenge.accepted", event_data(view), [c.challenger, c.challenged])
     seen = match_view(match, new.state, 1)
     return Accepted(view, CreatedMatch(match.id, tuple(new.tokens), seen.commitment, seen))
 
@@ -184,7 +184,7 @@ def _close(tenant: int, challenge_id: str, by: str | None, side: str,
         _answerable(c, by, side)
         c.status = status
         view = view_of(c)
-        tell(tenant, f"challenge.{status}", event_data(view), [c.challenger, c.challenged])
+        publish(tenant, f"challenge.{status}", event_data(view), [c.challenger, c.challenged])
         return view
 
 

@@ -12,6 +12,7 @@ from datetime import datetime
 from flask import current_app
 from sqlalchemy import and_, delete, func, or_, select
 
+from ..events import publish
 from ..players import blocks
 from ..players import service as players
 from ..storage.db import db, transaction
@@ -19,7 +20,6 @@ from ..storage.enums import FriendStatus, PresenceStatus
 from ..storage.models import Friendship, Presence, as_utc, utcnow
 from ..tenants import audit
 from .errors import TooManyFriends
-from .events import tell
 
 
 @dataclass(frozen=True)
@@ -59,13 +59,13 @@ def ask(tenant: int, player_id: str, other: str, actor: str) -> Friend:
                                       status=FriendStatus.FRIENDS, created_at=now,
                                       accepted_at=now))
             audit.record(tenant, actor, "friend.accepted", f"player:{player_id}", other=other)
-            tell(tenant, "friend.accepted", {"players": [other, player_id]},
-                 [player_id, other])
+            publish(tenant, "friend.accepted", {"players": [other, player_id]},
+                    [player_id, other])
             return Friend(other, FriendStatus.FRIENDS, now)
         _check_requests(tenant, player_id, other, config["BASRA_FRIEND_REQUESTS_MAX"])
         db.session.add(Friendship(tenant_pk=tenant, player_id=player_id, friend_id=other,
                                   status=FriendStatus.REQUESTED, created_at=now))
-        tell(tenant, "friend.requested", {"from": player_id, "to": other}, [player_id, other])
+        publish(tenant, "friend.requested", {"from": player_id, "to": other}, [player_id, other])
         return Friend(other, "requested", now)
 
 
@@ -105,7 +105,7 @@ def end(tenant: int, player_id: str, other: str, actor: str) -> bool:
         ).rowcount  # type: ignore[attr-defined]
         if gone:
             audit.record(tenant, actor, "friend.removed", f"player:{player_id}", other=other)
-            tell(tenant, "friend.removed", {"players": [player_id, other]}, [player_id, other])
+            publish(tenant, "friend.removed", {"players": [player_id, other]}, [player_id, other])
     return bool(gone)
 
 

@@ -12,13 +12,13 @@ from datetime import datetime
 from sqlalchemy import and_, delete, or_, select
 from sqlalchemy.exc import IntegrityError
 
+from ..events import publish
 from ..players import blocks
 from ..players import service as players
 from ..storage.db import db, transaction
 from ..storage.enums import PartyMemberStatus
 from ..storage.models import Party, PartyMember, as_utc, utcnow
 from .errors import PartyNotFound, PartyRefused
-from .events import tell
 
 SIZE = 2
 """Players in a party: partners at a four-player table."""
@@ -113,8 +113,8 @@ def invite(tenant: int, party_id: str, by: str | None, player_id: str) -> PartyV
                                    status=PartyMemberStatus.INVITED, at=utcnow()))
         db.session.flush()
         view = _view(party)
-        tell(tenant, "party.invited", {"party_id": party.id, "leader": party.leader,
-                                       "player_id": player_id}, [player_id])
+        publish(tenant, "party.invited", {"party_id": party.id, "leader": party.leader,
+                                         "player_id": player_id}, [player_id])
         return view
 
 
@@ -138,8 +138,8 @@ def join(tenant: int, party_id: str, player_id: str) -> PartyView:
             mine.status, mine.at = PartyMemberStatus.JOINED, utcnow()
             db.session.flush()
             view = _view(party)
-            tell(tenant, "party.joined", {"party_id": party.id, "player_id": player_id,
-                                          "members": view.joined}, view.joined)
+            publish(tenant, "party.joined", {"party_id": party.id, "player_id": player_id,
+                                            "members": view.joined}, view.joined)
             return view
     except IntegrityError as error:
         raise PartyRefused("you are in a party already: leave it first") from error
@@ -157,11 +157,11 @@ def leave(tenant: int, party_id: str, player_id: str) -> None:
         if player_id == party.leader:
             db.session.execute(delete(PartyMember).where(PartyMember.party_pk == party.pk))
             db.session.delete(party)
-            tell(tenant, "party.disbanded", {"party_id": party.id}, told)
+            publish(tenant, "party.disbanded", {"party_id": party.id}, told)
         else:
             db.session.execute(delete(PartyMember).where(PartyMember.party_pk == party.pk,
                                                          PartyMember.player_id == player_id))
-            tell(tenant, "party.left", {"party_id": party.id, "player_id": player_id}, told)
+            publish(tenant, "party.left", {"party_id": party.id, "player_id": player_id}, told)
 
 
 def read(tenant: int, party_id: str, by: str | None) -> PartyView:

@@ -16,6 +16,7 @@ from flask import current_app
 from sqlalchemy import exists, select
 from sqlalchemy.dialects import postgresql, sqlite
 
+from ..events import event, told
 from ..live.listener import CHANNEL
 from ..matches import service as matches
 from ..matches.changes import MatchChanged
@@ -24,7 +25,6 @@ from ..storage import writes
 from ..storage.db import backend, db, transaction
 from ..storage.enums import MatchStatus, PresenceStatus
 from ..storage.models import Presence, PresenceLease, utcnow
-from .events import told
 from .friends import friend_ids
 
 SWEEP_BATCH = 500
@@ -47,9 +47,9 @@ def _changes(tenant: int, player_id: str, before: Seen, now_seen: Seen) -> list[
     kept = writes.Rows(Presence.__table__, ({
         "tenant_pk": tenant, "player_id": player_id, "status": status, "match_id": match_id,
         "changed_at": utcnow()},), upsert=True)
-    return [kept, *told(tenant, "presence", {
+    return [kept, *told(tenant, [event("presence", {
         "player_id": player_id, "status": status, "match_id": match_id},
-        friend_ids(tenant, player_id))]
+        friend_ids(tenant, player_id))])]
 
 
 def _now(tenant: int, player_id: str, besides: str | None = None) -> Seen:

@@ -8,11 +8,11 @@ import time
 
 from sqlalchemy import select
 
+from ..events import publish
 from ..storage.db import db, transaction
 from ..storage.enums import ChallengeStatus
 from ..storage.models import Challenge, utcnow
 from .challenges import event_data, view_of
-from .events import tell
 from .presence import sweep
 
 BATCH = 100
@@ -30,8 +30,8 @@ def expire_challenges() -> int:
             .with_for_update(skip_locked=True)).scalars().all()
         for c in due:
             c.status = ChallengeStatus.EXPIRED
-            tell(c.tenant_pk, "challenge.expired", event_data(view_of(c, now)),
-                 [c.challenger, c.challenged])
+            publish(c.tenant_pk, "challenge.expired", event_data(view_of(c, now)),
+                    [c.challenger, c.challenged])
     return len(due)
 
 

@@ -15,15 +15,13 @@ from flask import current_app
 from sqlalchemy import func, select, update
 
 from ..engine import load_variant, rules_from_json, state_from_dict, with_house_rules
-from ..live.listener import CHANNEL
+from ..events import publish
 from ..matches.changes import MatchChanged
 from ..matches.results import PUBLIC, spectates
 from ..matches.rows import delays
 from ..matches.service import call_off, unseal
-from ..players import events as player_events
 from ..players import service as players
 from ..players.ratings import skill_display
-from ..storage import writes
 from ..storage.db import db, transaction
 from ..storage.enums import MatchStatus, PairingStatus, TournamentStatus, TournamentSystem
 from ..storage.models import (
@@ -38,7 +36,6 @@ from ..storage.models import (
     utcnow,
 )
 from ..storage.writes import Rows
-from ..webhooks import service as webhooks
 from . import pairing
 from .errors import (
     EntryClosed,
@@ -522,13 +519,10 @@ def results(change: MatchChanged) -> list[Rows]:
 
 
 def announce(t: Tournament, kind: str, data: dict[str, Any],
-              personal: dict[str, dict[str, Any]]) -> None:
+             personal: dict[str, dict[str, Any]]) -> None:
     """A tournament event: the front end's webhooks, and each named player's stream."""
-    writes.write([
-        *webhooks.outbox(t.tenant_pk, [(kind, {"tournament_id": t.id, **data})]),
-        player_events.events(t.tenant_pk, [(player, kind, {"tournament_id": t.id, **mine})
-                                           for player, mine in personal.items()]),
-    ], CHANNEL)
+    publish(t.tenant_pk, kind, {"tournament_id": t.id, **data},
+            {player: {"tournament_id": t.id, **mine} for player, mine in personal.items()})
 
 
 def end(t: Tournament, now: datetime, status: TournamentStatus, loaded: Loaded) -> None:

@@ -1,18 +1,13 @@
-"""A tenant's webhooks: endpoints (create, list, delete, recent attempts), the check
-that keeps them off private addresses, and the outbox: the events of each change (a
-match's, a tournament's), written in the change's own transaction (so a rolled-back
-move sends nothing and a committed one is never lost), which
-:mod:`service.webhooks.dispatcher` sends.
-
-Events carry only what any spectator may see: never a hand, the stock, or the seed
-before the end (the matches domain tells them).
+"""A tenant's webhooks: endpoints (create, list, delete, recent attempts, retries), the
+check that keeps them off private addresses, and an erasure's rewrite of the kept
+messages. The outbox messages themselves are written by :mod:`.outbox`, the event door's
+subscriber, alone, and sent by :mod:`.dispatcher`.
 """
 
 from __future__ import annotations
 
 import base64
 import ipaddress
-import json
 import secrets
 import socket
 import uuid
@@ -24,20 +19,17 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import delete, select
 
-from ..events import WEBHOOK_KINDS, declared
+from ..events import WEBHOOK_KINDS
 from ..storage import writes
 from ..storage.db import db, transaction
 from ..storage.enums import MessageStatus
 from ..storage.models import Webhook, WebhookAttempt, WebhookMessage, as_utc, utcnow
-from ..storage.writes import Rows
 from ..tenants import audit
 from . import cache
 from .errors import DeliveryNotFound, WebhookNotFound, WebhookUrlNotAllowed
 
 EVENTS = WEBHOOK_KINDS
 """What a webhook may subscribe to: every kind :mod:`service.events` declares for them."""
-FINISHES = frozenset({"match.finished", "tournament.finished"})
-"""Sent ahead of every other waiting message, held behind none of their lane."""
 
 
 @dataclass(frozen=True)
@@ -329,50 +321,7 @@ def _attempts(row: Webhook, limit: int) -> list[AttemptInfo]:
             for m, t, s, at, code, error, ms in found]
 
 
-# ---- the outbox --------------------------------------------------------------------
-
-
-def _subscribed(tenant: int) -> cache.Subscriptions:
-    """(webhook pk, events) of the tenant's enabled webhooks, read at most once a
-    :data:`~.cache.SUBSCRIPTIONS_SECONDS` per process."""
-    found = cache.subscriptions(tenant)
-    if found is None:
-        found = tuple((pk, tuple(events)) for pk, events in db.session.execute(
-            select(Webhook.pk, Webhook.events)
-            .where(Webhook.tenant_pk == tenant, Webhook.disabled_at.is_(None))))
-        cache.keep(tenant, found)
-    return found
-
-
-def subscribed(tenant: int) -> bool:
-    """Whether the tenant has an enabled webhook (as this process read them lately)."""
-    return bool(_subscribed(tenant))
-
-
-def outbox(tenant: int, happened: Sequence[tuple[str, Any]]) -> list[Rows]:
-    """Events (a match change's, or a tournament's) as outbox messages for every enabled
-    webhook of the tenant that asked for them, to write in the change's own transaction
-    (none, and no work, without such a webhook). Each but a finish joins its match's (or
-    tournament's) lane, delivered in order; a finish is in no lane and goes first."""
-    for kind, data in happened:
-        declared(kind, data)
-    subscriptions = _subscribed(tenant)
-    if not subscriptions or not happened:
-        return []
-    now = utcnow()
-    stamp = now.isoformat().replace("+00:00", "Z")
-    rows = []
-    for kind, data in happened:
-        body = json.dumps({"type": kind, "timestamp": stamp, "data": data},
-                          separators=(",", ":"))
-        finish = kind in FINISHES
-        lane = None if finish else data.get("match_id") or data.get("tournament_id")
-        rows.extend({"webhook_pk": pk, "msg_id": "msg_" + secrets.token_hex(16), "type": kind,
-                     "body": body, "status": MessageStatus.PENDING, "attempts": 0,
-                     "next_attempt_at": now, "created_at": now, "lane": lane,
-                     "holds_lane": lane is not None, "priority": 0 if finish else 1}
-                    for pk, events in subscriptions if kind in events)
-    return [Rows(WebhookMessage.__table__, tuple(rows))] if rows else []
+# ---- an erasure --------------------------------------------------------------------
 
 
 def scrub(tenant: int, needles: Sequence[str], rewrite: Callable[[str, Any], Any]) -> None:

@@ -1,5 +1,5 @@
 """Erasure finds every id (issue 53, item 2): each event kind declares its payload's shape
-(`service/events.py`), the writers refuse an event it does not declare, and an erasure
+(`service/events.py`), the event door refuses an event it does not declare, and an erasure
 rewrites every kept event from those shapes: other players' streams and pending webhook
 messages keep no id, name or words of the erased player; only the erasure's own notice
 names the id it erased."""
@@ -17,7 +17,6 @@ from flask.testing import FlaskClient
 from sqlalchemy import select, update
 
 from service import events
-from service.players import events as player_events
 from service.storage.db import db
 from service.storage.models import Challenge, PlayerEvent, WebhookMessage, utcnow
 from service.webhooks import service as webhooks
@@ -80,16 +79,19 @@ def test_a_pending_challenge_message_loses_the_erased_id(
     assert data["challenged"].startswith("erased-")
 
 
-def test_a_writer_refuses_an_event_kind_or_field_the_registry_does_not_declare(
+def test_the_event_door_refuses_an_event_kind_or_field_the_registry_does_not_declare(
         app: Flask) -> None:
     with app.app_context():
         with pytest.raises(events.UndeclaredEvent, match="friend.poked"):
-            webhooks.outbox(1, [("friend.poked", {"player_id": "ana"})])
+            events.told(1, [events.event("friend.poked", {"player_id": "ana"})])
         with pytest.raises(events.UndeclaredEvent, match="chat"):  # webhooks only
-            player_events.events(1, [("bo", "chat", {"match_id": "m"})])
+            events.told(1, [events.event("chat", {"match_id": "m"}, ["bo"])])
         with pytest.raises(events.UndeclaredEvent, match="inviter"):
-            player_events.events(1, [("bo", "party.invited", {
-                "party_id": "p", "leader": "ana", "player_id": "bo", "inviter": "ana"})])
+            events.told(1, [events.event("party.invited", {
+                "party_id": "p", "leader": "ana", "player_id": "bo", "inviter": "ana"}, ["bo"])])
+        with pytest.raises(events.UndeclaredEvent, match="inviter"):  # a player's own data
+            events.told(1, [events.event("party.invited", {"party_id": "p"}, {
+                "bo": {"party_id": "p", "inviter": "ana"}})])
     assert set(webhooks.EVENTS) == {k.name for k in events.KINDS.values() if k.webhook}
 
 
@@ -104,7 +106,7 @@ def test_every_event_kind_the_service_emits_is_declared_and_erased_from(
     """The erased player in every role each kind has: after the erasure no kept event
     (webhook message or other player's stream event) holds their id, name or words but
     the erasure's own notice; and every declared kind was emitted (each through a
-    writer that refuses an undeclared one)."""
+    door that refuses an undeclared one)."""
     _hooked(app, client)
     ana, bo, cy, dee = (mint(client, p) for p in ("ana", "bo", "cy", "dee"))
     assert client.put("/v1/chat/settings", json={"mode": "text"}).status_code == 200

@@ -18,7 +18,6 @@ from service.errors import ServiceError
 from service.tenants.errors import TenantNameTaken, TenantNotFound
 from service.web.problems import domain_problem, status_of
 
-
 ENTRY_POINTS = {"service.gunicorn_conf"}
 """Modules that configure the process they are imported in, and define no error."""
 
