@@ -224,7 +224,7 @@ class MatchById(MethodView):
     ) -> Response | tuple[MatchView, int, Headers]:
         """The match; `If-None-Match` gives 304, and `?wait=S` long-polls for a change."""
         result = reading.read_match(match_id, tenant(), credential(), seen(), query["wait"],
-                                    waiter())
+                                    waiter(), viewer())
         if isinstance(result, Unchanged):
             response = current_app.response_class(status=304)
             response.headers["ETag"] = etag_for(result.version, result.seat)
@@ -403,7 +403,8 @@ class Events(MethodView):
         token = credential()
         events = reading.follow_match(match_id, tenant(), token, last_event_id(),
                                       stream_heartbeat(), waiter(),
-                                      chat.reader(match_id, tenant(), token, g.caller.server))
+                                      chat.reader(match_id, tenant(), token, g.caller.server),
+                                      viewer())
         first = next(events)  # errors (unknown match, bad token) answer as problems
 
         def chunks() -> Iterator[str]:
