@@ -230,7 +230,8 @@ def _read_late(match_id: str, tenant: int, seen: Seen, version: int, wait: float
     match's version, which would tell how far it is, and the whole wait even once it
     ended (a sealed table's end does not show)."""
     until = time.monotonic() + min(wait, current_app.config["BASRA_MAX_WAIT"])
-    version = max(version, polls.settled(match_id, version))  # the view never lags a 304
+    if seen.views or seen.anything:  # a 304 never hides a committed move
+        version = max(version, polls.settled(match_id, version))
     view = _view_at(match_id, tenant, None, version, shared=False, viewer=viewer)
     parked = False
     with ExitStack() as stack:
