@@ -21,7 +21,7 @@ from typing import Generic, TypeVar
 
 from ..engine import State
 from .results import LoggedMove, MatchView
-from .rows import MatchRow, SeatKey
+from .rows import Lag, MatchRow, SeatKey
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -57,10 +57,12 @@ class Kept(Generic[K, V]):
 
 written: Kept[tuple[int, str], tuple[MatchRow, State]] = Kept(2048)
 """(tenant, match id) -> the match as this process last saved it."""
-views: Kept[tuple[int, str, int, int | None], MatchView] = Kept(4096)
-"""(tenant, match id, version, seat) -> that seat's view of that version."""
-seats: Kept[str, tuple[int, tuple[SeatKey, ...]]] = Kept(100_000)
-"""match id -> (tenant, seat keys) of a started match."""
+views: Kept[tuple[int, str, int, int | None, bool], MatchView] = Kept(4096)
+"""(tenant, match id, version, seat, the server's) -> that seat's view of that version
+(seat None: a spectator's, or the front end's server's)."""
+seats: Kept[str, tuple[int, tuple[SeatKey, ...], Lag]] = Kept(100_000)
+"""match id -> (tenant, seat keys, (sealed, spectator delay)) of a started match (sealed
+as it was read: a round that ended since costs a spectator's poll a query)."""
 moves: Kept[tuple[int, str, int, int], tuple[LoggedMove, ...]] = Kept(4096)
 """(tenant, match id, after, last) -> its log entries after ``after`` up to ``last``
 (the log is append-only: they never change)."""

@@ -40,6 +40,7 @@ from .errors import (
     UnknownPhrase,
 )
 from .phrases import BY_ID, clean_words, masked, word_list
+from .results import Viewer, spectates
 from .rows import ChatLineRow, ChatReader, MatchRow, chat_key
 from .seats import acting_seat, require_seat
 
@@ -86,7 +87,7 @@ def _speaker(match: MatchRow, token: Credential | None,
     except InvalidToken:
         if not isinstance(token, PlayerProof):
             raise
-        if not rules.spectators:
+        if not rules.spectators or _sealed_to(match, token.player_id):
             raise NotAtTable("only the players seated at this table may chat here") from None
         return None, token.player_id, token.name or token.player_id
     held = match.seats[seat]
@@ -155,13 +156,20 @@ def reader(match_id: str, tenant: int, token: Credential | None,
                 held = match.seats[seat]
                 player = held.player_id if held.vouched else None
             except InvalidToken:
-                if not isinstance(token, PlayerProof) or not _spectators(tenant):
+                if not isinstance(token, PlayerProof) or not _spectators(tenant) \
+                        or _sealed_to(match, token.player_id):
                     return None
                 player = token.player_id
         elif not server:
             return None
         blocked = blocks.blocked_by(tenant, player) if player else frozenset()
     return ChatReader(match.pk, blocked)
+
+
+def _sealed_to(match: MatchRow, player_id: str) -> bool:
+    """Whether a player watching is kept out of the table's chat: it is sealed (a
+    duplicate round's table while the round goes on), by the rule of its view."""
+    return spectates(match.sealed, (), Viewer(player_id=player_id))
 
 
 def _spectators(tenant: int) -> bool:

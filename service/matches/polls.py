@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from flask import current_app
 
 from ..errors import InvalidToken, MatchNotFound
-from ..live.listener import VersionListener, listener
+from ..live.listener import NOBODY, VersionListener, listener
 from ..live.single_flight import SingleFlight
 from ..storage.db import has_replica, on_replica, transaction
 from ..storage.enums import MatchStatus
 from ..storage.errors import DatabaseUnavailable
 from . import cache, store
-from .rows import ChatReader, SeatKey, facts
+from .rows import ChatReader, Lag, SeatKey, facts
 from .seats import require_seat
 
 UNSETTLED = -3
@@ -36,6 +36,16 @@ class Peek:
     """When that seat runs out of time, epoch milliseconds; 0 for no clock running."""
     seats: tuple[SeatKey, ...]
     """(seat, token hash, vouched player) of the taken seats."""
+    lags: Lag = (False, 0)
+    """(sealed, spectator delay)."""
+
+    @property
+    def delays_spectators(self) -> bool:
+        """Whether its spectators may see it late (sealed, or a delay while it is not
+        over): their 304s are then keyed on what their view shows, never on
+        :attr:`version`, which would tell how far it is."""
+        sealed, delay = self.lags
+        return sealed or (delay > 0 and self.turn != NOBODY)
 
 
 _first_reads = SingleFlight()
@@ -56,14 +66,15 @@ def peek(match_id: str, tenant: int, at_least: int = -1) -> Peek:
         if kept[0] != tenant:
             raise MatchNotFound(f"no match with id {match_id!r}")
         version, (turn, deadline) = _current(heard, match_id, at_least)
-        return Peek(version, turn, deadline, kept[1])
+        return Peek(version, turn, deadline, kept[1], kept[2])
     found = _first_reads.do(match_id, lambda: _read(heard, match_id, at_least)) \
         if heard is not None else _read(None, match_id, at_least)
     if found.version < at_least:  # the crowd's read came from a standby behind this caller
         found = _read(heard, match_id, at_least)
     if found.tenant != tenant:
         raise MatchNotFound(f"no match with id {match_id!r}")
-    return Peek(found.version, *facts(found.status, found.turn, found.deadline), found.seats)
+    return Peek(found.version, *facts(found.status, found.turn, found.deadline), found.seats,
+                found.lags)
 
 
 def seat_tenant(match_id: str, token: str) -> int | None:
@@ -76,7 +87,7 @@ def seat_tenant(match_id: str, token: str) -> int | None:
             found = _facts_now(match_id)
         except MatchNotFound:
             return None
-        kept = (found.tenant, found.seats)
+        kept = (found.tenant, found.seats, found.lags)
         if found.status != MatchStatus.WAITING:  # seats change only while it waits
             cache.seats.put(match_id, kept)
     try:
@@ -93,7 +104,7 @@ def _read(heard: VersionListener | None, match_id: str, at_least: int) -> store.
     found = _facts(match_id, at_least=at_least)
     if heard is not None:
         if found.status != MatchStatus.WAITING:  # seats change only while it waits
-            cache.seats.put(match_id, (found.tenant, found.seats))
+            cache.seats.put(match_id, (found.tenant, found.seats, found.lags))
         _learn(heard, match_id, found, epoch)
     return found
 

@@ -4,8 +4,12 @@ sleep until a change's NOTIFY."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
+
+from flask import current_app
 
 from ..engine import State
 from ..live import listener, waiters
@@ -15,10 +19,19 @@ from ..live.yielding import after_requests_under_way
 from ..ops import metrics
 from ..players.service import Credential
 from ..storage.db import on_replica, statement_connection, transaction
-from ..storage.enums import MoveKind
 from ..storage.models import MoveRecord
 from . import cache, polls, store
-from .results import LoggedMove, MatchView, Seen, Unchanged, match_view
+from .results import (
+    PUBLIC,
+    SERVER,
+    LoggedMove,
+    MatchView,
+    Seen,
+    Unchanged,
+    Viewer,
+    match_view,
+    spectates,
+)
 from .rows import ChatLineRow, ChatReader, MatchRow
 from .seats import seat_of
 
@@ -35,21 +48,26 @@ class Event:
 
 
 def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen: int | None,
-                 heartbeat: float, client: str,
-                 chat: ChatReader | None = None) -> Iterator[Event]:
+                 heartbeat: float, client: str, chat: ChatReader | None = None,
+                 viewer: Viewer = PUBLIC) -> Iterator[Event]:
     """The events of a match for the token's seat (or a spectator): its view now (unless
     ``last_seen`` is the current version), then one per change, each with the log entries
     since the previous one (every play, though changes come faster than the stream
     wakes), and the chat lines ``chat`` (its reader, if any) sees as they are said; a
     heartbeat (``Event(None)``) when ``heartbeat`` seconds pass without either; it ends
-    once the match is over. The stream holds one of ``client``'s parking places
+    once the match is over. A spectator shown the match late (:func:`late`) follows it
+    by :func:`_follow_late`. The stream holds one of ``client``'s parking places
     (:mod:`service.live.waiters`)."""
     peeked = polls.peek(match_id, tenant)
     version, seat = peeked.version, seat_of(peeked.seats, token)
-    fresh = last_seen != version
-    shown = last_seen  # the last log entry the client was shown (None: a new client)
     said = _chat_now(chat)
     with waiters.parked(client), metrics.WAITERS.labels("stream").track_inprogress():
+        if late(peeked, seat, viewer):
+            yield from _follow_late(match_id, tenant, version, last_seen, heartbeat, chat, said,
+                                    viewer, sealed=peeked.lags[0])
+            return
+        fresh = last_seen != version
+        shown = last_seen  # the last log entry the client was shown (None: a new client)
         if not fresh:
             yield Event(None)  # resumed and current: answer at once, then wait
             if peeked.turn == NOBODY:
@@ -69,7 +87,7 @@ def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen
                         yield Event(None)
                     continue
                 version = current
-            view = _view_at(match_id, tenant, seat, version, shared=not fresh)
+            view = _view_at(match_id, tenant, seat, version, shared=not fresh, viewer=viewer)
             fresh = False
             version = view.version
             moves, shown = _moves_since(match_id, tenant, view, shown)
@@ -78,22 +96,53 @@ def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen
                 return
 
 
+def _follow_late(match_id: str, tenant: int, version: int, shown: int | None,
+                 heartbeat: float, chat: ChatReader | None, said: tuple[int, int],
+                 viewer: Viewer, sealed: bool) -> Iterator[Event]:
+    """:func:`follow_match` for a spectator shown the match late: an event only when what
+    its view shows changes (each event's id the version it shows; a sealed table's
+    once, as its round ends), heartbeats on their own clock, so that neither tells when
+    a play was made. ``version``: the match's, which the stream waits on."""
+    view = _view_at(match_id, tenant, None, version, shared=False, viewer=viewer)
+    if view.version == shown:
+        yield Event(None)  # resumed and current
+        if view.status.over:
+            return
+    beat = time.monotonic() + heartbeat
+    while True:
+        if view.version != shown:
+            moves, shown = _moves_since(match_id, tenant, view, shown)
+            yield Event(view, moves=moves)
+            if view.status.over:
+                return
+            beat = time.monotonic() + heartbeat
+        left = beat - time.monotonic()
+        if left <= 0:
+            yield Event(None)
+            beat = time.monotonic() + heartbeat
+            if sealed:  # the round's end moves no version: read the view again
+                view = _view_at(match_id, tenant, None, version, shared=False, viewer=viewer)
+            continue
+        if chat is None:
+            current = polls.wait_for_change(match_id, version, left)
+        else:
+            current = polls.wait_for_news(match_id, version, chat, *said, left)
+            lines, said = _chat_since(chat, said[0])
+            if lines:
+                yield Event(None, lines)
+        if current != version:
+            version = current
+            view = _view_at(match_id, tenant, None, version, shared=True, viewer=viewer)
+
+
 def _moves_since(match_id: str, tenant: int, view: MatchView, shown: int | None
                  ) -> tuple[tuple[LoggedMove, ...], int]:
     """The log entries ``view`` shows after entry ``shown`` (None: a new client, owed
-    none), and the last entry it shows. A spectator's view that leaves out the last
-    plays (``behind``) leaves them out here too, and owes them to a later view."""
-    if shown is None and not view.behind:
+    none), and the last entry it shows: its version's (a spectator's late view shows
+    the entries up to its version, and owes the others to a later view)."""
+    if shown is None or shown >= view.version:
         return (), view.version
-    after = shown or 0
-    if after >= view.version:
-        return (), after
-    entries = _entries(match_id, tenant, after, view.version)
-    if view.behind:  # shown: the entries before the first play left out
-        plays = [i for i, r in enumerate(entries) if r.kind == MoveKind.PLAY]
-        cut = plays[-view.behind] if len(plays) >= view.behind else (plays[0] if plays else 0)
-        entries = entries[:cut]
-    return (() if shown is None else entries), (entries[-1].seq if entries else after)
+    return _entries(match_id, tenant, shown, view.version), view.version
 
 
 _move_reads = SingleFlight()
@@ -138,17 +187,28 @@ def _chat_since(chat: ChatReader, after: int) -> tuple[tuple[ChatLineRow, ...], 
     return tuple(line for line in read if chat.sees(line)), (after, heard)
 
 
+def late(peeked: polls.Peek, seat: int | None, viewer: Viewer) -> bool:
+    """Whether ``viewer`` (at ``seat``) may be shown the match late, sealed or delayed
+    (:func:`.results.spectates`, as its facts tell without a query): its view's version
+    is then that of what it shows, and nothing is decided by the match's version."""
+    return seat is None and spectates(peeked.delays_spectators, (), viewer)
+
+
 def read_match(match_id: str, tenant: int, token: Credential | None, seen: Seen, wait: float,
-               client: str = "") -> MatchView | Unchanged:
+               client: str = "", viewer: Viewer = PUBLIC) -> MatchView | Unchanged:
     """The token's seat view (a spectator's without a token), or :class:`Unchanged`
     while the client's copy is current; with ``wait`` seconds, first wait that long
     for a change, unless nothing can change without the viewer (the match is over, or
-    it is the viewer's turn). Answering "unchanged" usually needs no query at all. A wait
-    holds one of ``client``'s parking places (:mod:`service.live.waiters`)."""
+    it is the viewer's turn). Answering "unchanged" usually needs no query at all; to a
+    spectator shown the match late, it is keyed on what the view shows
+    (:func:`_read_late`). A wait holds one of ``client``'s parking places
+    (:mod:`service.live.waiters`)."""
     # a read applies what time decided first; never older than what the client holds
     peeked = polls.peek(match_id, tenant, seen.newest())
     seat = seat_of(peeked.seats, token)
     version, turn = peeked.version, peeked.turn
+    if late(peeked, seat, viewer):
+        return _read_late(match_id, tenant, seen, version, wait, client, viewer)
     idle = turn == NOBODY or (seat is not None and turn == seat)
     woken = False
     if seen.holds(version, seat) and wait > 0 and not idle:
@@ -159,8 +219,35 @@ def read_match(match_id: str, tenant: int, token: Credential | None, seen: Seen,
         version = polls.settled(match_id, version)  # never hide a committed move
         if seen.holds(version, seat):
             return Unchanged(version, seat)
-    return _view_at(match_id, tenant, seat, version, shared=woken)
+    return _view_at(match_id, tenant, seat, version, shared=woken, viewer=viewer)
 
+
+def _read_late(match_id: str, tenant: int, seen: Seen, version: int, wait: float,
+               client: str, viewer: Viewer) -> MatchView | Unchanged:
+    """:func:`read_match` for a spectator shown the match late: the view (of the match's
+    ``version`` or later), unchanged while the client holds the version it shows,
+    waiting (``wait``) through the changes that do not move it; never answered by the
+    match's version, which would tell how far it is, and the whole wait even once it
+    ended (a sealed table's end does not show)."""
+    until = time.monotonic() + min(wait, current_app.config["BASRA_MAX_WAIT"])
+    if seen.views or seen.anything:  # a 304 never hides a committed move
+        version = max(version, polls.settled(match_id, version))
+    view = _view_at(match_id, tenant, None, version, shared=False, viewer=viewer)
+    parked = False
+    with ExitStack() as stack:
+        while seen.holds(view.version, None):
+            left = until - time.monotonic()
+            if left <= 0:
+                return Unchanged(view.version, None)
+            if not parked:  # the first wait takes a parking place, the last gives it back
+                stack.enter_context(waiters.parked(client))
+                stack.enter_context(metrics.WAITERS.labels("poll").track_inprogress())
+                parked = True
+            current = polls.wait_for_change(match_id, version, left)
+            if current != version:
+                version = current
+                view = _view_at(match_id, tenant, None, version, shared=True, viewer=viewer)
+    return view
 
 
 _view_reads = SingleFlight()
@@ -168,7 +255,7 @@ _view_reads = SingleFlight()
 
 
 def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
-             shared: bool) -> MatchView:
+             shared: bool, viewer: Viewer = PUBLIC) -> MatchView:
     """The seat's view of the match at ``version`` or later, read from the database.
 
     ``shared`` (requests woken by the notification of ``version``): the waiters of one
@@ -176,20 +263,25 @@ def _view_at(match_id: str, tenant: int, seat: int | None, version: int,
     under way in its worker (:func:`after_requests_under_way`), and the views read lately
     are kept (:mod:`.cache`). Other reads always read the database: a version heard here
     may lag one that the client saw acknowledged elsewhere."""
+    server = seat is None and viewer.server
     if not shared:
-        return _read_view(match_id, tenant, seat, version)
+        return _read_view(match_id, tenant, seat, version, server)
     after_requests_under_way()
-    key = (tenant, match_id, version, seat)
+    key = (tenant, match_id, version, seat, server)
     return _view_reads.do(
-        key, lambda: cache.views.get(key) or _read_view(match_id, tenant, seat, version))
+        key, lambda: cache.views.get(key) or _read_view(match_id, tenant, seat, version,
+                                                        server))
 
 
-def _read_view(match_id: str, tenant: int, seat: int | None, at_least: int) -> MatchView:
-    """The seat's view from the database at ``at_least`` or later (from a standby that
-    has it, else the primary), kept for the waiters woken by its version."""
-    match, state, log = _stored(match_id, tenant, seat is None, at_least=at_least)
-    view = match_view(match, state, seat, log=log)
-    cache.views.put((tenant, match_id, view.version, seat), view)
+def _read_view(match_id: str, tenant: int, seat: int | None, at_least: int,
+               server: bool) -> MatchView:
+    """The seat's view (``server``: the front end's server's) from the database at
+    ``at_least`` or later (from a standby that has it, else the primary), kept for the
+    waiters woken by the match's version."""
+    match, state, log = _stored(match_id, tenant, seat is None and not server,
+                                at_least=at_least)
+    view = match_view(match, state, seat, log=log, viewer=SERVER if server else PUBLIC)
+    cache.views.put((tenant, match_id, match.version, seat, server), view)
     return view
 
 

@@ -63,6 +63,7 @@ def view_fields(m: MatchView) -> dict[str, Any]:
         "rating_changes": m.rating_changes, "voided": m.voided, "clock": m.clock,
         "deadline": m.deadline, "created_at": m.created_at, "stand_in": m.stand_in,
         "dropped": m.dropped, "spectator_delay": m.spectator_delay, "behind": m.behind,
+        "sealed": m.sealed,
     })
     return data
 

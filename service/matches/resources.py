@@ -224,7 +224,7 @@ class MatchById(MethodView):
     ) -> Response | tuple[MatchView, int, Headers]:
         """The match; `If-None-Match` gives 304, and `?wait=S` long-polls for a change."""
         result = reading.read_match(match_id, tenant(), credential(), seen(), query["wait"],
-                                    waiter())
+                                    waiter(), viewer())
         if isinstance(result, Unchanged):
             response = current_app.response_class(status=304)
             response.headers["ETag"] = etag_for(result.version, result.seat)
@@ -274,8 +274,9 @@ class Moves(MethodView):
     def get(self, query: dict[str, Any], match_id: str) -> Response | tuple[MoveLog, int, Headers]:
         """The public move log (entries after `after`); reveals the seed (or explicit
         decks) once finished. `If-None-Match` with the last ETag gives 304. While a match
-        with a spectator delay goes on, its last plays are left out (`behind`) unless a
-        seat's token or a server key asks."""
+        with a spectator delay goes on, its last plays are left out (`behind`: the delay;
+        `version`: the last entry shown) unless a seat's token or a server key asks; a
+        sealed table's log is empty at version 0 until its round ends."""
         log = matches.move_log(match_id, tenant(), query["after"], credential(),
                                everything=g.caller is not None and g.caller.server)
         etag = f'"{log.version}-log-{log.behind}"' if log.behind else f'"{log.version}-log"'
@@ -399,11 +400,13 @@ class Events(MethodView):
         to the seats (and, where the front end lets them chat, players watching) a `chat`
         event per line said from then on, without an id; a comment every 15 s when
         nothing happens; the stream ends after the match does, or once its API key is
-        revoked."""
+        revoked. A spectator's delayed view has an event only when what it shows changes
+        (`id`: the version it shows); a sealed table's, none until its round ends."""
         token = credential()
         events = reading.follow_match(match_id, tenant(), token, last_event_id(),
                                       stream_heartbeat(), waiter(),
-                                      chat.reader(match_id, tenant(), token, g.caller.server))
+                                      chat.reader(match_id, tenant(), token, g.caller.server),
+                                      viewer())
         first = next(events)  # errors (unknown match, bad token) answer as problems
 
         def chunks() -> Iterator[str]:

@@ -76,7 +76,11 @@ class MatchView:
     """The seats the stand-in keeps now."""
     spectator_delay: int = 0
     behind: int = 0
-    """Plays this view leaves out (a spectator's of a match in play)."""
+    """A delayed spectator's view: the match's spectator delay (it leaves out up to that
+    many plays, never saying how many); 0 for a view of the match as it is."""
+    sealed: bool = False
+    """A duplicate round's table while the round goes on: outsiders see it as dealt, at
+    version 0, until the round ends."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,12 +167,14 @@ def spectates(delays_spectators: bool, players: Iterable[str | None], viewer: Vi
         viewer.player_id is None or viewer.player_id not in players)
 
 
-def delayed(match: MatchRow, seat: int | None) -> bool:
-    """Whether the viewer (None: a spectator) is shown the match some plays back: the
-    match is in play and has a spectator delay, so that nobody watching can relay a
-    table's plays as they happen. The seats see theirs at once; once the match is over,
-    everyone sees every play."""
-    return seat is None and spectates(match.delays_spectators, (), PUBLIC)
+def delayed(match: MatchRow, seat: int | None, viewer: Viewer = PUBLIC) -> bool:
+    """Whether the viewer (``seat`` None: not seated) is shown the match as its
+    spectators see it (:func:`spectates`): some plays back while it is in play with a
+    spectator delay, so that nobody watching can relay a table's plays as they happen;
+    as dealt while it is sealed. The seats see theirs at once, and the front end's
+    server sees it as it is; once the match is over (and unsealed), everyone sees
+    every play."""
+    return seat is None and spectates(match.delays_spectators, (), viewer)
 
 
 def replay(state: State, records: Sequence[MoveRecord]) -> State:
@@ -197,20 +203,47 @@ def shown_records(match: MatchRow, records: Sequence[MoveRecord]) -> tuple[list[
     return list(records[:plays[-hidden]]), hidden
 
 
+def shown_version(shown: Sequence[MoveRecord]) -> int:
+    """The version a spectator is shown of a delayed or sealed match: its last log entry
+    shown (0: none), never the match's, which would tell how many plays were made."""
+    return shown[-1].seq if shown else 0
+
+
+def _dropped(shown: Sequence[MoveRecord]) -> tuple[int, ...]:
+    """The seats a stand-in kept as of these log entries."""
+    dropped: set[int] = set()
+    for record in shown:
+        if record.kind == MoveKind.DROP:
+            dropped.add(record.seat)
+        elif record.kind == MoveKind.BACK:
+            dropped.discard(record.seat)
+    return tuple(sorted(dropped))
+
+
 def match_view(match: MatchRow, state: State, seat: int | None, *,
                version: int | None = None,
-               log: Sequence[MoveRecord] | None = None) -> MatchView:
-    """The view of ``seat`` (None: a spectator) of a stored match in ``state``; while the
+               log: Sequence[MoveRecord] | None = None,
+               viewer: Viewer = PUBLIC) -> MatchView:
+    """The view of ``seat`` (None: not seated) of a stored match in ``state``; while the
     match waits for players nobody sees a card. ``version`` rebuilds an earlier view
     (of a move, which only an active match takes). ``log``, the match's whole log: a
-    spectator of a :func:`delayed` match is shown it without its last plays."""
+    :func:`delayed` view is made from it, the position of the plays it shows at the
+    version of the last entry it shows (so its ETag moves only when what it shows
+    does), with no deadline; a sealed table as dealt, frozen at version 0, in play, with
+    no end, rematch, rating change or void."""
+    shown_at = None
     behind = 0
-    if log is not None and delayed(match, seat):
-        shown, behind = shown_records(match, log)
-        state = replay(state, shown) if behind or match.sealed else state
+    dropped = match.dropped
     status, end_reason, rematch = match.status, match.end_reason, match.rematch_id
-    if match.sealed and seat is None:
-        end_reason = None  # how a sealed table ended tells how it went
+    rating_changes, void = match.rating_changes, voided(match.voided_at, match.void_reason)
+    if log is not None and delayed(match, seat, viewer):
+        shown, hidden = shown_records(match, log)
+        state = replay(state, shown) if hidden or match.sealed else state
+        shown_at, dropped = shown_version(shown), _dropped(shown)
+        behind = 0 if match.sealed else match.spectator_delay
+        if match.sealed:  # frozen as dealt: neither its progress nor its end shows
+            status = MatchStatus.ACTIVE if status.over else status
+            end_reason, rematch, rating_changes, void = None, None, None, None
     if version is not None:
         status = MatchStatus.FINISHED if state.finished else MatchStatus.ACTIVE
         end_reason = finished_by(state) if state.finished else None
@@ -225,7 +258,8 @@ def match_view(match: MatchRow, state: State, seat: int | None, *,
         id=match.id,
         variant=match.variant,
         status=status,
-        version=match.version if version is None else version,
+        version=shown_at if shown_at is not None else
+        match.version if version is None else version,
         seats=seat_infos(match),
         commitment=match.commitment,
         explicit_decks=match.explicit_decks,
@@ -235,16 +269,17 @@ def match_view(match: MatchRow, state: State, seat: int | None, *,
         end_reason=end_reason,
         rematch=rematch,
         rated=match.rated,
-        rating_changes=match.rating_changes if version is None else None,
+        rating_changes=rating_changes if version is None else None,
         clock={"move_seconds": match.clock_seconds, "timeout": match.clock_timeout}
         if match.clock_seconds else None,
         deadline=match.deadline
-        if version is None and status == MatchStatus.ACTIVE and not behind else None,
-        voided=voided(match.voided_at, match.void_reason) if version is None else None,
+        if version is None and status == MatchStatus.ACTIVE and shown_at is None else None,
+        voided=void if version is None else None,
         stand_in=match.stand_in,
-        dropped=match.dropped,
+        dropped=dropped,
         spectator_delay=match.spectator_delay,
         behind=behind,
+        sealed=match.sealed,
     )
 
 
@@ -305,7 +340,7 @@ def as_spectators_see(summary: MatchSummary, match: MatchRow, state: State,
     was = replay(state, shown)
     sealed = match.sealed
     return dataclasses.replace(
-        summary, version=shown[-1].seq if shown else 0, scores=list(was.scores),
+        summary, version=shown_version(shown), scores=list(was.scores),
         rounds=was.round, winner=None if sealed else summary.winner,
         draw=False if sealed else summary.draw,
         end_reason=None if sealed else summary.end_reason,

@@ -21,6 +21,9 @@ STAND_IN = "greedy"
 SeatKey = tuple[int, str, str | None]
 """(seat, token hash, vouched player id or None) of a taken seat: what a bearer is
 checked against."""
+Lag = tuple[bool, int]
+"""(sealed, spectator delay) of a match: whether its spectators may see it late (sealed
+goes false once, as its duplicate round ends; the delay never changes)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -234,8 +234,14 @@ class MatchStateSchema(ma.Schema):
     spectator_delay = ma.fields.Integer(required=True, metadata={
         "description": "plays a spectator's view lags behind while the match goes on"})
     behind = ma.fields.Integer(required=True, metadata={
-        "description": "plays this view leaves out (a spectator's, while the match goes "
-        "on); the seats see theirs at once, and everyone sees every play once it is over"})
+        "description": "a spectator's view while the match goes on: its `spectator_delay` "
+        "(the view leaves out up to that many of the last plays, and its `version` is "
+        "that of the last log entry it shows); 0: the match as it is (the seats' view, "
+        "the server key's, and everyone's once it is over)"})
+    sealed = JsonBoolean(required=True, metadata={
+        "description": "a duplicate round's table while the round goes on: to all but "
+        "its seats and the server key it is shown as dealt, `active` at version 0, and "
+        "does not change until the round ends"})
 
     @ma.pre_dump
     def _flatten(self, m: MatchView, **kwargs: Any) -> dict[str, Any]:
@@ -315,8 +321,10 @@ class MoveLogSchema(ma.Schema):
     decks = ma.fields.List(ma.fields.List(ma.fields.String()), allow_none=True)
     moves = ma.fields.List(ma.fields.Nested(LoggedMoveSchema), required=True)
     behind = ma.fields.Integer(required=True, metadata={
-        "description": "plays left out: the match goes on and its spectators see it "
-        "`spectator_delay` plays late (a seat's token sees every play)"})
+        "description": "the match goes on and its spectators see it `spectator_delay` "
+        "plays late: that delay (up to that many plays are left out, and `version` is "
+        "that of the last entry shown); 0 for the whole log (a seat's token, the server "
+        "key, or the match over)"})
 
 
 class LogQuerySchema(ma.Schema):
@@ -425,8 +433,8 @@ class StreamStateSchema(MatchStateSchema):
         "previous `state` event of this connection, or after `Last-Event-ID` on a resumed "
         "one; none on a new connection's first event. The view may be several changes "
         "past the previous one: these are every play between them, in order. A "
-        "spectator's view that leaves plays out (`behind`) leaves them out here too, and "
-        "a later event carries them"})
+        "spectator's delayed view leaves out here what it leaves out (`behind`), and a "
+        "later event carries them"})
 
 
 class StateEventSchema(ma.Schema):

@@ -83,6 +83,7 @@ from .results import (
     match_view,
     replay,
     shown_records,
+    shown_version,
     spectates,
 )
 from .rows import ChatLineRow, LogEntry, MatchRow
@@ -805,19 +806,22 @@ def move_log(match_id: str, tenant: int, after: int = 0, token: Credential | Non
     """The match's moves after sequence number ``after``, in order; seed and explicit
     decks revealed when finished. Unless a seat's token asks (or ``everything``: the
     front end's server), a match in play with a spectator delay shows its log without
-    its last plays (``behind`` of them)."""
+    its last plays (``behind``: the delay), at the version of its last entry shown; a
+    sealed table's log is empty, in play at version 0."""
     with transaction():
         match, state = store.read(match_id, tenant)
         moves = store.move_log(match.pk, first=after + 1)
-        behind = 0
         # the seat is asked for only where it matters: any token reads an undelayed log
-        if spectates(match.delays_spectators, (), SERVER if everything else PUBLIC) \
-                and seat_of(match.seat_keys, token) is None:
-            shown, behind = shown_records(
-                match, store.move_log(match.pk) if after else moves)
-            last = shown[-1].seq if shown else 0
-            moves = [m for m in moves if m.seq <= last]
-    return dataclasses.replace(_log_of(match, state, moves), behind=behind)
+        if not (spectates(match.delays_spectators, (), SERVER if everything else PUBLIC)
+                and seat_of(match.seat_keys, token) is None):
+            return _log_of(match, state, moves)
+        shown, _ = shown_records(match, store.move_log(match.pk) if after else moves)
+    last = shown_version(shown)
+    log = _log_of(match, state, [m for m in moves if m.seq <= last])
+    if match.sealed:  # as dealt, and frozen until the round ends
+        return dataclasses.replace(log, status=MatchStatus.ACTIVE if log.status.over
+                                   else log.status, version=0)
+    return dataclasses.replace(log, version=last, behind=match.spectator_delay)
 
 
 def _log_of(match: MatchRow, state: State, moves: list[MoveRecord]) -> MoveLog:

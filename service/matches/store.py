@@ -49,7 +49,7 @@ from ..storage.models import (
     as_utc,
     utcnow,
 )
-from .rows import STAND_IN, ChatLineRow, LogEntry, MatchRow, SeatRow
+from .rows import STAND_IN, ChatLineRow, Lag, LogEntry, MatchRow, SeatRow
 from .seats import NewSeat
 
 _M = Match.__table__
@@ -153,6 +153,7 @@ def version_of(match_id: str, tenant: int,
 @lru_cache(maxsize=1)
 def _facts() -> Any:
     return select(_M.c.version, _M.c.status, _M.c.turn, _M.c.deadline, _M.c.tenant_pk,
+                  _M.c.sealed, _M.c.spectator_delay,
                   _S.c.seat, _S.c.token_hash, _S.c.player_id, _S.c.vouched
                   ).join(_S, _S.c.match_pk == _M.c.pk).where(_M.c.id == bindparam("match_id"))
 
@@ -168,6 +169,8 @@ class Facts:
     deadline: datetime | None
     seats: tuple[tuple[int, str, str | None], ...]
     """(seat, token hash, vouched player) of the taken seats."""
+    lags: Lag = (False, 0)
+    """(sealed, spectator delay)."""
 
 
 def facts(match_id: str) -> Facts:
@@ -175,9 +178,10 @@ def facts(match_id: str) -> Facts:
     rows = read_rows(_facts(), {"match_id": match_id})
     if not rows:
         raise MatchNotFound(f"no match with id {match_id!r}")
-    version, status, turn, deadline, tenant = rows[0][:5]
+    version, status, turn, deadline, tenant, sealed, delay = rows[0][:7]
     return Facts(tenant, version, MatchStatus(status), turn, _moment(deadline),
-                 tuple((r[5], r[6], r[7] if r[8] else None) for r in rows if r[6] is not None))
+                 tuple((r[7], r[8], r[9] if r[10] else None) for r in rows if r[8] is not None),
+                 (bool(sealed), int(delay or 0)))
 
 
 # --- saving a change ------------------------------------------------------------------

@@ -51,19 +51,19 @@ def _run_event(app: Flask, client: FlaskClient, **body: Any) -> tuple[dict[str, 
 
 def _sealed_until_the_round_is_over(client: FlaskClient, tour: dict[str, Any],
                                     tokens: dict[str, str]) -> None:
-    """Every table of the round has ended, and the worker has not yet seen it: a
-    spectator sees none of a table's plays, and nobody its seed (every table holds the
-    same cards); its seats and the front end's server (this keyless client) see its
-    plays."""
+    """Every table of the round has ended, and the worker has not yet seen it: nobody
+    sees its seed (every table holds the same cards); its seats and the front end's
+    server (this keyless client) see its plays and its end (a browser key's view:
+    ``test_sealing.py``)."""
     [current] = [r for r in tour["rounds"] if r["round"] == tour["round"]]
     table = current["pairings"][0]
     match, seat0 = table["match_id"], tokens[table["players"][0]]
     watching = client.get(f"/v1/matches/{match}").get_json()
     assert watching["status"] == "finished" and watching["seed"] is None
-    assert watching["last_move"] is None and watching["behind"] > 0
-    for asking in (auth(seat0), {}):
-        log = client.get(f"/v1/matches/{match}/moves", headers=asking).get_json()
-        assert len(log["moves"]) == watching["behind"] and log["seed"] is None
+    assert watching["last_move"] is not None and watching["sealed"] is True
+    logs = [client.get(f"/v1/matches/{match}/moves", headers=asking).get_json()
+            for asking in (auth(seat0), {})]
+    assert logs[0] == logs[1] and logs[0]["moves"] and logs[0]["seed"] is None
 
 
 def _same_cards_at_every_table(client: FlaskClient, tour: dict[str, Any]) -> None:
@@ -171,9 +171,10 @@ def test_a_browser_key_sees_nothing_of_a_sealed_table(keyed: Flask) -> None:
         assert client.post(f"/v1/matches/{match}/moves", headers=auth(token), json={
             "card": move["card"], "capture": move["capture"]}).status_code == 201
     log = client.get(f"/v1/matches/{match}/moves", headers=browser).get_json()
-    assert log["moves"] == [] and log["behind"] == 3
+    assert log["moves"] == [] and log["behind"] == 0 and log["version"] == 0
     view = client.get(f"/v1/matches/{match}", headers=browser).get_json()
-    assert view["last_move"] is None and view["behind"] == 3 and view["seed"] is None
+    assert view["last_move"] is None and view["behind"] == 0 and view["seed"] is None
+    assert view["version"] == 0 and view["sealed"] is True
     mine = client.get(f"/v1/matches/{match}/moves",
                       headers={**browser, **auth(tokens[table["players"][1]])}).get_json()
     assert len(mine["moves"]) == 3
