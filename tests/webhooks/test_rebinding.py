@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from service.storage.db import db
 from service.storage.models import WebhookAttempt
-from service.webhooks import deliveries
+from service.webhooks.dispatcher import Dispatcher
 from tests.conftest import make_app
 from tests.webhooks.test_webhooks import Receiver, key_of, subscribe
 
@@ -50,7 +50,7 @@ def test_a_host_rebound_to_an_ipv6_form_of_a_private_address_is_refused_at_each_
     client = app.test_client()
     key = key_of(app)
     subscribe(client, key, f"http://hooks.example:{port}/hooks", ["match.started"])
-    dispatcher = deliveries.Dispatcher(app)
+    dispatcher = Dispatcher(app)
     try:
         for n, address in enumerate(TRANSITION, start=1):
             answer[0] = address
