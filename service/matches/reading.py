@@ -15,9 +15,9 @@ from ..live.yielding import after_requests_under_way
 from ..ops import metrics
 from ..players.service import Credential
 from ..storage.db import on_replica, statement_connection, transaction
-from ..storage.enums import MoveKind
-from ..storage.models import MoveRecord
 from . import cache, polls, store
+from .enums import MoveKind
+from .models import MoveRecord
 from .results import LoggedMove, MatchView, Seen, Unchanged, match_view
 from .rows import ChatLineRow, ChatReader, MatchRow
 from .seats import seat_of

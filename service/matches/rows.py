@@ -13,7 +13,7 @@ from typing import Any
 
 from ..engine import Play, State, team_of
 from ..live.listener import NOBODY, UNKNOWN
-from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
+from .enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 
 STAND_IN = "greedy"
 """The bot level that keeps a dropped seat when its match names none."""

@@ -49,12 +49,12 @@ from ..live.listener import CHANNEL, payload
 from ..players import service as players
 from ..players.service import Credential
 from ..storage import writes
+from ..storage.base import utcnow
 from ..storage.db import after_commit, on_replica, statement_connection, transaction
-from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
-from ..storage.models import MoveRecord, utcnow
 from ..tenants import audit
 from ..tenants.service import sender_digest
 from . import cache, changes, clocks, finish, history, store
+from .enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 from .errors import (
     ClaimTooEarly,
     ClockRanOut,
@@ -69,6 +69,7 @@ from .errors import (
     VersionMismatch,
     WrongPlayerCount,
 )
+from .models import MoveRecord
 from .replies import bill_replies, bots_play
 from .results import (
     PUBLIC,

@@ -36,19 +36,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from ..engine import State, rules_from_json, state_from_dict, state_to_dict
 from ..errors import MatchNotFound
 from ..storage import writes
+from ..storage.base import as_utc, utcnow
 from ..storage.db import backend, db, read_rows
-from ..storage.enums import ClockTimeout, EndReason, MatchStatus
-from ..storage.models import (
-    ChatLine,
-    ChatSettings,
-    CreateKey,
-    IdempotencyKey,
-    Match,
-    MoveRecord,
-    Seat,
-    as_utc,
-    utcnow,
-)
+from .enums import ClockTimeout, EndReason, MatchStatus
+from .models import ChatLine, ChatSettings, CreateKey, IdempotencyKey, Match, MoveRecord, Seat
 from .rows import STAND_IN, ChatLineRow, LogEntry, MatchRow, SeatRow
 from .seats import NewSeat
 

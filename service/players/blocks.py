@@ -10,11 +10,13 @@ from datetime import datetime
 
 from sqlalchemy import and_, delete, func, or_, select
 
+from ..social.models import Friendship
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.models import Block, Friendship, as_utc, utcnow
 from ..tenants import audit
 from . import service as players
 from .errors import BlockedPlayer, TooManyBlocks
+from .models import Block
 
 MAX_BLOCKS = 1000
 """Players one player may block."""

@@ -18,11 +18,13 @@ from typing import Any
 
 from sqlalchemy import and_, bindparam, func, or_, select
 
+from ..matches.models import Match
 from ..storage import cursors
+from ..storage.base import utcnow
 from ..storage.db import db, on_replica, read_rows, transaction
-from ..storage.models import Match, Player, Rating, RatingChange, utcnow
 from . import service as players
 from .errors import BadBoardCursor, PlayerNotFound
+from .models import Player, Rating, RatingChange
 from .ratings import MODEL
 
 

@@ -24,8 +24,9 @@ from flask import current_app
 from sqlalchemy import delete, exists, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from ..storage.base import utcnow
 from ..storage.db import backend, db, transaction
-from ..storage.models import Presence, PresenceLease, utcnow
+from .models import Presence, PresenceLease
 
 CHUNK = 1_000
 """Leases renewed by one statement at most."""

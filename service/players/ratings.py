@@ -20,9 +20,10 @@ from openskill.models import PlackettLuce
 from sqlalchemy import select
 from sqlalchemy.dialects import sqlite
 
+from ..storage.base import utcnow
 from ..storage.db import backend, db, session_execute
-from ..storage.models import Player, Rating, RatingChange, utcnow
 from ..storage.writes import Rows
+from .models import Player, Rating, RatingChange
 
 MODEL = PlackettLuce()
 """openskill's Plackett-Luce model, the library's defaults (mu 25, sigma 25/3)."""

@@ -23,9 +23,10 @@ import jwt
 from sqlalchemy import delete, select, update
 
 from ..storage import writes
+from ..storage.base import as_utc, utcnow
 from ..storage.db import after_commit, db, read_apart, transaction
-from ..storage.models import Player, PlayerEvent, Rating, RatingChange, Tenant, as_utc, utcnow
 from ..tenants import audit
+from ..tenants.models import Tenant
 from . import cache, totals
 from .errors import (
     InvalidPlayerToken,
@@ -34,6 +35,7 @@ from .errors import (
     SuspensionEnded,
     TokenRevoked,
 )
+from .models import Player, PlayerEvent, Rating, RatingChange
 
 ISSUER = "basra"
 ALGORITHM = "HS256"

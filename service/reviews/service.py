@@ -16,13 +16,13 @@ from ..bots import helpers
 from ..errors import MissingToken
 from ..matches import service as matches
 from ..players.service import Credential
+from ..storage.base import utcnow
 from ..storage.db import DISCONNECTED, transaction
-from ..storage.enums import ReviewStatus
 from ..storage.errors import DatabaseUnavailable
-from ..storage.models import utcnow
 from ..tenants import limits
 from ..tenants.errors import BudgetSpent
 from . import store
+from .enums import ReviewStatus
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,11 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from ..matches.models import Match
+from ..storage.base import as_utc
 from ..storage.db import backend, db
-from ..storage.enums import ReviewStatus
-from ..storage.models import Match, Review, as_utc
+from .enums import ReviewStatus
+from .models import Review
 
 _R = Review.__table__
 

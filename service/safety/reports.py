@@ -15,16 +15,18 @@ from sqlalchemy.exc import IntegrityError
 
 from ..live.listener import CHANNEL
 from ..matches import service as matches
+from ..matches.models import Match
 from ..matches.results import MatchSummary
 from ..matches.service import MatchRecord
 from ..storage import cursors, writes
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import ReportAction, ReportReason, ReportStatus
-from ..storage.models import Match, Report, as_utc, utcnow
 from ..tenants import audit
 from ..webhooks import service as webhooks
 from . import service as safety
+from .enums import ReportAction, ReportReason, ReportStatus
 from .errors import AlreadyReported, BadCursor, NotReportable, ReportNotFound, ReportResolved
+from .models import Report
 
 
 @dataclass(frozen=True)

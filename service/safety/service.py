@@ -21,13 +21,17 @@ from ..players import blocks, presence
 from ..players import service as players
 from ..players.leaderboards import Listing, rating_history, record
 from ..social import challenges, friends, parties
+from ..social.models import Challenge
 from ..storage import writes
+from ..storage.base import as_utc
 from ..storage.db import db, transaction
-from ..storage.models import AuditEntry, Challenge, Entrant, Report, Tournament, as_utc
 from ..tenants import audit
+from ..tenants.models import AuditEntry
 from ..tournaments import service as tournaments
+from ..tournaments.models import Entrant, Tournament
 from ..webhooks import service as webhooks
 from .errors import BadCursor
+from .models import Report
 
 
 @dataclass(frozen=True)

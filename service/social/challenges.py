@@ -23,11 +23,12 @@ from ..matches.seats import PlayerSpec
 from ..matches.service import CreatedMatch
 from ..players import blocks
 from ..players import service as players
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import ChallengeStatus
-from ..storage.models import Challenge, as_utc, utcnow
+from .enums import ChallengeStatus
 from .errors import ChallengeClosed, ChallengeNotFound, NotYourChallenge, TooManyChallenges
 from .events import tell
+from .models import Challenge
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,15 @@ from sqlalchemy import and_, delete, func, or_, select
 
 from ..players import blocks
 from ..players import service as players
+from ..players.enums import PresenceStatus
+from ..players.models import Presence
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import FriendStatus, PresenceStatus
-from ..storage.models import Friendship, Presence, as_utc, utcnow
 from ..tenants import audit
+from .enums import FriendStatus
 from .errors import TooManyFriends
 from .events import tell
+from .models import Friendship
 
 
 @dataclass(frozen=True)

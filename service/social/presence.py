@@ -19,11 +19,13 @@ from sqlalchemy.dialects import postgresql, sqlite
 from ..live.listener import CHANNEL
 from ..matches import service as matches
 from ..matches.changes import MatchChanged
+from ..matches.enums import MatchStatus
 from ..players import presence as leases
+from ..players.enums import PresenceStatus
+from ..players.models import Presence, PresenceLease
 from ..storage import writes
+from ..storage.base import utcnow
 from ..storage.db import backend, db, transaction
-from ..storage.enums import MatchStatus, PresenceStatus
-from ..storage.models import Presence, PresenceLease, utcnow
 from .events import told
 from .friends import friend_ids
 

@@ -12,8 +12,9 @@ from typing import Any
 from sqlalchemy import select
 
 from ..storage import cursors
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db
-from ..storage.models import AuditEntry, as_utc, utcnow
+from .models import AuditEntry
 
 COMMAND_LINE = "cli"
 """The actor of what the ``basra`` command does."""

@@ -20,8 +20,8 @@ from datetime import datetime
 from sqlalchemy import func, select, update
 
 from ..live.single_flight import SingleFlight
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, read_fresh, transaction
-from ..storage.models import LOCAL_TENANT, ApiKey, StaffKey, Tenant, as_utc, utcnow
 from . import audit, cache
 from .cache import LOCAL, Caller
 from .errors import (
@@ -32,6 +32,7 @@ from .errors import (
     TenantNameTaken,
     TenantNotFound,
 )
+from .models import LOCAL_TENANT, ApiKey, StaffKey, Tenant
 
 KEY_PREFIX = "bk_"
 STAFF_KEY_PREFIX = "bs_"

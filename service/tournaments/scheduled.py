@@ -20,14 +20,17 @@ from typing import Any
 from sqlalchemy import func, select, update
 
 from ..engine import Rules, load_variant, new_seed, with_house_rules
+from ..matches.enums import MatchStatus
+from ..matches.models import Match
 from ..matches.rows import MatchRow
 from ..matches.seats import PlayerSpec
 from ..matches.service import deal_match, insert_match, unseal
+from ..storage.base import as_utc, utcnow
 from ..storage.db import DISCONNECTED, db, transaction
-from ..storage.enums import MatchStatus, PairingStatus, TournamentStatus, TournamentSystem
 from ..storage.errors import DatabaseUnavailable
-from ..storage.models import Entrant, Match, Pairing, Tournament, as_utc, utcnow
 from . import pairing
+from .enums import PairingStatus, TournamentStatus, TournamentSystem
+from .models import Entrant, Pairing, Tournament
 from .service import (
     OVER,
     Loaded,

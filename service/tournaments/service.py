@@ -17,28 +17,22 @@ from sqlalchemy import func, select, update
 from ..engine import load_variant, rules_from_json, state_from_dict, with_house_rules
 from ..live.listener import CHANNEL
 from ..matches.changes import MatchChanged
+from ..matches.enums import MatchStatus
+from ..matches.models import Match
 from ..matches.results import PUBLIC, spectates
 from ..matches.rows import delays
 from ..matches.service import call_off, unseal
 from ..players import events as player_events
 from ..players import service as players
+from ..players.models import Player, Rating
 from ..storage import writes
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import MatchStatus, PairingStatus, TournamentStatus, TournamentSystem
-from ..storage.models import (
-    Entrant,
-    Match,
-    Pairing,
-    Player,
-    Rating,
-    Tenant,
-    Tournament,
-    as_utc,
-    utcnow,
-)
 from ..storage.writes import Rows
+from ..tenants.models import Tenant
 from ..webhooks import service as webhooks
 from . import pairing
+from .enums import PairingStatus, TournamentStatus, TournamentSystem
 from .errors import (
     EntryClosed,
     NotEntered,
@@ -46,6 +40,7 @@ from .errors import (
     TournamentNotFound,
     TwoPlayersOnly,
 )
+from .models import Entrant, Pairing, Tournament
 from .pairing import Game, Standing
 
 OVER = (TournamentStatus.FINISHED, TournamentStatus.CANCELLED)

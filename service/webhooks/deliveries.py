@@ -55,13 +55,14 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.util.connection import is_connection_dropped
 
 from ..ops import metrics
+from ..storage.base import as_utc, utcnow
 from ..storage.db import DISCONNECTED, db, end_session, transaction
-from ..storage.enums import MessageStatus
 from ..storage.errors import DatabaseUnavailable
-from ..storage.models import Webhook, WebhookAttempt, WebhookMessage, as_utc, utcnow
 from . import cache
 from . import service as webhooks
+from .enums import MessageStatus
 from .errors import WebhookUrlNotAllowed
+from .models import Webhook, WebhookAttempt, WebhookMessage
 
 log = logging.getLogger(__name__)
 

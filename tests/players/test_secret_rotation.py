@@ -14,8 +14,8 @@ from sqlalchemy import select, update
 
 from service.players import service as players
 from service.storage.db import db, transaction
-from service.storage.models import Tenant
 from service.tenants import service as tenants
+from service.tenants.models import Tenant
 from tests.client import auth
 from tests.conftest import api_key
 
