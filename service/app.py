@@ -29,6 +29,7 @@ from .ops import resources as ops
 from .ops.logs import init_observability
 from .ops.metrics import READINESS
 from .play import resources as play
+from .players import blocks as player_blocks
 from .players import cache as player_cache
 from .players import events as player_events
 from .players import models as players_tables
@@ -40,6 +41,7 @@ from .reviews import models as reviews_tables
 from .reviews import resources as reviews
 from .safety import models as safety_tables
 from .safety import resources as safety
+from .social import friends as social_friends
 from .social import models as social_tables
 from .social import presence as social_presence
 from .social import resources as social
@@ -98,11 +100,13 @@ def wire_subscribers() -> None:
     """Who hears of every match change: the webhooks' outbox, the players' streams, the
     tournaments' results, the players' presence (each answers with the rows to write with
     the change); who hears of a player's first stream on this process: presence; and of
-    a player's sign-out or suspension: the webhooks' outbox."""
+    a player's sign-out or suspension: the webhooks' outbox; and of a block: social (it
+    ends a friendship)."""
     match_changes.wire(_webhook_messages, _player_events, tournaments.results,
                        social_presence.on_match)
     player_presence.wire(social_presence.reconcile)
     player_service.wire(webhooks.outbox)
+    player_blocks.wire(social_friends.unfriend)
     keeper.wire(player_presence.renew_if_due)
 
 

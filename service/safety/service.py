@@ -214,6 +214,7 @@ def erase(tenant: int, player_id: str, actor: str) -> Erased:
         webhooks.scrub(tenant, needles, rewrite)
         tournaments.pseudonymize(tenant, player_id, pseudonym)
         blocks.forget(tenant, player_id)
+        friends.forget(tenant, player_id)
         presence.forget(tenant, player_id)
         parties.forget(tenant, player_id)
         db.session.execute(delete(Report).where(Report.tenant_pk == tenant, or_(

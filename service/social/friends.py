@@ -143,3 +143,18 @@ def friend_ids(tenant: int, player_id: str) -> list[str]:
     return list(db.session.execute(select(Friendship.friend_id).where(
         Friendship.tenant_pk == tenant, Friendship.player_id == player_id,
         Friendship.status == FriendStatus.FRIENDS)).scalars())
+
+
+def unfriend(tenant: int, one: str, other: str) -> None:
+    """End a friendship or a request between the two, either way (caller's write
+    transaction): a block's hook, wired by ``create_app``."""
+    db.session.execute(delete(Friendship).where(Friendship.tenant_pk == tenant, or_(
+        and_(Friendship.player_id == one, Friendship.friend_id == other),
+        and_(Friendship.player_id == other, Friendship.friend_id == one))))
+
+
+def forget(tenant: int, player_id: str) -> None:
+    """Remove every friendship and request by or of the player (caller's write
+    transaction)."""
+    db.session.execute(delete(Friendship).where(Friendship.tenant_pk == tenant, or_(
+        Friendship.player_id == player_id, Friendship.friend_id == player_id)))
