@@ -12,10 +12,8 @@ from datetime import datetime
 from flask import current_app
 from sqlalchemy import and_, delete, func, or_, select
 
-from ..players import blocks
+from ..players import blocks, presence
 from ..players import service as players
-from ..players.enums import PresenceStatus
-from ..players.models import Presence
 from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
 from ..tenants import audit
@@ -124,18 +122,17 @@ def friends_of(tenant: int, player_id: str, after: str | None, limit: int) -> li
     both = made.union_all(asked).subquery()
     query = select(both.c.other, both.c.status, both.c.since, both.c.other.in_(
         select(Friendship.friend_id).where(Friendship.tenant_pk == tenant,
-                                           Friendship.player_id == player_id)),
-        Presence.status, Presence.match_id).outerjoin(Presence, and_(
-            Presence.tenant_pk == tenant, Presence.player_id == both.c.other))
+                                           Friendship.player_id == player_id)))
     if after is not None:
         query = query.where(both.c.other > after)
     with transaction():
         rows = db.session.execute(query.order_by(both.c.other).limit(limit)).all()
-    return [Friend(other, FriendStatus.FRIENDS, as_utc(since),
-                   seen or PresenceStatus.OFFLINE, match_id)
+        seen = presence.told_of(tenant, (other for other, status, *_ in rows
+                                         if status == FriendStatus.FRIENDS))
+    return [Friend(other, FriendStatus.FRIENDS, as_utc(since), *seen[other])
             if status == FriendStatus.FRIENDS else
             Friend(other, "requested" if mine else "asked", as_utc(since))
-            for other, status, since, mine, seen, match_id in rows]
+            for other, status, since, mine in rows]
 
 
 def friend_ids(tenant: int, player_id: str) -> list[str]:
