@@ -23,6 +23,7 @@ from .matches import cache as match_cache
 from .matches import changes as match_changes
 from .matches import models as matches_tables
 from .matches import resources as matches
+from .matches import service as match_service
 from .matches.changes import MatchChanged
 from .matches.schemas import describe_stream_events
 from .ops import resources as ops
@@ -32,6 +33,7 @@ from .play import resources as play
 from .players import blocks as player_blocks
 from .players import cache as player_cache
 from .players import events as player_events
+from .players import leaderboards as player_boards
 from .players import models as players_tables
 from .players import presence as player_presence
 from .players import resources as players
@@ -101,12 +103,13 @@ def wire_subscribers() -> None:
     tournaments' results, the players' presence (each answers with the rows to write with
     the change); who hears of a player's first stream on this process: presence; and of
     a player's sign-out or suspension: the webhooks' outbox; and of a block: social (it
-    ends a friendship)."""
+    ends a friendship); who names a rating change's match: the matches."""
     match_changes.wire(_webhook_messages, _player_events, tournaments.results,
                        social_presence.on_match)
     player_presence.wire(social_presence.reconcile)
     player_service.wire(webhooks.outbox)
     player_blocks.wire(social_friends.unfriend)
+    player_boards.wire(match_service.match_ids)
     keeper.wire(player_presence.renew_if_due)
 
 

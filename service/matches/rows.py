@@ -253,3 +253,17 @@ class ChatReader:
 def chat_key(match_pk: int) -> str:
     """The listener's key for a match's chat lines."""
     return f"c{match_pk}"
+
+
+@dataclass(frozen=True, slots=True)
+class GameFacts:
+    """What a tournament's game shows of its match: its id, where it stands, its result,
+    its deal's commitment and what spectators may see of it."""
+
+    id: str
+    status: str
+    winner: int | None
+    draw: bool
+    commitment: str
+    sealed: bool
+    spectator_delay: int

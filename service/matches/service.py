@@ -16,7 +16,7 @@ import math
 import secrets
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -86,7 +86,7 @@ from .results import (
     shown_records,
     spectates,
 )
-from .rows import ChatLineRow, LogEntry, MatchRow
+from .rows import ChatLineRow, GameFacts, LogEntry, MatchRow
 from .rows import facts as match_facts
 from .seats import (
     Minter,
@@ -829,3 +829,26 @@ def _log_of(match: MatchRow, state: State, moves: list[MoveRecord]) -> MoveLog:
         [[str(c) for c in deck] for deck in state.decks]
         if shown and match.explicit_decks else None,
     )
+
+
+def match_ids(match_pks: Iterable[int]) -> dict[int, str]:
+    """The ids of these matches, by key (caller's transaction): what another domain's
+    rows keep of a match is its key (a report's, a review's)."""
+    return store.ids_of(match_pks)
+
+
+def match_pk(tenant: int, match_id: str) -> int | None:
+    """The key of the front end's match ``match_id`` (caller's transaction), for another
+    domain's row to keep."""
+    return store.pk_of(tenant, match_id)
+
+
+def games_of(match_pks: Iterable[int]) -> dict[int, GameFacts]:
+    """What tournament games show of their matches, by key (caller's transaction)."""
+    return store.games_of(match_pks)
+
+
+def states_of(match_pks: Iterable[int]) -> dict[int, State]:
+    """The engine states of these matches, by key (caller's transaction): a duplicate
+    event's tables compared."""
+    return store.states_of(match_pks)

@@ -12,7 +12,7 @@ save (:mod:`service.matches.finish`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,3 +186,13 @@ def take_back(tenant: int, pool: str, match_pk: int,
         return ()
     return (Rows(Rating.__table__, tuple(rows), key=("player_pk", "pool")),
             Rows(RatingChange.__table__, tuple(charted)))
+
+
+def ordinals(tenant: int, pool: str, player_ids: Iterable[str]) -> dict[str, float]:
+    """The rated players' ordinals in ``pool``, by id (caller's transaction): a
+    tournament's seeding and tie-breaks."""
+    wanted = list(player_ids)
+    return dict(db.session.execute(
+        select(Player.player_id, Rating.ordinal).join(Rating, Rating.player_pk == Player.pk)
+        .where(Player.tenant_pk == tenant, Rating.pool == pool,
+               Player.player_id.in_(wanted))).all())

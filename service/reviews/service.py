@@ -115,7 +115,7 @@ def make_next() -> bool:
         waiting = store.waiting_tenants(now - TAKEN_FOR)
     for tenant in sorted(waiting, key=lambda t: _served.get(t, 0.0)):
         with transaction(write=True):
-            taken = store.claim(tenant, now, now - TAKEN_FOR)
+            taken = store.claim(tenant, now, now - TAKEN_FOR, matches.match_ids)
         if taken is None:
             continue
         _served[tenant] = time.monotonic()

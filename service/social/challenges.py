@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import func, or_, select
+from sqlalchemy import delete, func, or_, select
 
 from ..engine import load_variant, with_house_rules
 from ..matches import service as matches
@@ -206,3 +206,9 @@ def open_challenges(tenant: int, player_id: str) -> list[ChallengeView]:
             or_(Challenge.challenger == player_id, Challenge.challenged == player_id))
             .order_by(Challenge.pk)).scalars().all()
     return [view_of(c, now) for c in rows]
+
+
+def forget(tenant: int, player_id: str) -> None:
+    """Remove every challenge by or to the player (caller's write transaction)."""
+    db.session.execute(delete(Challenge).where(Challenge.tenant_pk == tenant, or_(
+        Challenge.challenger == player_id, Challenge.challenged == player_id)))
