@@ -64,7 +64,7 @@ def run() -> dict[str, float]:
     from service import create_app
     from service.matches import history
     from service.matches import service as matches
-    from service.storage.models import LOCAL_TENANT
+    from service.tenants.models import LOCAL_TENANT
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url})
     print(f"history: {rows:,} matches in PostgreSQL, 20-match pages, median of 20 calls")

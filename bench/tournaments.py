@@ -55,8 +55,10 @@ def _arena(url: str) -> list[float]:
     from sqlalchemy import select
 
     from service import create_app, worker
+    from service.matches.models import Match
+    from service.storage.base import as_utc
     from service.storage.db import db
-    from service.storage.models import Match, Pairing, Tournament, as_utc
+    from service.tournaments.models import Pairing, Tournament
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url, "BASRA_RATE_LIMITS": "off"})
     client = app.test_client()

@@ -21,28 +21,39 @@ from .live import keeper
 from .lobby import resources as lobby
 from .matches import cache as match_cache
 from .matches import changes as match_changes
+from .matches import models as matches_tables
 from .matches import resources as matches
+from .matches import service as match_service
 from .matches.schemas import describe_stream_events
 from .ops import resources as ops
 from .ops.logs import init_observability
 from .ops.metrics import READINESS
 from .play import resources as play
+from .players import blocks as player_blocks
 from .players import cache as player_cache
 from .players import events as player_events
+from .players import leaderboards as player_boards
+from .players import models as players_tables
 from .players import presence as player_presence
 from .players import resources as players
 from .players.requests import resolve_player
+from .reviews import models as reviews_tables
 from .reviews import resources as reviews
+from .safety import models as safety_tables
 from .safety import resources as safety
+from .social import friends as social_friends
+from .social import models as social_tables
 from .social import presence as social_presence
 from .social import resources as social
-from .storage import MIGRATIONS, models  # noqa: F401  (the tables, for migrations)
+from .storage import MIGRATIONS
 from .storage.db import DISCONNECTED, db, init_db
 from .storage.errors import DatabaseUnavailable
 from .tenants import cache as tenant_cache
+from .tenants import models as tenants_tables
 from .tenants import resources as staff_routes
 from .tenants.limits import init_limits, store_state
 from .tenants.requests import resolve_tenant
+from .tournaments import models as tournaments_tables
 from .tournaments import resources as tournament_routes
 from .tournaments import service as tournaments
 from .variants import resources as variants
@@ -53,10 +64,15 @@ from .web.parser import refuse_nul_in_path
 from .web.problems import domain_problem
 from .web.sessions import NoSessions
 from .webhooks import cache as webhook_cache
+from .webhooks import models as webhooks_tables
 from .webhooks import outbox as webhook_outbox
 from .webhooks import resources as webhook_routes
 
 migrate = Migrate()
+TABLES = (matches_tables, players_tables, reviews_tables, safety_tables, social_tables,
+          tenants_tables, tournaments_tables, webhooks_tables)
+"""Every domain's tables (its ``models.py``), imported here so the one metadata holds them
+all: what Alembic compares the migrations with, and what the suite empties."""
 
 
 def reset_caches() -> None:
@@ -70,11 +86,15 @@ def wire_subscribers() -> None:
     """Who hears every published event (:mod:`service.events`): the webhooks' outbox and
     the players' streams (each answers with the rows to write in the publisher's
     transaction); who hears of every match change besides: the tournaments' results, the
-    players' presence; who hears of a player's first stream on this process: presence."""
+    players' presence; who hears of a player's first stream on this process: presence;
+    and of a block: social (it ends a friendship); who names a rating change's match: the
+    matches."""
     events.wire(events.Subscriber(webhook_outbox.outbox, webhook_outbox.subscribed),
                 events.Subscriber(player_events.for_streams))
     match_changes.wire(tournaments.results, social_presence.on_match)
     player_presence.wire(social_presence.reconcile)
+    player_blocks.wire(social_friends.unfriend)
+    player_boards.wire(match_service.match_ids)
     keeper.wire(player_presence.renew_if_due)
 
 

@@ -32,10 +32,10 @@ def run_keys_command(command: str, name: str | None, origins: list[str], *,
     from . import create_app
     from .engine.errors import BasraError
     from .players import service as players
-    from .storage.enums import StaffRole
     from .tenants import service as tenants
     from .tenants import staff
     from .tenants.audit import COMMAND_LINE
+    from .tenants.enums import StaffRole
 
     if command != "list" and not (name and 0 < len(name) <= 64):
         print(f"basra keys {command}: give a tenant NAME of 1 to 64 characters", file=sys.stderr)

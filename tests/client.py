@@ -10,9 +10,10 @@ from werkzeug.test import TestResponse
 
 from service.engine import State
 from service.matches import store
+from service.matches.models import MoveRecord
 from service.matches.rows import MatchRow
 from service.storage.db import transaction
-from service.storage.models import LOCAL_TENANT, MoveRecord
+from service.tenants.models import LOCAL_TENANT
 
 LARGEST_CHOOSE_FLOOR = {"floor_size": 16, "capture": {"mode": "choose", "compulsory": False},
                         "initial_floor": {"return_to_deck": []}}

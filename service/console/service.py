@@ -8,23 +8,18 @@ from typing import Any
 
 from sqlalchemy import func, literal_column, select
 
+from ..matches.enums import MatchStatus
+from ..matches.models import Match
+from ..players.enums import PresenceStatus
+from ..players.models import Presence
+from ..safety.enums import ReportStatus
+from ..safety.models import Report
+from ..storage.base import utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import (
-    MatchStatus,
-    MessageStatus,
-    PresenceStatus,
-    ReportStatus,
-    TournamentStatus,
-)
-from ..storage.models import (
-    Match,
-    Presence,
-    Report,
-    Tournament,
-    Webhook,
-    WebhookMessage,
-    utcnow,
-)
+from ..tournaments.enums import TournamentStatus
+from ..tournaments.models import Tournament
+from ..webhooks.enums import MessageStatus
+from ..webhooks.models import Webhook, WebhookMessage
 
 
 @dataclass(frozen=True)

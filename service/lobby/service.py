@@ -14,6 +14,7 @@ from ..engine import Rules, State, load_variant, with_house_rules
 from ..events import publish
 from ..matches import clocks, seating
 from ..matches import service as matches
+from ..matches.enums import ClockTimeout, MatchStatus
 from ..matches.errors import WrongPlayerCount
 from ..matches.results import MatchView, MoveResult, match_view
 from ..matches.rows import MatchRow
@@ -24,9 +25,8 @@ from ..players import service as players
 from ..players.errors import PlayerRequired
 from ..players.service import Credential
 from ..social import parties
+from ..storage.base import utcnow
 from ..storage.db import transaction
-from ..storage.enums import ClockTimeout, MatchStatus
-from ..storage.models import utcnow
 from .errors import NoOpenSeat, WrongMatchStatus
 
 

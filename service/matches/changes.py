@@ -29,10 +29,10 @@ from ..live.listener import CHANNEL, listener, payload
 from ..ops import metrics
 from ..players.ratings import with_display
 from ..storage import writes
+from ..storage.base import utcnow
 from ..storage.db import after_commit
-from ..storage.enums import EndReason, MatchStatus, MoveKind
-from ..storage.models import utcnow
 from . import finish, store
+from .enums import EndReason, MatchStatus, MoveKind
 from .rows import LogEntry, MatchRow, SeatRow
 from .store import KeyRecord
 

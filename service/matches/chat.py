@@ -25,11 +25,11 @@ from ..live.listener import CHANNEL, payload
 from ..players import blocks
 from ..players.service import Credential, PlayerProof
 from ..storage import writes
+from ..storage.base import utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import ChatMode
-from ..storage.models import ChatLine, utcnow
 from ..tenants import audit
 from . import store
+from .enums import ChatMode
 from .errors import (
     ChatClosed,
     ChatFull,
@@ -39,6 +39,7 @@ from .errors import (
     NotAtTable,
     UnknownPhrase,
 )
+from .models import ChatLine
 from .phrases import BY_ID, clean_words, masked, word_list
 from .results import Viewer, spectates
 from .rows import ChatLineRow, ChatReader, MatchRow, chat_key

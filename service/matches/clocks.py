@@ -13,10 +13,10 @@ from flask import current_app
 from ..engine import State, apply_move, resign
 from ..engine.bots import bot_move
 from ..ops import metrics
+from ..storage.base import utcnow
 from ..storage.db import transaction
-from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
-from ..storage.models import utcnow
 from . import changes, stand_ins, store
+from .enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 from .replies import bots_play
 from .rows import LogEntry, MatchRow
 

@@ -17,9 +17,9 @@ from typing import Any
 
 from ..engine import team_of
 from ..players import ratings, totals
-from ..storage.enums import EndReason, MatchStatus
 from ..storage.writes import Rows
 from . import store
+from .enums import EndReason, MatchStatus
 from .results import PUBLIC, spectates
 from .rows import LogEntry, MatchRow, team_won
 

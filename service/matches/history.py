@@ -14,10 +14,11 @@ from sqlalchemy.orm import aliased
 
 from ..engine import team_of
 from ..storage import cursors
+from ..storage.base import as_utc
 from ..storage.db import read_rows
-from ..storage.enums import EndReason, MatchStatus
-from ..storage.models import Match, Seat, as_utc
+from .enums import EndReason, MatchStatus
 from .errors import InvalidCursor
+from .models import Match, Seat
 from .results import MatchSummary, SeatInfo, voided
 
 

@@ -15,9 +15,9 @@ from ..errors import InvalidToken, MatchNotFound
 from ..live.listener import NOBODY, VersionListener, listener
 from ..live.single_flight import SingleFlight
 from ..storage.db import has_replica, on_replica, transaction
-from ..storage.enums import MatchStatus
 from ..storage.errors import DatabaseUnavailable
 from . import cache, store
+from .enums import MatchStatus
 from .rows import ChatReader, Lag, SeatKey, facts
 from .seats import require_seat
 

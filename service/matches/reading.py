@@ -19,8 +19,8 @@ from ..live.yielding import after_requests_under_way
 from ..ops import metrics
 from ..players.service import Credential
 from ..storage.db import on_replica, statement_connection, transaction
-from ..storage.models import MoveRecord
 from . import cache, polls, store
+from .models import MoveRecord
 from .results import (
     PUBLIC,
     SERVER,

@@ -14,7 +14,6 @@ from flask.views import MethodView
 from ..errors import MatchNotFound, MissingToken
 from ..players.requests import credential, seat_for, stream_heartbeat, stream_still_valid
 from ..players.service import Credential, PlayerProof
-from ..storage.enums import ChatMode
 from ..tenants.limits import budget
 from ..tenants.requests import (
     actor,
@@ -32,6 +31,7 @@ from ..web.streams import last_event_id, sse_response
 from . import chat, polls, reading, stand_ins
 from . import service as matches
 from .chat import ChatRules
+from .enums import ChatMode
 from .errors import NotAtTable
 from .headers import etag_for, if_match_version, seen
 from .history import HistoryQuery

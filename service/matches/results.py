@@ -20,8 +20,8 @@ from ..engine import (
     resign,
     team_of,
 )
-from ..storage.enums import EndReason, MatchStatus, MoveKind
-from ..storage.models import MoveRecord
+from .enums import EndReason, MatchStatus, MoveKind
+from .models import MoveRecord
 from .rows import STAND_IN, MatchRow, delays, finished_by
 
 SPECTATOR_DELAY = 4

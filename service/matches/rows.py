@@ -13,7 +13,7 @@ from typing import Any
 
 from ..engine import Play, State, team_of
 from ..live.listener import NOBODY, UNKNOWN
-from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
+from .enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 
 STAND_IN = "greedy"
 """The bot level that keeps a dropped seat when its match names none."""
@@ -256,3 +256,17 @@ class ChatReader:
 def chat_key(match_pk: int) -> str:
     """The listener's key for a match's chat lines."""
     return f"c{match_pk}"
+
+
+@dataclass(frozen=True, slots=True)
+class GameFacts:
+    """What a tournament's game shows of its match: its id, where it stands, its result,
+    its deal's commitment and what spectators may see of it."""
+
+    id: str
+    status: str
+    winner: int | None
+    draw: bool
+    commitment: str
+    sealed: bool
+    spectator_delay: int

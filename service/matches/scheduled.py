@@ -4,8 +4,8 @@ keyed move also calls)."""
 
 from __future__ import annotations
 
+from ..storage.base import utcnow
 from ..storage.db import transaction
-from ..storage.models import utcnow
 from . import clocks, store
 from .service import purge_expired
 

@@ -8,9 +8,9 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ..players.schemas import PLAYER_ID_FIELD, RATING_CHANGES, RatingChangeSchema
-from ..storage.enums import ChatMode, ClockTimeout, EndReason, MatchStatus, MoveKind
 from ..web.fields import CardField, JsonBoolean, JsonInteger, UTCDateTime, card_list
 from . import render
+from .enums import ChatMode, ClockTimeout, EndReason, MatchStatus, MoveKind
 from .results import MAX_SPECTATOR_DELAY, SPECTATOR_DELAY, MatchView
 from .rows import STAND_IN
 from .service import BOT_LEVELS

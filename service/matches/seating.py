@@ -8,8 +8,8 @@ from datetime import datetime
 
 from ..engine import State
 from ..players import service as players
-from ..storage.enums import EndReason, MatchStatus, MoveKind
 from . import changes, store
+from .enums import EndReason, MatchStatus, MoveKind
 from .replies import bots_play
 from .rows import MatchRow, SeatRow
 from .seats import PlayerSpec, mint_token

@@ -16,7 +16,7 @@ import math
 import secrets
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -49,12 +49,12 @@ from ..live.listener import CHANNEL, payload
 from ..players import service as players
 from ..players.service import Credential
 from ..storage import writes
+from ..storage.base import utcnow
 from ..storage.db import after_commit, on_replica, statement_connection, transaction
-from ..storage.enums import ClockTimeout, EndReason, MatchStatus, MoveKind
-from ..storage.models import MoveRecord, utcnow
 from ..tenants import audit
 from ..tenants.service import sender_digest
 from . import cache, changes, clocks, finish, history, store
+from .enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 from .errors import (
     ClaimTooEarly,
     ClockRanOut,
@@ -69,6 +69,7 @@ from .errors import (
     VersionMismatch,
     WrongPlayerCount,
 )
+from .models import MoveRecord
 from .replies import bill_replies, bots_play
 from .results import (
     PUBLIC,
@@ -86,7 +87,7 @@ from .results import (
     shown_version,
     spectates,
 )
-from .rows import ChatLineRow, LogEntry, MatchRow
+from .rows import ChatLineRow, GameFacts, LogEntry, MatchRow
 from .rows import facts as match_facts
 from .seats import (
     Minter,
@@ -832,3 +833,26 @@ def _log_of(match: MatchRow, state: State, moves: list[MoveRecord]) -> MoveLog:
         [[str(c) for c in deck] for deck in state.decks]
         if shown and match.explicit_decks else None,
     )
+
+
+def match_ids(match_pks: Iterable[int]) -> dict[int, str]:
+    """The ids of these matches, by key (caller's transaction): what another domain's
+    rows keep of a match is its key (a report's, a review's)."""
+    return store.ids_of(match_pks)
+
+
+def match_pk(tenant: int, match_id: str) -> int | None:
+    """The key of the front end's match ``match_id`` (caller's transaction), for another
+    domain's row to keep."""
+    return store.pk_of(tenant, match_id)
+
+
+def games_of(match_pks: Iterable[int]) -> dict[int, GameFacts]:
+    """What tournament games show of their matches, by key (caller's transaction)."""
+    return store.games_of(match_pks)
+
+
+def states_of(match_pks: Iterable[int]) -> dict[int, State]:
+    """The engine states of these matches, by key (caller's transaction): a duplicate
+    event's tables compared."""
+    return store.states_of(match_pks)

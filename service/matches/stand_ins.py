@@ -13,8 +13,8 @@ import dataclasses
 from ..engine import State
 from ..players.service import Credential
 from ..storage.db import transaction
-from ..storage.enums import MatchStatus, MoveKind
 from . import cache, changes, store
+from .enums import MatchStatus, MoveKind
 from .errors import CannotDrop
 from .replies import bots_play
 from .results import MatchView, match_view

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -36,20 +36,11 @@ from sqlalchemy.dialects import postgresql, sqlite
 from ..engine import State, rules_from_json, state_from_dict, state_to_dict
 from ..errors import MatchNotFound
 from ..storage import writes
+from ..storage.base import as_utc, utcnow
 from ..storage.db import backend, db, read_rows
-from ..storage.enums import ClockTimeout, EndReason, MatchStatus
-from ..storage.models import (
-    ChatLine,
-    ChatSettings,
-    CreateKey,
-    IdempotencyKey,
-    Match,
-    MoveRecord,
-    Seat,
-    as_utc,
-    utcnow,
-)
-from .rows import STAND_IN, ChatLineRow, Lag, LogEntry, MatchRow, SeatRow
+from .enums import ClockTimeout, EndReason, MatchStatus
+from .models import ChatLine, ChatSettings, CreateKey, IdempotencyKey, Match, MoveRecord, Seat
+from .rows import STAND_IN, ChatLineRow, GameFacts, Lag, LogEntry, MatchRow, SeatRow
 from .seats import NewSeat
 
 _M = Match.__table__
@@ -603,3 +594,35 @@ def keep_rating_changes(match_pk: int, changes: Sequence[dict[str, Any]]) -> Non
     """Keep a match's rating changes, rated after it finished (an unsealed table)."""
     db.session.execute(update(_M).where(_M.c.pk == match_pk).values(
         rating_changes=list(changes)))
+
+
+def ids_of(match_pks: Iterable[int]) -> dict[int, str]:
+    """The ids of these matches, by key (caller's transaction)."""
+    wanted = set(match_pks)
+    return dict(db.session.execute(select(Match.pk, Match.id).where(
+        Match.pk.in_(wanted))).all()) if wanted else {}
+
+
+def pk_of(tenant: int, match_id: str) -> int | None:
+    """The key of the front end's match ``match_id`` (caller's transaction)."""
+    return db.session.execute(select(Match.pk).where(
+        Match.id == match_id, Match.tenant_pk == tenant)).scalar_one_or_none()
+
+
+def games_of(match_pks: Iterable[int]) -> dict[int, GameFacts]:
+    """What a tournament's games show of their matches, by key (caller's transaction)."""
+    wanted = set(match_pks)
+    rows = db.session.execute(select(
+        Match.pk, Match.id, Match.status, Match.winner, Match.draw, Match.commitment,
+        Match.sealed, Match.spectator_delay).where(Match.pk.in_(wanted))).all() \
+        if wanted else []
+    return {pk: GameFacts(*facts) for pk, *facts in rows}
+
+
+def states_of(match_pks: Iterable[int]) -> dict[int, State]:
+    """The engine states of these matches, by key (caller's transaction)."""
+    wanted = set(match_pks)
+    rows = db.session.execute(select(Match.pk, Match.rules, Match.rules_hash, Match.snapshot)
+                              .where(Match.pk.in_(wanted))).all() if wanted else []
+    return {pk: state_from_dict(snapshot, rules_from_json(rules, rules_hash))
+            for pk, rules, rules_hash, snapshot in rows}

@@ -28,10 +28,13 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from sqlalchemy import func, select, text
 
+from ..matches.enums import MatchStatus
+from ..matches.models import Match
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import MatchStatus, MessageStatus
 from ..storage.errors import DatabaseUnavailable
-from ..storage.models import Match, Webhook, WebhookMessage, as_utc, utcnow
+from ..webhooks.enums import MessageStatus
+from ..webhooks.models import Webhook, WebhookMessage
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 READINESS = "basra_readiness"

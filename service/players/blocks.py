@@ -4,20 +4,32 @@ way). A player's blocks are bounded (:data:`MAX_BLOCKS`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import and_, delete, func, or_, select
+from sqlalchemy import delete, func, or_, select
 
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.models import Block, Friendship, as_utc, utcnow
 from ..tenants import audit
 from . import service as players
 from .errors import BlockedPlayer, TooManyBlocks
+from .models import Block
 
 MAX_BLOCKS = 1000
 """Players one player may block."""
+
+BlockHook = Callable[[int, str, str], None]
+"""Told of a block, ``(tenant, player_id, blocked)``, in its write transaction (social
+ends a friendship or a request between them)."""
+_hooks: tuple[BlockHook, ...] = ()
+
+
+def wire(*hooks: BlockHook) -> None:
+    """Set who hears of a block (``create_app`` does)."""
+    global _hooks
+    _hooks = hooks
 
 
 @dataclass(frozen=True)
@@ -44,7 +56,8 @@ def block(tenant: int, player_id: str, other: str, actor: str) -> Blocked:
         now = utcnow()
         db.session.add(Block(tenant_pk=tenant, player_id=player_id, blocked_id=other,
                              created_at=now))
-        _unfriend(tenant, player_id, other)  # blocking ends a friendship, or a request
+        for hook in _hooks:  # blocking ends a friendship, or a request
+            hook(tenant, player_id, other)
         audit.record(tenant, actor, "player.blocked", f"player:{player_id}", other=other)
     return Blocked(other, now)
 
@@ -92,19 +105,10 @@ def check_not_blocked(tenant: int, player_id: str | None, others: Iterable[str |
                             "blocked")
 
 
-def _unfriend(tenant: int, one: str, other: str) -> None:
-    db.session.execute(delete(Friendship).where(Friendship.tenant_pk == tenant, or_(
-        and_(Friendship.player_id == one, Friendship.friend_id == other),
-        and_(Friendship.player_id == other, Friendship.friend_id == one))))
-
-
 def forget(tenant: int, player_id: str) -> None:
-    """Remove every block and friendship by or of the player (caller's write
-    transaction)."""
+    """Remove every block by or of the player (caller's write transaction)."""
     db.session.execute(delete(Block).where(Block.tenant_pk == tenant, or_(
         Block.player_id == player_id, Block.blocked_id == player_id)))
-    db.session.execute(delete(Friendship).where(Friendship.tenant_pk == tenant, or_(
-        Friendship.player_id == player_id, Friendship.friend_id == player_id)))
 
 
 

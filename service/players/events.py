@@ -23,9 +23,10 @@ from sqlalchemy import Text, bindparam, cast, delete, func, literal_column, sele
 from ..events import Published
 from ..live import keeper, listener, waiters
 from ..ops import metrics
+from ..storage.base import utcnow
 from ..storage.db import db, postgresql_text, statement_connection, transaction
-from ..storage.models import PlayerEvent, utcnow
 from ..storage.writes import Rows
+from .models import PlayerEvent
 
 EVENT_DAYS = 7
 """Events are kept this long: a stream resumes within a week."""

@@ -11,7 +11,7 @@ scan of everyone above). The figures shown beside a rank are the live ones.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 from typing import Any
@@ -19,10 +19,11 @@ from typing import Any
 from sqlalchemy import and_, bindparam, func, or_, select
 
 from ..storage import cursors
+from ..storage.base import utcnow
 from ..storage.db import db, on_replica, read_rows, transaction
-from ..storage.models import Match, Player, Rating, RatingChange, utcnow
 from . import service as players
 from .errors import BadBoardCursor, PlayerNotFound
+from .models import Player, Rating, RatingChange
 from .ratings import MODEL
 
 
@@ -117,18 +118,31 @@ class RatingPoint:
     ordinal: float
 
 
+MatchIds = Callable[[Iterable[int]], dict[int, str]]
+"""Names matches by their keys, in the caller's transaction (the matches' use case)."""
+_match_ids: MatchIds | None = None
+
+
+def wire(match_ids: MatchIds) -> None:
+    """Set who names a rating change's match (``create_app`` does: the matches sit above
+    the players, and their rows are theirs)."""
+    global _match_ids
+    _match_ids = match_ids
+
+
 @on_replica
 def rating_history(tenant: int, player_id: str, pool: str) -> list[RatingPoint]:
     """The player's rating after each rated match of ``pool``, oldest first."""
     with transaction():
         player = players.vouched_player(tenant, player_id)
         rows = db.session.execute(
-            select(Match.id, RatingChange.at, RatingChange.mu, RatingChange.sigma,
-                   RatingChange.ordinal)
-            .join(Match, Match.pk == RatingChange.match_pk)
+            select(RatingChange.match_pk, RatingChange.at, RatingChange.mu,
+                   RatingChange.sigma, RatingChange.ordinal)
             .where(RatingChange.player_pk == player.pk, RatingChange.pool == pool)
             .order_by(RatingChange.pk)).all()
-    return [RatingPoint(*row) for row in rows]
+        assert _match_ids is not None, "create_app wires the matches' names"
+        ids = _match_ids({row[0] for row in rows})
+    return [RatingPoint(ids[match_pk], *rest) for match_pk, *rest in rows]
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,11 @@ from flask import current_app
 from sqlalchemy import delete, exists, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from ..storage import writes
+from ..storage.base import utcnow
 from ..storage.db import backend, db, transaction
-from ..storage.models import Presence, PresenceLease, utcnow
+from .enums import PresenceStatus
+from .models import Presence, PresenceLease
 
 CHUNK = 1_000
 """Leases renewed by one statement at most."""
@@ -157,6 +160,64 @@ def live_lease(tenant: int, player_id: str, now: datetime) -> bool:
     return db.session.execute(select(exists().where(
         PresenceLease.tenant_pk == tenant, PresenceLease.player_id == player_id,
         PresenceLease.expires_at > now))).scalar_one()
+
+
+Seen = tuple[PresenceStatus, str | None]
+"""A presence as friends were told it: its status and, when playing, the match's id."""
+
+
+def _seen(status: str | None, match_id: str | None) -> Seen:
+    return (PresenceStatus(status), match_id) if status else (PresenceStatus.OFFLINE, None)
+
+
+def told(tenant: int, player_id: str) -> Seen:
+    """What the player's friends were last told (caller's transaction)."""
+    known = db.session.get(Presence, (tenant, player_id))
+    return _seen(known.status, known.match_id) if known else _seen(None, None)
+
+
+def told_of(tenant: int, player_ids: Iterable[str]) -> dict[str, Seen]:
+    """What friends were last told of each of these players (caller's transaction)."""
+    wanted = set(player_ids)
+    rows = db.session.execute(select(Presence.player_id, Presence.status, Presence.match_id)
+                              .where(Presence.tenant_pk == tenant,
+                                     Presence.player_id.in_(wanted))).all() if wanted else []
+    found = {player_id: _seen(status, match_id) for player_id, status, match_id in rows}
+    return {player_id: found.get(player_id, _seen(None, None)) for player_id in wanted}
+
+
+def lock_told(tenant: int, player_id: str) -> Seen:
+    """What friends were last told of the player, its row locked (made ``offline`` when
+    missing) until the caller's write transaction ends: concurrent callers queue."""
+    dialect = postgresql if backend() == "postgresql" else sqlite
+    db.session.execute(dialect.insert(Presence).values(
+        tenant_pk=tenant, player_id=player_id, status=PresenceStatus.OFFLINE,
+        changed_at=utcnow()).on_conflict_do_nothing())
+    known = db.session.execute(select(Presence).where(
+        Presence.tenant_pk == tenant, Presence.player_id == player_id)
+        .with_for_update()).scalar_one()
+    return _seen(known.status, known.match_id)
+
+
+def keep(tenant: int, player_id: str, seen: Seen) -> writes.Rows:
+    """The row that keeps ``seen`` as what friends were told."""
+    status, match_id = seen
+    return writes.Rows(Presence.__table__, ({
+        "tenant_pk": tenant, "player_id": player_id, "status": status, "match_id": match_id,
+        "changed_at": utcnow()},), upsert=True)
+
+
+def gone_online(limit: int) -> list[tuple[int, str, Seen]]:
+    """Players told ``online`` whose every lease ran out, at most ``limit``, their rows
+    locked until the caller's write transaction ends (rows others hold skipped)."""
+    live = exists().where(PresenceLease.tenant_pk == Presence.tenant_pk,
+                          PresenceLease.player_id == Presence.player_id,
+                          PresenceLease.expires_at > utcnow())
+    gone = db.session.execute(select(Presence).where(
+        Presence.status == PresenceStatus.ONLINE, ~live).limit(limit)
+        .with_for_update(skip_locked=True)).scalars().all()
+    return [(known.tenant_pk, known.player_id, _seen(known.status, known.match_id))
+            for known in gone]
 
 
 def purge(before: datetime) -> int:

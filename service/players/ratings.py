@@ -12,7 +12,7 @@ save (:mod:`service.matches.finish`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,9 +20,10 @@ from openskill.models import PlackettLuce
 from sqlalchemy import select
 from sqlalchemy.dialects import sqlite
 
+from ..storage.base import utcnow
 from ..storage.db import backend, db, session_execute
-from ..storage.models import Player, Rating, RatingChange, utcnow
 from ..storage.writes import Rows
+from .models import Player, Rating, RatingChange
 
 MODEL = PlackettLuce()
 """openskill's Plackett-Luce model, the library's defaults (mu 25, sigma 25/3)."""
@@ -201,3 +202,13 @@ def take_back(tenant: int, pool: str, match_pk: int,
         return ()
     return (Rows(Rating.__table__, tuple(rows), key=("player_pk", "pool")),
             Rows(RatingChange.__table__, tuple(charted)))
+
+
+def displays(tenant: int, pool: str, player_ids: Iterable[str]) -> dict[str, float]:
+    """The rated players' numbers in ``pool`` (:func:`skill_display`), by id (caller's
+    transaction): a tournament's seeding and tie-breaks, on the scale its standings show."""
+    wanted = list(player_ids)
+    return {player_id: float(skill_display(mu)) for player_id, mu in db.session.execute(
+        select(Player.player_id, Rating.mu).join(Rating, Rating.player_pk == Player.pk)
+        .where(Player.tenant_pk == tenant, Rating.pool == pool,
+               Player.player_id.in_(wanted)))}

@@ -13,7 +13,7 @@ from ..engine import load_variant
 from ..engine.errors import UnknownVariant
 from ..errors import MissingToken
 from ..storage.db import end_session
-from ..storage.enums import StaffRole
+from ..tenants.enums import StaffRole
 from ..tenants.limits import budget
 from ..tenants.requests import actor, server_key_only, tenant, waiter
 from ..web.parser import Blueprint

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from flask import current_app
 
-from ..storage.models import utcnow
+from ..storage.base import utcnow
 from . import events, presence
 from .leaderboards import Listing, refresh_ranks
 

@@ -24,9 +24,10 @@ from sqlalchemy import delete, select, update
 
 from ..events import publish
 from ..storage import writes
+from ..storage.base import as_utc, utcnow
 from ..storage.db import after_commit, db, read_apart, transaction
-from ..storage.models import Player, PlayerEvent, Rating, RatingChange, Tenant, as_utc, utcnow
 from ..tenants import audit
+from ..tenants import service as tenants
 from . import cache, totals
 from .errors import (
     InvalidPlayerToken,
@@ -35,6 +36,7 @@ from .errors import (
     SuspensionEnded,
     TokenRevoked,
 )
+from .models import Player, PlayerEvent, Rating, RatingChange
 
 ISSUER = "basra"
 ALGORITHM = "HS256"
@@ -86,24 +88,12 @@ def signing_secrets(tenant: int) -> cache.Secrets:
     if known is not None:
         return known
     with transaction(one_statement=True):
-        row = db.session.execute(select(
-            Tenant.player_secret, Tenant.previous_player_secret, Tenant.previous_secret_until
-        ).where(Tenant.pk == tenant)).one()
-    current, previous, until = row
+        current, previous, until = tenants.player_secrets(tenant)
     if current is None:
-        current = _make_secret(tenant)
-    found = cache.Secrets(current, previous, as_utc(until).timestamp() if until else 0.0)
+        current = tenants.make_player_secret(tenant)
+    found = cache.Secrets(current, previous, until.timestamp() if until else 0.0)
     cache.keep_secrets(tenant, found)
     return found
-
-
-def _make_secret(tenant: int) -> str:
-    with transaction(write=True):  # locked: first uses racing on two processes agree
-        row = db.session.execute(select(Tenant).where(Tenant.pk == tenant).with_for_update()
-                                 .execution_options(populate_existing=True)).scalar_one()
-        if row.player_secret is None:
-            row.player_secret = secrets.token_hex(32)
-        return row.player_secret
 
 
 def player_secret(tenant: int) -> str:
@@ -119,12 +109,7 @@ def rotate_secret(tenant: int, grace_seconds: int, actor: str) -> str:
         raise ValueError(f"the grace is 0 to {MAX_GRACE_SECONDS} s")
     new = secrets.token_hex(32)
     with transaction(write=True):
-        row = db.session.get(Tenant, tenant, with_for_update=True)
-        assert row is not None, f"tenant {tenant} exists"
-        row.previous_player_secret = row.player_secret if grace_seconds else None
-        row.previous_secret_until = utcnow() + timedelta(seconds=grace_seconds) \
-            if grace_seconds else None
-        row.player_secret = new
+        tenants.rotate_player_secret(tenant, new, grace_seconds)
         audit.record(tenant, actor, "secret.rotated", "keys", grace_seconds=grace_seconds)
     cache.forget_secrets()
     return new

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from ..storage.db import backend, db
-from ..storage.models import Player
 from ..storage.writes import Rows
+from .models import Player
 
 
 @dataclass(frozen=True)

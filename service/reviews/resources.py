@@ -6,12 +6,12 @@ from flask import g
 from flask.views import MethodView
 
 from ..players.requests import credential
-from ..storage.enums import ReviewStatus
 from ..tenants.limits import budget, look_again_after
 from ..tenants.requests import tenant
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
 from . import service as reviews
+from .enums import ReviewStatus
 from .schemas import ReviewSchema
 from .service import MatchReview
 

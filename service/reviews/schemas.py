@@ -6,8 +6,8 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ..engine.bots import Grade, Reason
-from ..storage.enums import ReviewStatus
 from ..web.fields import UTCDateTime
+from .enums import ReviewStatus
 
 
 class ReviewedMoveSchema(ma.Schema):

@@ -16,13 +16,13 @@ from ..bots import helpers
 from ..errors import MissingToken
 from ..matches import service as matches
 from ..players.service import Credential
+from ..storage.base import utcnow
 from ..storage.db import DISCONNECTED, transaction
-from ..storage.enums import ReviewStatus
 from ..storage.errors import DatabaseUnavailable
-from ..storage.models import utcnow
 from ..tenants import limits
 from ..tenants.errors import BudgetSpent
 from . import store
+from .enums import ReviewStatus
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ def make_next() -> bool:
         waiting = store.waiting_tenants(now - TAKEN_FOR)
     for tenant in sorted(waiting, key=lambda t: _served.get(t, 0.0)):
         with transaction(write=True):
-            taken = store.claim(tenant, now, now - TAKEN_FOR)
+            taken = store.claim(tenant, now, now - TAKEN_FOR, matches.match_ids)
         if taken is None:
             continue
         _served[tenant] = time.monotonic()

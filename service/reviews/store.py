@@ -3,6 +3,7 @@ the transaction its caller opened."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -10,9 +11,10 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from ..storage.base import as_utc
 from ..storage.db import backend, db
-from ..storage.enums import ReviewStatus
-from ..storage.models import Match, Review, as_utc
+from .enums import ReviewStatus
+from .models import Review
 
 _R = Review.__table__
 
@@ -69,11 +71,12 @@ class Claim:
     attempts: int
 
 
-def claim(tenant: int, now: datetime, stale: datetime) -> Claim | None:
+def claim(tenant: int, now: datetime, stale: datetime,
+          match_ids: Callable[[Iterable[int]], dict[int, str]]) -> Claim | None:
     """Take the front end's review asked longest ago (FOR UPDATE SKIP LOCKED on
-    PostgreSQL), or None if another worker took them all."""
-    stmt = select(_R.c.match_pk, Match.__table__.c.id, _R.c.attempts).join(
-        Match.__table__, Match.__table__.c.pk == _R.c.match_pk).where(
+    PostgreSQL), or None if another worker took them all; ``match_ids`` names its match
+    (the matches' use case: their rows are theirs)."""
+    stmt = select(_R.c.match_pk, _R.c.attempts).where(
         _R.c.tenant_pk == tenant, _takeable(stale)).order_by(_R.c.asked_at).limit(1)
     if backend() == "postgresql":
         stmt = stmt.with_for_update(of=_R, skip_locked=True)
@@ -81,8 +84,8 @@ def claim(tenant: int, now: datetime, stale: datetime) -> Claim | None:
     if row is None:
         return None
     db.session.execute(update(_R).where(_R.c.match_pk == row[0]).values(
-        started_at=now, attempts=row[2] + 1))
-    return Claim(row[0], row[1], now, row[2] + 1)
+        started_at=now, attempts=row[1] + 1))
+    return Claim(row[0], match_ids([row[0]])[row[0]], now, row[1] + 1)
 
 
 def keep(taken: Claim, plays: list[dict[str, Any]], cpu_ms: float, now: datetime) -> bool:

@@ -18,12 +18,13 @@ from ..matches import service as matches
 from ..matches.results import MatchSummary
 from ..matches.service import MatchRecord
 from ..storage import cursors
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import ReportAction, ReportReason, ReportStatus
-from ..storage.models import Match, Report, as_utc, utcnow
 from ..tenants import audit
 from . import service as safety
+from .enums import ReportAction, ReportReason, ReportStatus
 from .errors import AlreadyReported, BadCursor, NotReportable, ReportNotFound, ReportResolved
+from .models import Report
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,7 @@ def file(tenant: int, reporter: str, match_id: str, player_id: str, reason: Repo
     report_id = str(uuid.uuid4())
     try:
         with transaction(write=True):
-            match_pk = db.session.execute(select(Match.pk).where(
-                Match.id == match_id, Match.tenant_pk == tenant)).scalar_one()
+            match_pk = matches.match_pk(tenant, match_id)
             row = Report(id=report_id, tenant_pk=tenant, match_pk=match_pk,
                          reporter=reporter, player_id=player_id, reason=reason, text=text,
                          status=ReportStatus.OPEN, created_at=now)
@@ -112,8 +112,7 @@ def listing(tenant: int, key: bytes, status: ReportStatus | None, player_id: str
             cursor: str | None, limit: int, reporter: str | None = None) -> ReportPage:
     """The front end's reports, oldest first (a queue), by cursor; only those about
     ``player_id`` or by ``reporter`` if named."""
-    query = select(Report, Match.id).join(Match, Match.pk == Report.match_pk).where(
-        Report.tenant_pk == tenant)
+    query = select(Report).where(Report.tenant_pk == tenant)
     if status is not None:
         query = query.where(Report.status == status)
     if player_id is not None:
@@ -128,20 +127,20 @@ def listing(tenant: int, key: bytes, status: ReportStatus | None, player_id: str
                                  problem="unknown cursor") from error
         query = query.where(Report.pk > after)
     with transaction():
-        rows = db.session.execute(query.order_by(Report.pk).limit(limit + 1)).all()
+        rows = db.session.execute(query.order_by(Report.pk).limit(limit + 1)).scalars().all()
+        ids = matches.match_ids(r.match_pk for r in rows[:limit])
     page = rows[:limit]
-    return ReportPage([_view(r, m) for r, m in page],
-                      cursors.sign(_CURSOR, str(page[-1][0].pk), key)
+    return ReportPage([_view(r, ids[r.match_pk]) for r in page],
+                      cursors.sign(_CURSOR, str(page[-1].pk), key)
                       if len(rows) > limit else None)
 
 
 def _find(tenant: int, report_id: str, lock: bool = False) -> tuple[Report, str]:
-    query = select(Report, Match.id).join(Match, Match.pk == Report.match_pk).where(
-        Report.tenant_pk == tenant, Report.id == report_id)
-    found = db.session.execute(query.with_for_update(of=Report) if lock else query).first()
+    query = select(Report).where(Report.tenant_pk == tenant, Report.id == report_id)
+    found = db.session.execute(query.with_for_update() if lock else query).scalar()
     if found is None:
         raise ReportNotFound(f"no report {report_id!r}")
-    return found[0], found[1]
+    return found, matches.match_ids([found.match_pk])[found.match_pk]
 
 
 def read(tenant: int, report_id: str) -> ReportView:

@@ -13,13 +13,14 @@ from ..matches.results import MatchView
 from ..matches.schemas import MatchStateSchema
 from ..players.requests import token_player
 from ..players.resources import known_player_ids
-from ..storage.enums import ReportAction, ReportReason, ReportStatus, StaffRole
+from ..tenants.enums import StaffRole
 from ..tenants.limits import budget
 from ..tenants.requests import actor, server_key_only, tenant
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
 from . import reports
 from . import service as safety
+from .enums import ReportAction, ReportReason, ReportStatus
 from .reports import ReportPage, ReportView
 from .schemas import (
     AuditPageSchema,

@@ -11,8 +11,8 @@ from marshmallow import validate
 from ..matches import render
 from ..matches.schemas import ChatLineSchema, MoveLogSchema
 from ..players.schemas import PLAYER_ID_FIELD
-from ..storage.enums import ReportAction, ReportReason, ReportStatus
 from ..web.fields import JsonBoolean, UTCDateTime
+from .enums import ReportAction, ReportReason, ReportStatus
 
 REASON = {"validate": validate.Length(min=1, max=500)}
 

@@ -4,14 +4,13 @@ domains' own use cases, and each action is in the audit log."""
 
 from __future__ import annotations
 
-import json
 import secrets
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Text, cast, delete, or_, select, update
+from sqlalchemy import delete, or_, select
 
 from .. import events
 from ..lobby import service as lobby
@@ -21,12 +20,13 @@ from ..players import blocks, presence
 from ..players import service as players
 from ..players.leaderboards import Listing, rating_history, record
 from ..social import challenges, friends, parties
+from ..storage.base import as_utc
 from ..storage.db import db, transaction
-from ..storage.models import AuditEntry, Challenge, Entrant, Report, Tournament, as_utc
 from ..tenants import audit
 from ..tournaments import service as tournaments
 from ..webhooks import service as webhooks
 from .errors import BadCursor
+from .models import Report
 
 
 @dataclass(frozen=True)
@@ -90,14 +90,8 @@ def export(tenant: int, player_id: str) -> dict[str, Any]:
         made = db.session.execute(select(Report).where(
             Report.tenant_pk == tenant, Report.reporter == player_id)
             .order_by(Report.pk)).scalars().all()
-        entries = db.session.execute(
-            select(Tournament.id, Tournament.name, Entrant.joined_at, Entrant.withdrawn_at)
-            .join(Entrant, Entrant.tournament_pk == Tournament.pk)
-            .where(Tournament.tenant_pk == tenant, Entrant.player_id == player_id)
-            .order_by(Tournament.pk)).all()
-        done = db.session.execute(select(AuditEntry).where(
-            AuditEntry.tenant_pk == tenant, AuditEntry.subject == f"player:{player_id}")
-            .order_by(AuditEntry.pk)).scalars().all()
+        entries = tournaments.entries_of(tenant, player_id)
+        done = audit.done_to(tenant, player_id)
     return {
         "player_id": player_id, "name": mine.name, "created_at": mine.created_at,
         "totals": mine.totals.__dict__,
@@ -117,14 +111,11 @@ def export(tenant: int, player_id: str) -> dict[str, Any]:
         "reports_made": [{"id": r.id, "reason": r.reason, "text": r.text,
                           "player_id": r.player_id, "created_at": as_utc(r.created_at),
                           "status": r.status} for r in made],
-        "tournaments": [{"tournament_id": t, "name": name, "joined_at": as_utc(joined),
-                         "withdrawn_at": as_utc(out) if out else None}
-                        for t, name, joined, out in entries],
+        "tournaments": [e.__dict__ for e in entries],
         "suspension": None if held is None else {
             "since": held.since, "until": held.until, "reason": held.reason},
         "signed_out_at": signed_out,
-        "actions": [{"at": as_utc(e.at), "action": e.action, "details": e.details}
-                    for e in done],
+        "actions": [e.__dict__ for e in done],
     }
 
 
@@ -152,22 +143,6 @@ def _summary(m: MatchSummary) -> dict[str, Any]:
 ERASED_NAME = "Erased player"
 ERASED_WORDS = "(erased)"
 """What stands for an erased player's chat text and report text."""
-
-
-def _scrub_audit(tenant: int, player_id: str, pseudonym: str) -> None:
-    """The erased player's id replaced in the audit log: as its subject, its actor, and in
-    the details of other entries (a block of them, a report by or of them)."""
-    me, them = f"player:{player_id}", f"player:{pseudonym}"
-    db.session.execute(update(AuditEntry).where(
-        AuditEntry.tenant_pk == tenant, AuditEntry.subject == me).values(subject=them))
-    db.session.execute(update(AuditEntry).where(
-        AuditEntry.tenant_pk == tenant, AuditEntry.actor == me).values(actor=them))
-    quoted = json.dumps(player_id)
-    for entry in db.session.execute(select(AuditEntry).where(
-            AuditEntry.tenant_pk == tenant,
-            cast(AuditEntry.details, Text).contains(quoted))).scalars():
-        entry.details = {k: pseudonym if v == player_id else v
-                         for k, v in (entry.details or {}).items()}
 
 
 @dataclass(frozen=True)
@@ -210,13 +185,13 @@ def erase(tenant: int, player_id: str, actor: str) -> Erased:
         webhooks.scrub(tenant, needles, rewrite)
         tournaments.pseudonymize(tenant, player_id, pseudonym, ERASED_NAME)
         blocks.forget(tenant, player_id)
+        friends.forget(tenant, player_id)
         presence.forget(tenant, player_id)
         parties.forget(tenant, player_id)
         db.session.execute(delete(Report).where(Report.tenant_pk == tenant, or_(
             Report.reporter == player_id, Report.player_id == player_id)))
-        db.session.execute(delete(Challenge).where(Challenge.tenant_pk == tenant, or_(
-            Challenge.challenger == player_id, Challenge.challenged == player_id)))
-        _scrub_audit(tenant, player_id, pseudonym)
+        challenges.forget(tenant, player_id)
+        audit.pseudonymize(tenant, player_id, pseudonym)
         players.erase(tenant, player_id, rewrite, needles[1:])
         audit.record(tenant, actor, "player.erased", f"player:{pseudonym}",
                      matches=len(done.versions))

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import func, or_, select
+from sqlalchemy import delete, func, or_, select
 
 from ..engine import load_variant, with_house_rules
 from ..events import publish
@@ -24,10 +24,11 @@ from ..matches.seats import PlayerSpec
 from ..matches.service import CreatedMatch
 from ..players import blocks
 from ..players import service as players
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import ChallengeStatus
-from ..storage.models import Challenge, as_utc, utcnow
+from .enums import ChallengeStatus
 from .errors import ChallengeClosed, ChallengeNotFound, NotYourChallenge, TooManyChallenges
+from .models import Challenge
 
 
 @dataclass(frozen=True)
@@ -205,3 +206,9 @@ def open_challenges(tenant: int, player_id: str) -> list[ChallengeView]:
             or_(Challenge.challenger == player_id, Challenge.challenged == player_id))
             .order_by(Challenge.pk)).scalars().all()
     return [view_of(c, now) for c in rows]
+
+
+def forget(tenant: int, player_id: str) -> None:
+    """Remove every challenge by or to the player (caller's write transaction)."""
+    db.session.execute(delete(Challenge).where(Challenge.tenant_pk == tenant, or_(
+        Challenge.challenger == player_id, Challenge.challenged == player_id)))

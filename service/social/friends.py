@@ -13,13 +13,14 @@ from flask import current_app
 from sqlalchemy import and_, delete, func, or_, select
 
 from ..events import publish
-from ..players import blocks
+from ..players import blocks, presence
 from ..players import service as players
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import FriendStatus, PresenceStatus
-from ..storage.models import Friendship, Presence, as_utc, utcnow
 from ..tenants import audit
+from .enums import FriendStatus
 from .errors import TooManyFriends
+from .models import Friendship
 
 
 @dataclass(frozen=True)
@@ -121,18 +122,17 @@ def friends_of(tenant: int, player_id: str, after: str | None, limit: int) -> li
     both = made.union_all(asked).subquery()
     query = select(both.c.other, both.c.status, both.c.since, both.c.other.in_(
         select(Friendship.friend_id).where(Friendship.tenant_pk == tenant,
-                                           Friendship.player_id == player_id)),
-        Presence.status, Presence.match_id).outerjoin(Presence, and_(
-            Presence.tenant_pk == tenant, Presence.player_id == both.c.other))
+                                           Friendship.player_id == player_id)))
     if after is not None:
         query = query.where(both.c.other > after)
     with transaction():
         rows = db.session.execute(query.order_by(both.c.other).limit(limit)).all()
-    return [Friend(other, FriendStatus.FRIENDS, as_utc(since),
-                   seen or PresenceStatus.OFFLINE, match_id)
+        seen = presence.told_of(tenant, (other for other, status, *_ in rows
+                                         if status == FriendStatus.FRIENDS))
+    return [Friend(other, FriendStatus.FRIENDS, as_utc(since), *seen[other])
             if status == FriendStatus.FRIENDS else
             Friend(other, "requested" if mine else "asked", as_utc(since))
-            for other, status, since, mine, seen, match_id in rows]
+            for other, status, since, mine in rows]
 
 
 def friend_ids(tenant: int, player_id: str) -> list[str]:
@@ -140,3 +140,18 @@ def friend_ids(tenant: int, player_id: str) -> list[str]:
     return list(db.session.execute(select(Friendship.friend_id).where(
         Friendship.tenant_pk == tenant, Friendship.player_id == player_id,
         Friendship.status == FriendStatus.FRIENDS)).scalars())
+
+
+def unfriend(tenant: int, one: str, other: str) -> None:
+    """End a friendship or a request between the two, either way (caller's write
+    transaction): a block's hook, wired by ``create_app``."""
+    db.session.execute(delete(Friendship).where(Friendship.tenant_pk == tenant, or_(
+        and_(Friendship.player_id == one, Friendship.friend_id == other),
+        and_(Friendship.player_id == other, Friendship.friend_id == one))))
+
+
+def forget(tenant: int, player_id: str) -> None:
+    """Remove every friendship and request by or of the player (caller's write
+    transaction)."""
+    db.session.execute(delete(Friendship).where(Friendship.tenant_pk == tenant, or_(
+        Friendship.player_id == player_id, Friendship.friend_id == player_id)))

@@ -15,10 +15,11 @@ from sqlalchemy.exc import IntegrityError
 from ..events import publish
 from ..players import blocks
 from ..players import service as players
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import PartyMemberStatus
-from ..storage.models import Party, PartyMember, as_utc, utcnow
+from .enums import PartyMemberStatus
 from .errors import PartyNotFound, PartyRefused
+from .models import Party, PartyMember
 
 SIZE = 2
 """Players in a party: partners at a four-player table."""

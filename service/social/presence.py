@@ -13,29 +13,22 @@ friend's stream and a webhook.
 from __future__ import annotations
 
 from flask import current_app
-from sqlalchemy import exists, select
-from sqlalchemy.dialects import postgresql, sqlite
 
 from ..events import event, told
 from ..live.listener import CHANNEL
 from ..matches import service as matches
 from ..matches.changes import MatchChanged
+from ..matches.enums import MatchStatus
 from ..players import presence as leases
+from ..players.enums import PresenceStatus
+from ..players.presence import Seen
 from ..storage import writes
-from ..storage.db import backend, db, transaction
-from ..storage.enums import MatchStatus, PresenceStatus
-from ..storage.models import Presence, PresenceLease, utcnow
+from ..storage.base import utcnow
+from ..storage.db import transaction
 from .friends import friend_ids
 
 SWEEP_BATCH = 500
 """Players found gone by one sweep at most (more: the next)."""
-Seen = tuple[PresenceStatus, str | None]
-"""A presence: its status and, when playing, the match's id."""
-
-
-def _told(known: Presence | None) -> Seen:
-    return (PresenceStatus(known.status), known.match_id) if known else (
-        PresenceStatus.OFFLINE, None)
 
 
 def _changes(tenant: int, player_id: str, before: Seen, now_seen: Seen) -> list[writes.Rows]:
@@ -44,10 +37,7 @@ def _changes(tenant: int, player_id: str, before: Seen, now_seen: Seen) -> list[
     if now_seen == before:
         return []
     status, match_id = now_seen
-    kept = writes.Rows(Presence.__table__, ({
-        "tenant_pk": tenant, "player_id": player_id, "status": status, "match_id": match_id,
-        "changed_at": utcnow()},), upsert=True)
-    return [kept, *told(tenant, [event("presence", {
+    return [leases.keep(tenant, player_id, now_seen), *told(tenant, [event("presence", {
         "player_id": player_id, "status": status, "match_id": match_id},
         friend_ids(tenant, player_id))])]
 
@@ -65,16 +55,9 @@ def _now(tenant: int, player_id: str, besides: str | None = None) -> Seen:
 def reconcile(tenant: int, player_id: str) -> None:
     """Work the player's presence out again and tell their friends if it changed (under
     its row's lock: concurrent callers queue)."""
-    dialect = postgresql if backend() == "postgresql" else sqlite
     with transaction(write=True):
-        db.session.execute(dialect.insert(Presence).values(
-            tenant_pk=tenant, player_id=player_id, status=PresenceStatus.OFFLINE,
-            changed_at=utcnow()).on_conflict_do_nothing())
-        known = db.session.execute(select(Presence).where(
-            Presence.tenant_pk == tenant, Presence.player_id == player_id)
-            .with_for_update()).scalar_one()
-        writes.write(_changes(tenant, player_id, _told(known), _now(tenant, player_id)),
-                     CHANNEL)
+        before = leases.lock_told(tenant, player_id)
+        writes.write(_changes(tenant, player_id, before, _now(tenant, player_id)), CHANNEL)
 
 
 def on_match(change: MatchChanged) -> list[writes.Rows]:
@@ -88,7 +71,7 @@ def on_match(change: MatchChanged) -> list[writes.Rows]:
         return []
     rows: list[writes.Rows] = []
     for player_id in sorted({player for _, player in match.vouched}):
-        before = _told(db.session.get(Presence, (match.tenant, player_id)))
+        before = leases.told(match.tenant, player_id)
         now_seen: Seen = ((PresenceStatus.PLAYING, match.id) if started
                           else _now(match.tenant, player_id, besides=match.id))
         rows += _changes(match.tenant, player_id, before, now_seen)
@@ -99,17 +82,10 @@ def sweep() -> int:
     """Players told ``online`` whose every lease ran out: worked out again (``offline``,
     or ``playing``), friends told; each once, whichever worker (rows others hold are
     skipped); how many."""
-    now = utcnow()
-    live = exists().where(PresenceLease.tenant_pk == Presence.tenant_pk,
-                          PresenceLease.player_id == Presence.player_id,
-                          PresenceLease.expires_at > now)
     with transaction(write=True):
-        gone = db.session.execute(select(Presence).where(
-            Presence.status == PresenceStatus.ONLINE, ~live).limit(SWEEP_BATCH)
-            .with_for_update(skip_locked=True)).scalars().all()
-        rows = [row for known in gone for row in _changes(
-            known.tenant_pk, known.player_id, _told(known),
-            _now(known.tenant_pk, known.player_id))]
+        gone = leases.gone_online(SWEEP_BATCH)
+        rows = [row for tenant, player_id, before in gone for row in _changes(
+            tenant, player_id, before, _now(tenant, player_id))]
         writes.write(rows, CHANNEL)
     return len(gone)
 

@@ -9,10 +9,11 @@ import time
 from sqlalchemy import select
 
 from ..events import publish
+from ..storage.base import utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import ChallengeStatus
-from ..storage.models import Challenge, utcnow
 from .challenges import event_data, view_of
+from .enums import ChallengeStatus
+from .models import Challenge
 from .presence import sweep
 
 BATCH = 100

@@ -10,8 +10,8 @@ from marshmallow import validate
 from ..matches import render
 from ..matches.schemas import ClockSchema
 from ..players.schemas import PLAYER_ID_FIELD
-from ..storage.enums import ChallengeStatus
 from ..web.fields import JsonBoolean, UTCDateTime
+from .enums import ChallengeStatus
 
 
 class FriendSchema(ma.Schema):

@@ -1,4 +1,6 @@
-"""The database: the SQLAlchemy object and transactions, every table, the migrations."""
+"""The engine of persistence: the SQLAlchemy object and transactions, the base the tables
+are built from, the rows a change writes, cursors, the migrations (each domain keeps its
+own tables, in its `models.py`)."""
 
 from __future__ import annotations
 

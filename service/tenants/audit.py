@@ -4,16 +4,18 @@ and its entry stand or fall together), read by the front end by cursor."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Text, cast, select, update
 
 from ..storage import cursors
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db
-from ..storage.models import AuditEntry, as_utc, utcnow
+from .models import AuditEntry
 
 COMMAND_LINE = "cli"
 """The actor of what the ``basra`` command does."""
@@ -68,3 +70,38 @@ def page(tenant: int, key: bytes, *, cursor: str | None, limit: int,
     more = len(rows) > limit
     return AuditPage(entries, cursors.sign(_CURSOR, str(entries[-1].id), key)
                      if more else None)
+
+
+@dataclass(frozen=True)
+class Done:
+    """An entry of the audit log about a player, as their export holds it."""
+
+    at: datetime
+    action: str
+    details: dict[str, Any]
+
+
+def done_to(tenant: int, player_id: str) -> list[Done]:
+    """What the audit log says was done to the player, oldest first (caller's
+    transaction): a player's export."""
+    return [Done(as_utc(e.at), e.action, e.details) for e in db.session.execute(
+        select(AuditEntry).where(AuditEntry.tenant_pk == tenant,
+                                 AuditEntry.subject == f"player:{player_id}")
+        .order_by(AuditEntry.pk)).scalars()]
+
+
+def pseudonymize(tenant: int, player_id: str, pseudonym: str) -> None:
+    """The erased player's id replaced in the audit log: as its subject, its actor, and in
+    the details of other entries (a block of them, a report by or of them); caller's
+    write transaction."""
+    me, them = f"player:{player_id}", f"player:{pseudonym}"
+    db.session.execute(update(AuditEntry).where(
+        AuditEntry.tenant_pk == tenant, AuditEntry.subject == me).values(subject=them))
+    db.session.execute(update(AuditEntry).where(
+        AuditEntry.tenant_pk == tenant, AuditEntry.actor == me).values(actor=them))
+    quoted = json.dumps(player_id)
+    for entry in db.session.execute(select(AuditEntry).where(
+            AuditEntry.tenant_pk == tenant,
+            cast(AuditEntry.details, Text).contains(quoted))).scalars():
+        entry.details = {k: pseudonym if v == player_id else v
+                         for k, v in (entry.details or {}).items()}

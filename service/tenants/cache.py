@@ -9,7 +9,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from ..storage.models import LOCAL_TENANT
+from .models import LOCAL_TENANT
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from flask import Flask, Response, current_app, g, has_request_context, request
 from flask_limiter import Limiter, RequestLimit
 from limits import parse
 
-from ..storage.models import LOCAL_TENANT
+from .models import LOCAL_TENANT
 
 F = TypeVar("F", bound=Callable[..., Any])
 log = logging.getLogger(__name__)

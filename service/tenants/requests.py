@@ -23,12 +23,11 @@ from typing import Any, TypeVar
 from flask import current_app, g, request
 
 from ..errors import MissingToken
-from ..storage.enums import StaffRole
-from ..storage.models import LOCAL_TENANT
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
 from . import limits
 from .cache import LOCAL, Caller
+from .enums import StaffRole
 from .errors import (
     CsrfRefused,
     InvalidApiKey,
@@ -38,6 +37,7 @@ from .errors import (
     StaffSessionInvalid,
     TooManyFailedKeys,
 )
+from .models import LOCAL_TENANT
 from .service import caller_for, caller_numbered, sender_digest
 from .staff import CSRF_HEADER, SESSION_COOKIE, Staff, staff_for
 

@@ -8,12 +8,12 @@ from typing import Any
 from flask import Response, current_app, jsonify, request
 from flask.views import MethodView
 
-from ..storage.enums import StaffRole
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
 from . import limits
 from . import service as tenants
 from . import staff as staff_keys
+from .enums import StaffRole
 from .errors import InvalidStaffKey, TooManyFailedKeys
 from .requests import actor, front_end, no_key, server_key_only, signed_in, staff_only, tenant
 from .schemas import (

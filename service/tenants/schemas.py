@@ -5,8 +5,8 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
-from ..storage.enums import StaffRole
 from ..web.fields import UTCDateTime
+from .enums import StaffRole
 
 
 class SignInSchema(ma.Schema):

@@ -15,13 +15,13 @@ import re
 import secrets
 import zlib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, select, update
 
 from ..live.single_flight import SingleFlight
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, read_fresh, transaction
-from ..storage.models import LOCAL_TENANT, ApiKey, StaffKey, Tenant, as_utc, utcnow
 from . import audit, cache
 from .cache import LOCAL, Caller
 from .errors import (
@@ -32,6 +32,7 @@ from .errors import (
     TenantNameTaken,
     TenantNotFound,
 )
+from .models import LOCAL_TENANT, ApiKey, StaffKey, Tenant
 
 KEY_PREFIX = "bk_"
 STAFF_KEY_PREFIX = "bs_"
@@ -305,3 +306,43 @@ def _revoke(table: type[ApiKey] | type[StaffKey], tenant: Tenant, prefix: str | 
                                      f"{prefix[:KEY_PREFIX_CHARS]}: give the whole key")
     result = db.session.execute(update(table).where(*which).values(revoked_at=now))
     return int(result.rowcount or 0)  # type: ignore[attr-defined]
+
+
+def player_secrets(tenant: int) -> tuple[str | None, str | None, datetime | None]:
+    """The front end's secrets for its players' tokens as stored (caller's transaction):
+    the current one (None before first use), the one before the last rotation and until
+    when its tokens still count."""
+    current, previous, until = db.session.execute(select(
+        Tenant.player_secret, Tenant.previous_player_secret, Tenant.previous_secret_until
+    ).where(Tenant.pk == tenant)).one()
+    return current, previous, as_utc(until) if until else None
+
+
+def make_player_secret(tenant: int) -> str:
+    """The front end's current player secret, made now if it has none (its row locked:
+    first uses racing on two processes agree)."""
+    with transaction(write=True):
+        row = db.session.execute(select(Tenant).where(Tenant.pk == tenant).with_for_update()
+                                 .execution_options(populate_existing=True)).scalar_one()
+        if row.player_secret is None:
+            row.player_secret = secrets.token_hex(32)
+        return row.player_secret
+
+
+def rotate_player_secret(tenant: int, new: str, grace_seconds: int) -> None:
+    """Make ``new`` the current player secret, the old one's tokens accepted
+    ``grace_seconds`` more (caller's write transaction)."""
+    row = db.session.get(Tenant, tenant, with_for_update=True)
+    assert row is not None, f"tenant {tenant} exists"
+    row.previous_player_secret = row.player_secret if grace_seconds else None
+    row.previous_secret_until = utcnow() + timedelta(seconds=grace_seconds) \
+        if grace_seconds else None
+    row.player_secret = new
+
+
+def queue_on(tenant: int) -> None:
+    """Lock the front end's row FOR NO KEY UPDATE until the caller's write transaction
+    ends: what its creates that count queue on (its inserts that name the row, with their
+    FOR KEY SHARE, do not)."""
+    db.session.execute(select(Tenant.pk).where(Tenant.pk == tenant)
+                       .with_for_update(key_share=True))

@@ -19,11 +19,12 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select, update
 
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import StaffRole
-from ..storage.models import StaffKey, StaffSession, Tenant, as_utc, utcnow
 from . import audit
+from .enums import StaffRole
 from .errors import InvalidStaffKey, TenantNotFound
+from .models import StaffKey, StaffSession, Tenant
 from .service import KEY_PREFIX_CHARS, STAFF_KEY_PREFIX, checksum_holds, hash_key, new_key
 
 SESSION_COOKIE = "basra_staff"

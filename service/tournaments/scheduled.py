@@ -22,14 +22,16 @@ from typing import Any
 from sqlalchemy import func, select, update
 
 from ..engine import Rules, load_variant, new_seed, with_house_rules
+from ..matches.enums import MatchStatus
 from ..matches.rows import MatchRow
 from ..matches.seats import PlayerSpec
-from ..matches.service import deal_match, insert_match, unseal
+from ..matches.service import deal_match, games_of, insert_match, unseal
+from ..storage.base import as_utc, utcnow
 from ..storage.db import DISCONNECTED, db, transaction
-from ..storage.enums import MatchStatus, PairingStatus, TournamentStatus, TournamentSystem
 from ..storage.errors import DatabaseUnavailable
-from ..storage.models import Entrant, Match, Pairing, Tournament, as_utc, utcnow
 from . import pairing
+from .enums import PairingStatus, TournamentStatus, TournamentSystem
+from .models import Entrant, Pairing, Tournament
 from .service import (
     OVER,
     Loaded,
@@ -175,12 +177,15 @@ def _playing(t: Tournament, now: datetime) -> list[str]:
     its result (saved by a process of a version before results went with the match) is
     given it now."""
     busy = []
-    for p, status, winner, draw in db.session.execute(
-            select(Pairing, Match.status, Match.winner, Match.draw)
-            .join(Match, Match.pk == Pairing.match_pk)
-            .where(Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING)):
-        if status in (MatchStatus.FINISHED, MatchStatus.ABORTED):
-            for name, value in result_of(status, winner, draw, seated(p)).items():
+    playing = db.session.execute(select(Pairing).where(
+        Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING,
+        Pairing.match_pk.is_not(None))).scalars().all()
+    games = games_of(p.match_pk for p in playing)
+    for p in playing:
+        game = games[p.match_pk]
+        if game.status in (MatchStatus.FINISHED, MatchStatus.ABORTED):
+            for name, value in result_of(game.status, game.winner, game.draw,
+                                         seated(p)).items():
                 setattr(p, name, value)
             p.finished_at = now
         else:

@@ -10,10 +10,10 @@ from marshmallow import validate
 
 from ..matches.schemas import ClockSchema
 from ..players.schemas import PLAYER_ID_FIELD
-from ..storage.enums import PairingStatus, TournamentStatus, TournamentSystem
-from ..storage.models import utcnow
+from ..storage.base import utcnow
 from ..web.fields import JsonBoolean, JsonInteger, UTCDateTime, ZonedDateTime
 from ..webhooks.schemas import NAMES, StandingSchema
+from .enums import PairingStatus, TournamentStatus, TournamentSystem
 
 MAX_AHEAD = timedelta(days=90)
 """How far ahead a tournament may be scheduled."""

@@ -14,29 +14,22 @@ from typing import Any
 from flask import current_app
 from sqlalchemy import func, select, update
 
-from ..engine import load_variant, rules_from_json, state_from_dict, with_house_rules
+from ..engine import load_variant, with_house_rules
 from ..events import publish
+from ..matches import service as matches
 from ..matches.changes import MatchChanged
+from ..matches.enums import MatchStatus
 from ..matches.results import PUBLIC, spectates
 from ..matches.rows import delays
 from ..matches.service import call_off, unseal
+from ..players import ratings
 from ..players import service as players
-from ..players.ratings import skill_display
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import MatchStatus, PairingStatus, TournamentStatus, TournamentSystem
-from ..storage.models import (
-    Entrant,
-    Match,
-    Pairing,
-    Player,
-    Rating,
-    Tenant,
-    Tournament,
-    as_utc,
-    utcnow,
-)
 from ..storage.writes import Rows
+from ..tenants import service as tenants
 from . import pairing
+from .enums import PairingStatus, TournamentStatus, TournamentSystem
 from .errors import (
     EntryClosed,
     NotEntered,
@@ -44,6 +37,7 @@ from .errors import (
     TournamentNotFound,
     TwoPlayersOnly,
 )
+from .models import Entrant, Pairing, Tournament
 from .pairing import Game, Standing
 
 OVER = (TournamentStatus.FINISHED, TournamentStatus.CANCELLED)
@@ -154,10 +148,7 @@ def create(tenant: int, spec: TournamentSpec) -> TournamentView:
 def _check_open_count(tenant: int) -> None:
     """A front end holds at most ``BASRA_TOURNAMENTS_PER_FRONT_END`` tournaments scheduled
     or running (:class:`TooManyTournaments`); its creates queue on its row meanwhile."""
-    # FOR NO KEY UPDATE: creates queue here, but the front end's inserts that name its row
-    # (their FOR KEY SHARE) do not
-    db.session.execute(select(Tenant.pk).where(Tenant.pk == tenant)
-                       .with_for_update(key_share=True))
+    tenants.queue_on(tenant)
     cap = current_app.config["BASRA_TOURNAMENTS_PER_FRONT_END"]
     held = db.session.execute(select(func.count()).where(
         Tournament.tenant_pk == tenant, Tournament.status.not_in(OVER))).scalar_one()
@@ -175,10 +166,10 @@ def cancel(tenant: int, tournament_id: str) -> TournamentView:
         t = _find(tenant, tournament_id, lock=True)
         if t.status in OVER:
             raise EntryClosed(f"the tournament is {t.status} already")
-        playing = list(db.session.execute(
-            select(Match.id).join(Pairing, Pairing.match_pk == Match.pk).where(
-                Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING)
-            .order_by(Match.pk)).scalars())
+        ids = matches.match_ids(db.session.execute(select(Pairing.match_pk).where(
+            Pairing.tournament_pk == t.pk, Pairing.status == PairingStatus.PLAYING,
+            Pairing.match_pk.is_not(None))).scalars())
+        playing = [ids[pk] for pk in sorted(ids)]
         # the matches first, as a move locks its match before its game's pairing (the
         # results subscriber voids each aborted game's pairing)
         for match_id in playing:
@@ -274,6 +265,27 @@ def withdraw_everywhere(tenant: int, player_id: str) -> list[str]:
     return left
 
 
+@dataclass(frozen=True)
+class EntryRecord:
+    """A player's entry in a tournament, as their export holds it."""
+
+    tournament_id: str
+    name: str
+    joined_at: datetime
+    withdrawn_at: datetime | None
+
+
+def entries_of(tenant: int, player_id: str) -> list[EntryRecord]:
+    """Every tournament of the front end the player entered, oldest first (caller's
+    transaction): a player's export."""
+    return [EntryRecord(t, name, as_utc(joined), as_utc(out) if out else None)
+            for t, name, joined, out in db.session.execute(
+                select(Tournament.id, Tournament.name, Entrant.joined_at, Entrant.withdrawn_at)
+                .join(Entrant, Entrant.tournament_pk == Tournament.pk)
+                .where(Tournament.tenant_pk == tenant, Entrant.player_id == player_id)
+                .order_by(Tournament.pk))]
+
+
 def pseudonymize(tenant: int, player_id: str, pseudonym: str, name: str) -> None:
     """Replace an erased player's id in the tenant's tournaments (entries, pairings and
     kept standings) by ``pseudonym``, and their name by ``name``, as their matches show
@@ -298,12 +310,12 @@ def stand_again(tenant: int, match_id: str) -> None:
     """A finished tournament's kept standings worked out again, once one of its games was
     voided (a game of one not over counts no more from the void on)."""
     with transaction(write=True):
+        match_pk = matches.match_pk(tenant, match_id)
         t = db.session.execute(
             select(Tournament).join(Pairing, Pairing.tournament_pk == Tournament.pk)
-            .join(Match, Match.pk == Pairing.match_pk)
-            .where(Match.id == match_id, Tournament.tenant_pk == tenant,
+            .where(Pairing.match_pk == match_pk, Tournament.tenant_pk == tenant,
                    Tournament.status == TournamentStatus.FINISHED)
-            .with_for_update(of=Tournament)).scalar()
+            .with_for_update(of=Tournament)).scalar() if match_pk is not None else None
         if t is None:
             return
         loaded = load(t)
@@ -369,22 +381,20 @@ def load(t: Tournament) -> Loaded:
     commitments: dict[int, str] = {}
     withheld = set()
     pairings = []
-    for p, match_id, commitment, is_sealed, status, delay in db.session.execute(
-            select(Pairing, Match.id, Match.commitment, Match.sealed, Match.status,
-                   Match.spectator_delay)
-            .outerjoin(Match, Match.pk == Pairing.match_pk)
-            .where(Pairing.tournament_pk == t.pk).order_by(Pairing.pk)):
-        pairings.append((p, match_id))
-        if commitment is not None:
-            commitments[p.pk] = commitment
+    rows = db.session.execute(select(Pairing).where(Pairing.tournament_pk == t.pk)
+                              .order_by(Pairing.pk)).scalars().all()
+    games = matches.games_of(p.match_pk for p in rows if p.match_pk is not None)
+    for p in rows:
+        game = games.get(p.match_pk) if p.match_pk is not None else None
+        pairings.append((p, game.id if game else None))
+        if game is None:
+            continue
+        commitments[p.pk] = game.commitment
         # standings and pairings are everyone's: a table counts once everyone sees it
-        if spectates(delays(bool(is_sealed), status, delay), (), PUBLIC):
+        if spectates(delays(game.sealed, game.status, game.spectator_delay), (), PUBLIC):
             withheld.add(p.pk)
-    ratings = {player_id: float(skill_display(mu)) for player_id, mu in db.session.execute(
-        select(Player.player_id, Rating.mu).join(Rating, Rating.player_pk == Player.pk)
-        .where(Player.tenant_pk == t.tenant_pk, Rating.pool == t.variant,
-               Player.player_id.in_([e.player_id for e in entrants])))}
-    return Loaded(entrants, pairings, ratings, commitments, frozenset(withheld))
+    ratings_shown = ratings.displays(t.tenant_pk, t.variant, [e.player_id for e in entrants])
+    return Loaded(entrants, pairings, ratings_shown, commitments, frozenset(withheld))
 
 
 def counted_games(t: Tournament, loaded: Loaded) -> list[Game]:
@@ -425,11 +435,8 @@ def _duplicate_standings(loaded: Loaded) -> list[Standing]:
                 if p.status == PairingStatus.FINISHED and p.match_pk is not None
                 and p.pk not in loaded.withheld}
     tables = []
-    for match_pk, rules, rules_hash, snapshot in db.session.execute(
-            select(Match.pk, Match.rules, Match.rules_hash, Match.snapshot)
-            .where(Match.pk.in_(list(finished)))):
+    for match_pk, state in matches.states_of(finished).items():
         p = finished[match_pk]
-        state = state_from_dict(snapshot, rules_from_json(rules, rules_hash))
         played = tuple(tuple(r.points) for r in state.results)
         planned = state.rules.max_rounds or len(played)
         # a match ended before its deals (a resignation, a forfeit): the side that

@@ -22,11 +22,11 @@ from datetime import timedelta
 from flask import Flask
 
 from ..ops import metrics
+from ..storage.base import utcnow
 from ..storage.db import DISCONNECTED, end_session, transaction
-from ..storage.enums import MessageStatus
 from ..storage.errors import DatabaseUnavailable
-from ..storage.models import utcnow
 from . import queue
+from .enums import MessageStatus
 from .queue import Claimed, Outcome
 from .tries import try_once
 

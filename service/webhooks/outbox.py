@@ -18,11 +18,12 @@ from typing import Any
 from sqlalchemy import select
 
 from ..events import Published
+from ..storage.base import utcnow
 from ..storage.db import db
-from ..storage.enums import MessageStatus
-from ..storage.models import Webhook, WebhookMessage, utcnow
 from ..storage.writes import Rows
 from . import cache
+from .enums import MessageStatus
+from .models import Webhook, WebhookMessage
 
 FINISHES = frozenset({"match.finished", "tournament.finished"})
 """Sent ahead of every other waiting message, held behind none of their lane."""

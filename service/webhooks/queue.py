@@ -26,10 +26,11 @@ from typing import Any
 
 from sqlalchemy import delete, or_, select, tuple_
 
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import MessageStatus
-from ..storage.models import Webhook, WebhookAttempt, WebhookMessage, as_utc, utcnow
 from . import cache
+from .enums import MessageStatus
+from .models import Webhook, WebhookAttempt, WebhookMessage
 
 log = logging.getLogger(__name__)
 

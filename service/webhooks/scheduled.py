@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from ..storage.models import utcnow
+from ..storage.base import utcnow
 from . import queue
 
 WEBHOOK_DAYS = 7

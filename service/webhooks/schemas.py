@@ -5,9 +5,11 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
+from ..matches.enums import MatchStatus
 from ..players.schemas import RATING_CHANGES, RatingChangeSchema
-from ..storage.enums import MatchStatus, MessageStatus, TournamentStatus, TournamentSystem
+from ..tournaments.enums import TournamentStatus, TournamentSystem
 from ..web.fields import JsonBoolean, UTCDateTime, ZonedDateTime
+from .enums import MessageStatus
 from .service import EVENTS
 
 

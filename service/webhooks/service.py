@@ -21,12 +21,13 @@ from sqlalchemy import delete, select
 
 from ..events import WEBHOOK_KINDS
 from ..storage import writes
+from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.enums import MessageStatus
-from ..storage.models import Webhook, WebhookAttempt, WebhookMessage, as_utc, utcnow
 from ..tenants import audit
 from . import cache
+from .enums import MessageStatus
 from .errors import DeliveryNotFound, WebhookNotFound, WebhookUrlNotAllowed
+from .models import Webhook, WebhookAttempt, WebhookMessage
 
 EVENTS = WEBHOOK_KINDS
 """What a webhook may subscribe to: every kind :mod:`service.events` declares for them."""

@@ -14,7 +14,7 @@ import urllib3
 from standardwebhooks.webhooks import Webhook as Signer
 from urllib3.util.connection import is_connection_dropped
 
-from ..storage.models import utcnow
+from ..storage.base import utcnow
 from . import addresses
 from .deadlines import DEADLINES
 from .errors import WebhookUrlNotAllowed

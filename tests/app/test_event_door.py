@@ -14,8 +14,10 @@ from sqlalchemy import func, select
 
 from service import events
 from service.matches import changes
+from service.players.models import PlayerEvent
 from service.storage.db import db, transaction
-from service.storage.models import PlayerEvent, Tenant, WebhookMessage
+from service.tenants.models import Tenant
+from service.webhooks.models import WebhookMessage
 from tests.client import play, tokens, view
 from tests.conftest import api_key
 

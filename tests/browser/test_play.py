@@ -18,7 +18,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from service.engine.bots import LADDER, SEARCHING
 from service.engine.cards import DECK
 from service.engine.shuffle import deck_for_round
-from service.storage.enums import EndReason
+from service.matches.enums import EndReason
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.servers import ROOT, call, gunicorn
 

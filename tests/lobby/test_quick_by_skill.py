@@ -11,8 +11,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import update
 
+from service.matches.models import Match
+from service.players.models import Player, Rating
+from service.storage.base import utcnow
 from service.storage.db import db
-from service.storage.models import Match, Player, Rating, utcnow
 
 SKILLS = {"strong": (40.0, 2.0), "good": (30.0, 2.0), "fair": (26.0, 2.0), "weak": (10.0, 2.0)}
 

@@ -17,7 +17,7 @@ from flask.testing import FlaskClient
 
 from service.matches import chat
 from service.matches.phrases import masked, word_list
-from service.storage.models import utcnow
+from service.storage.base import utcnow
 from tests.client import auth
 from tests.players.test_events import _parsed, _take
 from tests.tournaments.helpers import mint, resign

@@ -17,8 +17,9 @@ from flask.testing import FlaskClient
 from sqlalchemy import update
 
 from service import worker
+from service.matches.models import Match
+from service.storage.base import utcnow
 from service.storage.db import db
-from service.storage.models import Match, utcnow
 from tests.client import auth, play, tokens, view
 from tests.conftest import require_postgres
 from tests.servers import call, gunicorn, start_worker

@@ -14,7 +14,7 @@ from sqlalchemy import event, text
 
 from service.matches import polls
 from service.storage.db import db, transaction
-from service.storage.models import LOCAL_TENANT
+from service.tenants.models import LOCAL_TENANT
 from tests.client import auth, create, play, tokens, view
 from tests.conftest import make_app
 

@@ -11,8 +11,9 @@ from typing import Any
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.matches.models import CreateKey, Match
+from service.storage.base import utcnow
 from service.storage.db import db, transaction
-from service.storage.models import CreateKey, Match, utcnow
 from tests.client import auth, tokens, view
 from tests.conftest import api_key, make_app
 

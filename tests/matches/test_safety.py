@@ -227,8 +227,8 @@ def test_ten_thousand_unknown_rules_get_a_short_answer(client: FlaskClient) -> N
 def test_idempotency_keys_expire(backend: str, tmp_path) -> None:  # noqa: ANN001
     """An Idempotency-Key is honoured for BASRA_IDEMPOTENCY_HOURS (24 by default); after
     that the same key is a new request, and expired records are purged."""
+    from service.matches.models import IdempotencyKey
     from service.storage.db import db
-    from service.storage.models import IdempotencyKey
     from tests.conftest import make_app
 
     app = make_app(backend, tmp_path, BASRA_IDEMPOTENCY_HOURS=0.5 / 3600)  # half a second
@@ -247,8 +247,8 @@ def test_idempotency_keys_expire(backend: str, tmp_path) -> None:  # noqa: ANN00
     assert late.status_code == 409 and late.get_json()["reason"] == "not_your_turn"
     with app.app_context():
         from service.matches import store
+        from service.storage.base import utcnow
         from service.storage.db import transaction
-        from service.storage.models import utcnow
 
         with transaction(write=True):
             assert store.purge_idempotency(utcnow()) == 1

@@ -11,8 +11,10 @@ from flask.testing import FlaskClient
 from sqlalchemy import select, update
 
 from service import worker
+from service.matches.models import Match
+from service.players.models import PlayerEvent
+from service.storage.base import utcnow
 from service.storage.db import db
-from service.storage.models import Match, PlayerEvent, utcnow
 from tests.client import auth, play, tokens, view
 from tests.conftest import api_key
 

@@ -17,8 +17,9 @@ from sqlalchemy import text, update
 from service import create_app, worker
 from service.bots import helpers
 from service.ops import metrics
+from service.storage.base import utcnow
 from service.storage.db import POOL, db, transaction
-from service.storage.models import WebhookMessage, utcnow
+from service.webhooks.models import WebhookMessage
 from tests.conftest import BASE_CONFIG, make_app
 from tests.webhooks.test_webhooks import hooked, key_of, subscribe
 

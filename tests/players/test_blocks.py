@@ -68,3 +68,21 @@ def test_blocks_are_listed_to_their_player_and_nobody_else(client: FlaskClient) 
     bad = client.put("/v1/players/ana/blocks/bad%20id", headers=auth(ana))
     assert bad.status_code == 422 and bad.get_json()["errors"][0]["field"] == "other"
     assert len(client.get("/v1/players/ana/blocks").get_json()["blocks"]) == 3
+
+
+def test_a_block_tells_the_hooks_wired_once_and_social_ends_friendships_through_them(
+    client: FlaskClient, monkeypatch: Any,
+) -> None:
+    """Players touch no friendship row: social hears of a block through the hook
+    ``create_app`` wired (issue 55), and a repeated block tells nobody again."""
+    from service.players import blocks
+    from service.social import friends
+
+    assert friends.unfriend in blocks._hooks
+    heard: list[tuple[int, str, str]] = []
+    monkeypatch.setattr(blocks, "_hooks", (*blocks._hooks, lambda *told: heard.append(told)))
+    ana = mint(client, "ana")
+    mint(client, "bo")
+    for _ in range(2):
+        assert client.put("/v1/players/ana/blocks/bo", headers=auth(ana)).status_code == 200
+    assert [told[1:] for told in heard] == [("ana", "bo")]

@@ -17,8 +17,9 @@ from flask.testing import FlaskClient
 from sqlalchemy import update
 
 from service.players import events
+from service.players.models import PlayerEvent
+from service.storage.base import utcnow
 from service.storage.db import db
-from service.storage.models import PlayerEvent, utcnow
 from tests.client import auth, play
 from tests.conftest import make_app, require_postgres
 from tests.servers import call, gunicorn, sse_events

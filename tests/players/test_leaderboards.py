@@ -14,8 +14,9 @@ from flask.testing import FlaskClient
 from sqlalchemy import update
 
 from service.players import scheduled
+from service.players.models import Player, Rating
+from service.storage.base import utcnow
 from service.storage.db import db
-from service.storage.models import Player, Rating, utcnow
 from tests.client import auth, tokens
 from tests.conftest import api_key, make_app
 

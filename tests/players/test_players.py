@@ -14,9 +14,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import update
 
+from service.matches.models import Seat
 from service.players import service as players
+from service.players.models import Player
 from service.storage.db import db
-from service.storage.models import Player, Seat
 from service.tenants import service as tenants
 from tests.client import auth
 from tests.conftest import api_key

@@ -16,9 +16,9 @@ from openskill.models import PlackettLuce
 from sqlalchemy import select
 
 from service.bots.ladder import ladder
+from service.players.models import Player, Rating, RatingChange
 from service.players.ratings import provisional, skill_display
 from service.storage.db import db
-from service.storage.models import Player, Rating, RatingChange
 from tests.client import auth, play_to_end, tokens
 from tests.conftest import make_app
 
@@ -192,7 +192,7 @@ def test_a_rated_match_cannot_be_walked_away_from(app: Flask, client: FlaskClien
     (`claimed`), the claimer's team won and the ratings moved."""
     from sqlalchemy import update
 
-    from service.storage.models import Match
+    from service.matches.models import Match
 
     created = _rated(client, "ana", "bo")
     view = client.get(f"/v1/matches/{created['id']}").get_json()

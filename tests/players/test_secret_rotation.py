@@ -14,8 +14,8 @@ from sqlalchemy import select, update
 
 from service.players import service as players
 from service.storage.db import db, transaction
-from service.storage.models import Tenant
 from service.tenants import service as tenants
+from service.tenants.models import Tenant
 from tests.client import auth
 from tests.conftest import api_key
 
@@ -104,7 +104,7 @@ def test_first_uses_racing_agree_on_one_secret(app: Flask) -> None:
     def first_use() -> None:
         with app.app_context():
             gate.wait()
-            made.append(players._make_secret(tenant))
+            made.append(tenants.make_player_secret(tenant))
             db.session.remove()
 
     threads = [threading.Thread(target=first_use) for _ in range(6)]

@@ -10,8 +10,10 @@ from flask.testing import FlaskClient
 from sqlalchemy import select, update
 
 from service.players import service as players
+from service.players.models import Player
+from service.storage.base import utcnow
 from service.storage.db import db, transaction
-from service.storage.models import Player, Tenant, utcnow
+from service.tenants.models import Tenant
 from tests.conftest import api_key
 
 

@@ -14,8 +14,9 @@ from flask.testing import FlaskClient
 from sqlalchemy import update
 
 from service import worker
+from service.matches.models import Match
+from service.storage.base import utcnow
 from service.storage.db import db
-from service.storage.models import Match, utcnow
 from tests.client import auth, play_to_end, tokens
 from tests.helpers import SHORT, seeded_decks
 

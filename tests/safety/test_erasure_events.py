@@ -17,9 +17,12 @@ from flask.testing import FlaskClient
 from sqlalchemy import select, update
 
 from service import events
+from service.players.models import PlayerEvent
+from service.social.models import Challenge
+from service.storage.base import utcnow
 from service.storage.db import db
-from service.storage.models import Challenge, PlayerEvent, WebhookMessage, utcnow
 from service.webhooks import service as webhooks
+from service.webhooks.models import WebhookMessage
 from tests.client import auth, play, tokens, view
 from tests.conftest import api_key
 from tests.players.test_events import _parsed, _take

@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 
 from service.storage.db import db
-from service.storage.models import WebhookMessage
+from service.webhooks.models import WebhookMessage
 from tests.client import auth, play_to_end
 from tests.conftest import api_key, make_app
 from tests.tournaments.helpers import mint

@@ -14,8 +14,10 @@ from sqlalchemy import select, update
 
 from service.players import cache as players_cache
 from service.players import service as players
+from service.players.models import Player
+from service.storage.base import utcnow
 from service.storage.db import db, transaction
-from service.storage.models import LOCAL_TENANT, Player, utcnow
+from service.tenants.models import LOCAL_TENANT
 from tests.client import auth
 from tests.tournaments.helpers import create as create_tournament
 from tests.tournaments.helpers import join as join_tournament

@@ -14,8 +14,9 @@ from flask.testing import FlaskClient
 from openskill.models import PlackettLuce
 from sqlalchemy import select
 
+from service.players.models import Player, PlayerEvent, Rating
 from service.storage.db import db
-from service.storage.models import Player, PlayerEvent, Rating, WebhookMessage
+from service.webhooks.models import WebhookMessage
 from tests.client import auth, tokens
 from tests.conftest import api_key, make_app
 from tests.tournaments.helpers import entered, read, resign, work

@@ -14,8 +14,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select, update
 
+from service.players.models import PlayerEvent
+from service.social.models import Challenge
+from service.storage.base import utcnow
 from service.storage.db import db
-from service.storage.models import Challenge, PlayerEvent, utcnow
 from tests.client import auth
 from tests.conftest import make_app, require_postgres
 from tests.servers import call, gunicorn, sse_events

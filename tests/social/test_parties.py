@@ -11,8 +11,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
+from service.players.models import PlayerEvent
 from service.storage.db import db
-from service.storage.models import PlayerEvent
 from tests.client import auth
 from tests.tournaments.helpers import mint
 

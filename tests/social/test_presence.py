@@ -16,9 +16,11 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select, update
 
+from service.players.models import PlayerEvent, PresenceLease
 from service.social import presence
+from service.storage.base import utcnow
 from service.storage.db import db
-from service.storage.models import PlayerEvent, PresenceLease, WebhookMessage, utcnow
+from service.webhooks.models import WebhookMessage
 from tests.client import auth
 from tests.conftest import api_key, require_postgres
 from tests.servers import call, gunicorn, sse_events

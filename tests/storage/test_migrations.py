@@ -7,9 +7,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
+from service.players.models import Player
 from service.storage import MIGRATIONS
 from service.storage.db import db
-from service.storage.models import Player
 from tests.client import auth, play_to_end, tokens
 from tests.helpers import SHORT, seeded_decks
 
@@ -51,7 +51,7 @@ def test_0013_gives_tournament_games_the_result_of_their_ended_match(
     the result their match has, as the worker would have given it."""
     from sqlalchemy import update
 
-    from service.storage.models import Pairing
+    from service.tournaments.models import Pairing
     from tests.tournaments.helpers import create as create_tournament
     from tests.tournaments.helpers import join, mint, read, resign, work
 

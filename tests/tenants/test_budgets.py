@@ -11,8 +11,8 @@ from flask import Flask
 from service.bots import helpers
 from service.engine import load_variant, new_match, new_seed
 from service.matches import replies
+from service.matches.models import Match
 from service.storage.db import db
-from service.storage.models import Match
 from service.tenants import limits
 from service.tenants.errors import BudgetSpent
 from tests.client import auth, tokens

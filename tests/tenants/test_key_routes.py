@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from flask import Flask
 
-from service.storage.enums import StaffRole
 from service.tenants import staff
+from service.tenants.enums import StaffRole
 from tests.client import auth
 from tests.conftest import api_key, make_app
 

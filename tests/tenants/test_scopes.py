@@ -10,7 +10,8 @@ import pytest
 from flask import Flask
 
 from service.storage.db import db
-from service.storage.models import Tournament, Webhook
+from service.tournaments.models import Tournament
+from service.webhooks.models import Webhook
 from tests.client import auth
 from tests.conftest import api_key, make_app
 from tests.tournaments.helpers import create as create_tournament

@@ -10,11 +10,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import update
 
+from service.storage.base import utcnow
 from service.storage.db import db, transaction
-from service.storage.enums import StaffRole
-from service.storage.models import StaffSession, utcnow
 from service.tenants import service as tenants
 from service.tenants import staff
+from service.tenants.enums import StaffRole
+from service.tenants.models import StaffSession
 from tests.conftest import api_key, make_app
 
 SUSPEND = {"reason": "cheating", "until": None}

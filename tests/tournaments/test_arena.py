@@ -10,9 +10,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import update
 
+from service.storage.base import utcnow
 from service.storage.db import db
-from service.storage.models import Pairing, Tournament, utcnow
 from service.tournaments import pairing
+from service.tournaments.models import Pairing, Tournament
 from service.tournaments.pairing import Standing
 from tests.tournaments.helpers import create, join, mint, read, resign, work
 

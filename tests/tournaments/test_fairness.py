@@ -10,9 +10,10 @@ from pathlib import Path
 from flask import Flask
 
 from service.players import events as player_events
+from service.players.models import PlayerEvent
 from service.storage.db import db
-from service.storage.models import PlayerEvent, WebhookMessage
 from service.tournaments import scheduled
+from service.webhooks.models import WebhookMessage
 from tests.client import auth
 from tests.conftest import api_key, make_app
 from tests.tournaments.helpers import create, read, work

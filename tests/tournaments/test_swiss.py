@@ -261,7 +261,7 @@ def test_a_result_an_older_process_did_not_write_is_given_by_the_next_pass(
     from sqlalchemy import update
 
     from service.storage.db import db
-    from service.storage.models import Pairing
+    from service.tournaments.models import Pairing
 
     tokens = {p: mint(client, p) for p in PLAYERS[:2]}
     tid = create(client, rounds=2, min_players=2)["id"]

@@ -11,8 +11,8 @@ from jsonschema import Draft202012Validator
 from standardwebhooks import Webhook as Verifier
 
 from service.players import events as player_events
+from service.players.models import PlayerEvent
 from service.storage.db import db
-from service.storage.models import PlayerEvent
 from tests.client import auth
 from tests.servers import ROOT
 from tests.tournaments.helpers import create, read, work

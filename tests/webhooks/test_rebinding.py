@@ -12,8 +12,8 @@ from typing import Any
 from sqlalchemy import select
 
 from service.storage.db import db
-from service.storage.models import WebhookAttempt
 from service.webhooks.dispatcher import Dispatcher
+from service.webhooks.models import WebhookAttempt
 from tests.conftest import make_app
 from tests.webhooks.test_webhooks import Receiver, key_of, subscribe
 

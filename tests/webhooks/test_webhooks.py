@@ -27,12 +27,14 @@ from jsonschema import Draft202012Validator
 from sqlalchemy import func, select, update
 from standardwebhooks.webhooks import Webhook as Verifier
 
+from service.storage.base import utcnow
 from service.storage.db import db
-from service.storage.models import Tenant, Webhook, WebhookAttempt, WebhookMessage, utcnow
 from service.tenants import service as tenants
+from service.tenants.models import Tenant
 from service.webhooks import queue
 from service.webhooks import service as webhooks
 from service.webhooks.dispatcher import Dispatcher
+from service.webhooks.models import Webhook, WebhookAttempt, WebhookMessage
 from service.webhooks.service import EVENTS
 from tests.client import create, play_to_end
 from tests.conftest import make_app
