@@ -41,9 +41,8 @@ from .errors import (
 )
 from .models import ChatLine
 from .phrases import BY_ID, clean_words, masked, word_list
-from .results import Viewer, spectates
 from .rows import ChatLineRow, ChatReader, MatchRow, chat_key
-from .seats import acting_seat, require_seat
+from .seats import Viewer, acting_seat, require_seat, spectates
 
 WORDS_MAX = 500
 """Words a front end may add to the filter."""

@@ -20,8 +20,8 @@ from ..players import ratings, totals
 from ..storage.writes import Rows
 from . import store
 from .enums import EndReason, MatchStatus
-from .results import PUBLIC, spectates
 from .rows import LogEntry, MatchRow, team_won
+from .seats import PUBLIC, spectates
 
 
 def keeps_record(match: MatchRow) -> bool:

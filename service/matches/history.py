@@ -65,7 +65,7 @@ _AFTER_SEATS = (Match.created_at, Match.finished_at, Match.end_reason, Match.rou
                 Match.rated, Match.rating_changes, Match.voided_at, Match.void_reason,
                 Match.sealed, Match.spectator_delay)
 """:class:`MatchSummary`'s fields before its seats and after them (with what says whether
-it delays its spectators: :func:`.results.spectates` reads it)."""
+it delays its spectators: :func:`.seats.spectates` reads it)."""
 _SEAT = 1 + len(_BEFORE_SEATS) + len(_AFTER_SEATS)
 """Where a listing row's seat columns start (after the pk and the summary's)."""
 
@@ -148,7 +148,7 @@ def history(query: HistoryQuery, cursor_key: bytes,
 
 def _summary(r: Sequence[Any], seats: Sequence[tuple[SeatInfo, bool]]) -> MatchSummary:
     """A listing row (the pk, then :data:`_BEFORE_SEATS` and :data:`_AFTER_SEATS`), as it
-    is (the use case shows it to its caller: :func:`.results.spectates`)."""
+    is (the use case shows it to its caller: :func:`.seats.spectates`)."""
     (_, match_id, variant, status, version, rules_hash, scores, winner, draw, created_at,
      finished_at, end_reason, rounds, rated, rating_changes, voided_at, void_reason,
      sealed, spectator_delay) = r[:_SEAT]

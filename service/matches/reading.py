@@ -21,19 +21,9 @@ from ..players.service import Credential
 from ..storage.db import on_replica, statement_connection, transaction
 from . import cache, polls, store
 from .models import MoveRecord
-from .results import (
-    PUBLIC,
-    SERVER,
-    LoggedMove,
-    MatchView,
-    Seen,
-    Unchanged,
-    Viewer,
-    match_view,
-    spectates,
-)
+from .results import LoggedMove, MatchView, Seen, Unchanged, match_view
 from .rows import ChatLineRow, ChatReader, MatchRow
-from .seats import seat_of
+from .seats import PUBLIC, SERVER, Viewer, placed
 
 
 @dataclass(frozen=True)
@@ -55,14 +45,15 @@ def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen
     since the previous one (every play, though changes come faster than the stream
     wakes), and the chat lines ``chat`` (its reader, if any) sees as they are said; a
     heartbeat (``Event(None)``) when ``heartbeat`` seconds pass without either; it ends
-    once the match is over. A spectator shown the match late (:func:`late`) follows it
+    once the match is over. A spectator shown the match late (:func:`.seats.placed`) follows it
     by :func:`_follow_late`. The stream holds one of ``client``'s parking places
     (:mod:`service.live.waiters`)."""
     peeked = polls.peek(match_id, tenant)
-    version, seat = peeked.version, seat_of(peeked.seats, token)
+    seat, late = placed(peeked.seats, token, peeked.delays_spectators, viewer)
+    version = peeked.version
     said = _chat_now(chat)
     with waiters.parked(client), metrics.WAITERS.labels("stream").track_inprogress():
-        if late(peeked, seat, viewer):
+        if late:
             yield from _follow_late(match_id, tenant, version, last_seen, heartbeat, chat, said,
                                     viewer, sealed=peeked.lags[0])
             return
@@ -187,13 +178,6 @@ def _chat_since(chat: ChatReader, after: int) -> tuple[tuple[ChatLineRow, ...], 
     return tuple(line for line in read if chat.sees(line)), (after, heard)
 
 
-def late(peeked: polls.Peek, seat: int | None, viewer: Viewer) -> bool:
-    """Whether ``viewer`` (at ``seat``) may be shown the match late, sealed or delayed
-    (:func:`.results.spectates`, as its facts tell without a query): its view's version
-    is then that of what it shows, and nothing is decided by the match's version."""
-    return seat is None and spectates(peeked.delays_spectators, (), viewer)
-
-
 def read_match(match_id: str, tenant: int, token: Credential | None, seen: Seen, wait: float,
                client: str = "", viewer: Viewer = PUBLIC) -> MatchView | Unchanged:
     """The token's seat view (a spectator's without a token), or :class:`Unchanged`
@@ -205,9 +189,9 @@ def read_match(match_id: str, tenant: int, token: Credential | None, seen: Seen,
     (:mod:`service.live.waiters`)."""
     # a read applies what time decided first; never older than what the client holds
     peeked = polls.peek(match_id, tenant, seen.newest())
-    seat = seat_of(peeked.seats, token)
+    seat, late = placed(peeked.seats, token, peeked.delays_spectators, viewer)
     version, turn = peeked.version, peeked.turn
-    if late(peeked, seat, viewer):
+    if late:
         return _read_late(match_id, tenant, seen, version, wait, client, viewer)
     idle = turn == NOBODY or (seat is not None and turn == seat)
     woken = False

@@ -36,7 +36,7 @@ from .errors import NotAtTable
 from .headers import etag_for, if_match_version, seen
 from .history import HistoryQuery
 from .phrases import PHRASES
-from .results import PUBLIC, SERVER, HistoryPage, MatchView, MoveResult, Unchanged, Viewer
+from .results import HistoryPage, MatchView, MoveResult, Unchanged
 from .rows import ChatLineRow
 from .schemas import (
     MATCH_EVENT,
@@ -61,7 +61,7 @@ from .schemas import (
     SayChatSchema,
     WaitQuerySchema,
 )
-from .seats import PlayerSpec
+from .seats import PUBLIC, SERVER, PlayerSpec, Viewer
 from .service import CreatedMatch, MoveLog
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches")

@@ -4,7 +4,7 @@ move's result, a page of history. Plain values for the web layer to render."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -23,6 +23,7 @@ from ..engine import (
 from .enums import EndReason, MatchStatus, MoveKind
 from .models import MoveRecord
 from .rows import STAND_IN, MatchRow, delays, finished_by
+from .seats import PUBLIC, Viewer, spectates
 
 SPECTATOR_DELAY = 4
 """Plays a spectator lags behind in a rated or tournament match unless it says
@@ -139,37 +140,9 @@ def seat_infos(match: MatchRow) -> tuple[SeatInfo, ...]:
     )
 
 
-@dataclass(frozen=True)
-class Viewer:
-    """Who a match's facts are shown to, where they leave the service (a view, a listing,
-    a record, a standing)."""
-
-    server: bool = False
-    """The front end's server (its server key, its webhooks): it runs the event and sees
-    every match as it is."""
-    player_id: str | None = None
-    """The player a token proves: the matches they sit at are theirs to see as they are."""
-
-
-PUBLIC = Viewer()
-"""Anyone: a browser key, a player at another table, and what every caller reads alike
-(records, totals, ratings, leaderboards, tournament standings)."""
-SERVER = Viewer(server=True)
-
-
-def spectates(delays_spectators: bool, players: Iterable[str | None], viewer: Viewer) -> bool:
-    """THE sealing rule, used wherever a match's facts leave: whether ``viewer`` is shown
-    the match as its spectators see it (no score, winner, end, version or rating change
-    of a sealed table; a delayed match some plays back) rather than as it is. A match
-    that delays its spectators (sealed, or in play with a spectator delay) is shown as
-    it is only to the front end's server and the players seated at it."""
-    return delays_spectators and not viewer.server and (
-        viewer.player_id is None or viewer.player_id not in players)
-
-
 def delayed(match: MatchRow, seat: int | None, viewer: Viewer = PUBLIC) -> bool:
     """Whether the viewer (``seat`` None: not seated) is shown the match as its
-    spectators see it (:func:`spectates`): some plays back while it is in play with a
+    spectators see it (:func:`.seats.spectates`): some plays back while it is in play with a
     spectator delay, so that nobody watching can relay a table's plays as they happen;
     as dealt while it is sealed. The seats see theirs at once, and the front end's
     server sees it as it is; once the match is over (and unsealed), everyone sees

@@ -9,7 +9,7 @@ import base64
 import hashlib
 import hmac
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import InvalidToken, MissingToken
@@ -52,6 +52,42 @@ def token_check(secret: bytes, salt: str) -> str:
     """What tells, at a retry, whether the secret key is still the one that derived a
     create's tokens (:func:`derived_minter`)."""
     return hmac.new(secret, f"token-check:{salt}".encode(), hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who a match's facts are shown to, where they leave the service (a view, a listing,
+    a record, a standing)."""
+
+    server: bool = False
+    """The front end's server (its server key, its webhooks): it runs the event and sees
+    every match as it is."""
+    player_id: str | None = None
+    """The player a token proves: the matches they sit at are theirs to see as they are."""
+
+
+PUBLIC = Viewer()
+"""Anyone: a browser key, a player at another table, and what every caller reads alike
+(records, totals, ratings, leaderboards, tournament standings)."""
+SERVER = Viewer(server=True)
+
+
+def spectates(delays_spectators: bool, players: Iterable[str | None], viewer: Viewer) -> bool:
+    """THE sealing rule, used wherever a match's facts leave: whether ``viewer`` is shown
+    the match as its spectators see it (no score, winner, end, version or rating change
+    of a sealed table; a delayed match some plays back) rather than as it is. A match
+    that delays its spectators (sealed, or in play with a spectator delay) is shown as
+    it is only to the front end's server and the players seated at it."""
+    return delays_spectators and not viewer.server and (
+        viewer.player_id is None or viewer.player_id not in players)
+
+
+def placed(keys: Sequence[SeatKey], token: Credential | None, delays_spectators: bool,
+           viewer: Viewer) -> tuple[int | None, bool]:
+    """The bearer's seat (:func:`seat_of`), and whether ``viewer`` is shown the match late,
+    sealed or delayed (:func:`spectates`, as the match's facts tell without a query)."""
+    seat = seat_of(keys, token)
+    return seat, seat is None and spectates(delays_spectators, (), viewer)
 
 
 def seat_of(keys: Sequence[SeatKey], token: Credential | None) -> int | None:

@@ -72,32 +72,32 @@ from .errors import (
 from .models import MoveRecord
 from .replies import bill_replies, bots_play
 from .results import (
-    PUBLIC,
-    SERVER,
     SPECTATOR_DELAY,
     HistoryPage,
     MatchSummary,
     MatchView,
     MoveResult,
-    Viewer,
     as_spectators_see,
     match_view,
     replay,
     shown_records,
     shown_version,
-    spectates,
 )
 from .rows import ChatLineRow, GameFacts, LogEntry, MatchRow
 from .rows import facts as match_facts
 from .seats import (
+    PUBLIC,
+    SERVER,
     Minter,
     NewSeat,
     PlayerSpec,
     SeatToken,
+    Viewer,
     acting_seat,
     derived_minter,
     new_seats,
     seat_of,
+    spectates,
     token_check,
 )
 
@@ -746,7 +746,7 @@ def played(match_id: str, tenant: int) -> Played:
 def match_history(query: history.HistoryQuery, viewer: Viewer) -> HistoryPage:
     """A page of the match history, newest first (waiting tables past their time left
     out); a player's page (``query.player_id``) only if the front end vouched for them.
-    Each match as ``viewer`` may see it (:func:`.results.spectates`): a sealed or delayed
+    Each match as ``viewer`` may see it (:func:`.seats.spectates`): a sealed or delayed
     one that is not theirs as its spectators see it."""
     with transaction():
         rows, nxt = history.history(query, current_app.config["SECRET_KEY"],

@@ -19,8 +19,8 @@ from ..events import publish
 from ..matches import service as matches
 from ..matches.changes import MatchChanged
 from ..matches.enums import MatchStatus
-from ..matches.results import PUBLIC, spectates
 from ..matches.rows import delays
+from ..matches.seats import PUBLIC, spectates
 from ..matches.service import call_off, unseal
 from ..players import ratings
 from ..players import service as players
