@@ -126,6 +126,9 @@ def test_the_listing_marks_an_erased_id_and_vouching_again_makes_a_new_player(
     assert [(p["player_id"], p["erased"], p["suspended"], p["name"]) for p in found] == [
         ("ana", True, False, None), ("bo", False, False, "BO"), ("cy", True, False, None)]
     erased_at = datetime.fromisoformat(found[0]["created_at"])
+    # a sign-out is no vouching: the id stays erased
+    assert client.post("/v1/players/cy/tokens/revoke", headers=server).status_code == 200
+    assert _answer(client.get("/v1/players/cy", headers=browser)) == (404, "player_not_found")
     made = client.post("/v1/matches", headers=server, json={"players": [
         {"name": "Ana", "player_id": "ana"}, {"name": "Bo", "player_id": "bo"}]})
     assert made.status_code == 201, made.get_json()
