@@ -86,7 +86,8 @@ _RECORD = (
     select(Player.name, Player.created_at, *_TOTALS, Rating.pool, Rating.mu, Rating.sigma,
            Rating.ordinal, Rating.games, Rating.rank)
     .outerjoin(Rating, Rating.player_pk == Player.pk)
-    .where(Player.tenant_pk == bindparam("tenant"), Player.player_id == bindparam("player"))
+    .where(Player.tenant_pk == bindparam("tenant"), Player.player_id == bindparam("player"),
+           players.KNOWN)
     .order_by(Rating.pool))
 """A player with their totals, a row per pool they are rated in (one row of nulls if
 none)."""
@@ -211,7 +212,8 @@ _PLACE = (
         Rating.tenant_pk == bindparam("tenant"), Rating.pool == bindparam("pool"),
     ).scalar_subquery(), Rating.mu, Rating.sigma, Rating.ordinal, Rating.games)
     .outerjoin(Rating, and_(Rating.player_pk == Player.pk, Rating.pool == bindparam("pool")))
-    .where(Player.tenant_pk == bindparam("tenant"), Player.player_id == bindparam("player")))
+    .where(Player.tenant_pk == bindparam("tenant"), Player.player_id == bindparam("player"),
+           players.KNOWN))
 """A player (none: not vouched for), their rank (none: not listed), how many are, and
 their rating (none: no rated game in the pool yet)."""
 

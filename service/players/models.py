@@ -32,6 +32,9 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
     suspended_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     """The suspension's end (null while suspended: for good)."""
     suspension_reason: Mapped[str | None] = mapped_column(String(500))
+    erased_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """Erased then (null: not erased): the row only refuses their old tokens, and the id
+    answers as an unknown one until a server key vouches for it again."""
     access_changed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     """When a sign-out or a suspension last changed: what every process reads anew."""
     # the record's totals over finished matches, counted as each one finishes

@@ -279,6 +279,9 @@ class PlayerFoundSchema(ma.Schema):
     created_at = UTCDateTime(required=True)
     matches = ma.fields.Integer(required=True)
     suspended = JsonBoolean(required=True)
+    erased = JsonBoolean(required=True, metadata={
+        "description": "an erased player's id, kept only to refuse their old tokens "
+        "(`created_at`: the erasure); a server key vouching for it again makes a new player"})
 
 
 class PlayerSearchPageSchema(ma.Schema):

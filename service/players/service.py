@@ -115,10 +115,17 @@ def rotate_secret(tenant: int, grace_seconds: int, actor: str) -> str:
     return new
 
 
+KNOWN = Player.erased_at.is_(None)
+"""A player the front end vouched for, not an erased one's tombstone (which only refuses
+their old tokens): every lookup of a player by id goes through it."""
+
+
 def find(tenant: int, player_id: str) -> Player | None:
-    """The front end's player ``player_id``, if it vouched for them (caller's transaction)."""
+    """The front end's player ``player_id``, if it vouched for them and they were not
+    erased since (caller's transaction)."""
     return db.session.execute(select(Player).where(  # type: ignore[no-any-return]
-        Player.tenant_pk == tenant, Player.player_id == player_id)).scalar_one_or_none()
+        Player.tenant_pk == tenant, Player.player_id == player_id, KNOWN)
+    ).scalar_one_or_none()
 
 
 @dataclass(frozen=True)
@@ -130,6 +137,8 @@ class PlayerFound:
     created_at: datetime
     matches: int
     suspended: bool
+    erased: bool
+    """An erased player's tombstone (then ``created_at`` is the erasure's time)."""
 
 
 def search(tenant: int, prefix: str, after: str | None, limit: int
@@ -148,7 +157,8 @@ def search(tenant: int, prefix: str, after: str | None, limit: int
     with transaction():
         rows = db.session.scalars(query).all()
         found = [PlayerFound(r.player_id, r.name, as_utc(r.created_at), r.matches,
-                             _suspended_now(r, now)) for r in rows[:limit]]
+                             _suspended_now(r, now), r.erased_at is not None)
+                 for r in rows[:limit]]
     return found, found[-1].player_id if len(rows) > limit else None
 
 
@@ -166,7 +176,7 @@ def lock_players(tenant: int, player_ids: list[str]) -> None:
     :class:`PlayerNotFound` for one not vouched for."""
     wanted = sorted(set(player_ids))
     found = db.session.execute(select(Player.player_id).where(
-        Player.tenant_pk == tenant, Player.player_id.in_(wanted))
+        Player.tenant_pk == tenant, Player.player_id.in_(wanted), KNOWN)
         .order_by(Player.player_id).with_for_update()).scalars().all()
     missing = [p for p in wanted if p not in set(found)]
     if missing:
@@ -179,14 +189,19 @@ def vouched_player_now(tenant: int, player_id: str) -> None:
         vouched_player(tenant, player_id)
 
 
-def remember(tenant: int, player_id: str, name: str | None) -> None:
+def remember(tenant: int, player_id: str, name: str | None, *, revive: bool = True) -> None:
     """Record a vouched player in the caller's write transaction (its display name kept
-    up to date)."""
-    found = find(tenant, player_id)
+    up to date). An erased id vouched for again is a new player (``revive`` False: it
+    stays erased); its row keeps the erasure's sign-out, so the old tokens stay refused."""
+    found = db.session.execute(select(Player).where(
+        Player.tenant_pk == tenant, Player.player_id == player_id)).scalar_one_or_none()
     if found is None:
         db.session.add(Player(tenant_pk=tenant, player_id=player_id, name=name,
                               created_at=utcnow()))
         db.session.flush()
+    elif found.erased_at is not None:
+        if revive:
+            found.erased_at, found.name, found.created_at = None, name, utcnow()
     elif name and found.name != name:
         found.name = name
 
@@ -280,7 +295,7 @@ def sign_out(tenant: int, player_id: str, actor: str, *, tell: bool = True) -> d
     own notice is the one it sends)."""
     now = utcnow()
     with transaction(write=True):
-        remember(tenant, player_id, None)
+        remember(tenant, player_id, None, revive=False)  # an erased id stays erased
         db.session.execute(update(Player).where(Player.tenant_pk == tenant,
                                                 Player.player_id == player_id)
                            .values(signed_out_at=now, access_changed_at=now))
@@ -426,9 +441,10 @@ def erase(tenant: int, player_id: str, rewrite: Callable[[str, Any], Any],
     """Erase what the players domain holds of a player (caller's write transaction, their
     row locked): their ratings, rating charts, totals, name, suspension and stream
     events, and in other players' events (those holding their id or any of ``needles``)
-    what ``rewrite(kind, data)`` replaces. Their row stays,
-    holding only their id and a sign-out now, so every token issued before is refused
-    (and a token minted later makes a new player)."""
+    what ``rewrite(kind, data)`` replaces. Their row stays, holding only their id, a
+    sign-out now, so every token issued before is refused, and the erasure's time, so
+    their id answers as an unknown one (:data:`KNOWN`) until a server key vouches for it
+    again: then it is a new player (:func:`remember`)."""
     player = db.session.execute(select(Player).where(
         Player.tenant_pk == tenant, Player.player_id == player_id).with_for_update()).scalar_one()
     writes.rewrite_json_text(PlayerEvent.body, PlayerEvent.type, PlayerEvent.tenant_pk == tenant,
@@ -439,7 +455,7 @@ def erase(tenant: int, player_id: str, rewrite: Callable[[str, Any], Any],
                                                  PlayerEvent.player_id == player_id))
     now = utcnow()
     db.session.execute(update(Player).where(Player.pk == player.pk).values(
-        name=None, created_at=now, signed_out_at=now, access_changed_at=now,
+        name=None, created_at=now, signed_out_at=now, access_changed_at=now, erased_at=now,
         suspended_at=None, suspended_until=None, suspension_reason=None,
         **{total: 0 for total in totals.TOTALS}))
     after_commit(cache.forget_access)

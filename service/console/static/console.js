@@ -20,6 +20,7 @@ const STRINGS = {
     as_of: "As of {at}", search: "Search", id_prefix: "Player id starts with",
     more: "More", none: "Nothing here.", player_id: "Player", name: "Name",
     created: "Since", matches: "Matches", suspended: "Suspended", yes: "yes", no: "no",
+    erased_id: "(erased {at})",
     record: "Record", totals: "{matches} matches: {wins} won, {losses} lost, {draws} drawn",
     ratings: "Ratings", pool: "Pool", rating: "Rating", games: "Games",
     suspend: "Suspend", lift: "Lift the suspension", sign_out_everywhere: "Sign out everywhere",
@@ -69,6 +70,7 @@ const STRINGS = {
     as_of: "حتى {at}", search: "بحث", id_prefix: "معرّف اللاعب يبدأ بـ",
     more: "المزيد", none: "لا شيء هنا.", player_id: "اللاعب", name: "الاسم",
     created: "منذ", matches: "المباريات", suspended: "موقوف", yes: "نعم", no: "لا",
+    erased_id: "(مُحي {at})",
     record: "السجل", totals: "{matches} مباراة: فاز {wins}، خسر {losses}، تعادل {draws}",
     ratings: "التصنيفات", pool: "الفئة", rating: "التصنيف", games: "مباريات",
     suspend: "إيقاف", lift: "رفع الإيقاف", sign_out_everywhere: "إخراج من كل الأجهزة",
@@ -215,9 +217,11 @@ async function playersPage(query) {
     location.hash = `#/players?prefix=${encodeURIComponent(event.target.prefix.value)}`;
   } }, field("prefix", t("id_prefix"), { value: prefix, maxlength: 128 }),
   el("button", { type: "submit" }, t("search")));
-  const rows = page.players.map((p) => [
-    el("a", { href: `#/players/${encodeURIComponent(p.player_id)}` }, p.player_id),
-    p.name || "", when(p.created_at), p.matches, p.suspended ? t("yes") : t("no")]);
+  // an erased id is no player: no page to open, only the erasure's time
+  const rows = page.players.map((p) => p.erased
+    ? [p.player_id, t("erased_id", { at: when(p.created_at) }), "", "", ""]
+    : [el("a", { href: `#/players/${encodeURIComponent(p.player_id)}` }, p.player_id),
+      p.name || "", when(p.created_at), p.matches, p.suspended ? t("yes") : t("no")]);
   return [el("h1", {}, t("players")), form,
     table([t("player_id"), t("name"), t("created"), t("matches"), t("suspended")], rows),
     page.next ? el("a", { href: `#/players?prefix=${encodeURIComponent(prefix)}&after=${encodeURIComponent(page.next)}` }, t("more")) : null];
