@@ -54,6 +54,7 @@ from ..storage.db import after_commit, on_replica, statement_connection, transac
 from ..tenants import audit
 from ..tenants.service import sender_digest
 from . import cache, changes, clocks, finish, history, store
+from .changes import Change
 from .enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 from .errors import (
     ClaimTooEarly,
@@ -199,7 +200,7 @@ def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
             players.remember(tenant, seat.player_id, seat.name)
     changes.created(match)
     if new.plays:
-        match = changes.save(match, new.state, [LogEntry.of(p) for p in new.plays])
+        match = changes.save(match, new.state, Change([LogEntry.of(p) for p in new.plays]))
     return match
 
 
@@ -435,7 +436,7 @@ def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> 
     if moved.finished and finish.keeps_record(match):
         saved = _finish(match, seat, moved, entries, timeouts, key)
     else:
-        pending = changes.prepare(match, moved, entries, timeouts=timeouts)
+        pending = changes.prepare(match, moved, Change(entries, timeouts=timeouts))
         saved = pending.match, match_view(pending.match, moved, seat)
         with statement_connection() as alone:  # the save is one statement
             if changes.commit(pending, key=key, alone=alone) is None:
@@ -468,7 +469,7 @@ def _finish(match: MatchRow, seat: int, state: State, entries: list[LogEntry],
             locked, _ = store.read(match.id, match.tenant, lock=True)
             if locked.version != match.version:
                 raise _Moved()
-            pending = changes.prepare(locked, state, entries, timeouts=timeouts)
+            pending = changes.prepare(locked, state, Change(entries, timeouts=timeouts))
             view = match_view(pending.match, state, seat)
             if changes.commit(pending, key=key) is None:
                 raise _Moved()
@@ -568,7 +569,7 @@ def resign_match(match_id: str, tenant: int, token: Credential | None,
         check_playing(match, if_match)
         entries = [changes.log(MoveKind.RESIGN, seat, state)]
         state = resign(state, seat)
-        saved = changes.save(match, state, entries, end_reason=EndReason.RESIGNED)
+        saved = changes.save(match, state, Change(entries, end_reason=EndReason.RESIGNED))
     cache.written.drop((tenant, match_id))
     return MoveResult(None, (), match_view(saved, state, seat))
 
@@ -596,7 +597,7 @@ def claim_win(match_id: str, tenant: int, token: Credential | None,
                 f"it has been {after:.0f} s: in {max(1, math.ceil(after - waited))} s")
         entries = [changes.log(MoveKind.FORFEIT, silent, state)]
         state = resign(state, silent)
-        saved = changes.save(match, state, entries, end_reason=EndReason.CLAIMED)
+        saved = changes.save(match, state, Change(entries, end_reason=EndReason.CLAIMED))
     cache.written.drop((tenant, match_id))
     return MoveResult(None, (), match_view(saved, state, seat))
 
@@ -621,8 +622,8 @@ def forfeit_player(tenant: int, player_id: str) -> list[str]:
             if match.status != MatchStatus.ACTIVE or not seats:
                 continue
             entries = [changes.log(MoveKind.FORFEIT, seats[0], state)]
-            changes.save(match, resign(state, seats[0]), entries,
-                         end_reason=EndReason.SUSPENDED)
+            changes.save(match, resign(state, seats[0]),
+                         Change(entries, end_reason=EndReason.SUSPENDED))
         cache.written.drop((tenant, match_id))
         ended.append(match_id)
     return ended
@@ -655,7 +656,7 @@ def void_match(match_id: str, tenant: int, reason: str, actor: str) -> MatchView
         if match.status != MatchStatus.FINISHED:
             raise MatchNotFinished(f"match {match_id!r} is {match.status}: only a "
                                    "finished match's result can be voided")
-        match = changes.save(match, state, void_reason=reason)
+        match = changes.save(match, state, Change(void_reason=reason))
         audit.record(tenant, actor, "match.voided", f"match:{match_id}", reason=reason)
     cache.written.drop((tenant, match_id))
     return match_view(match, state, None)
@@ -680,7 +681,8 @@ def call_off(match_id: str, tenant: int) -> None:
     caller's write transaction: ``aborted``, nobody wins; one over already stays so."""
     match, state = store.read(match_id, tenant, lock=True)
     if match.status in (MatchStatus.WAITING, MatchStatus.ACTIVE):
-        changes.save(match, state, status=MatchStatus.ABORTED, end_reason=EndReason.ABORTED)
+        changes.save(match, state, Change(status=MatchStatus.ABORTED,
+                                           end_reason=EndReason.ABORTED))
     cache.written.drop((tenant, match_id))
 
 
