@@ -61,7 +61,7 @@ def _child(workload: str, units: int) -> None:
         simulate(rules, "bench-0", rounds=units)
         return
     from service import create_app
-    from service.matches import service as matches
+    from service.matches import creating
 
     client = create_app().test_client()
     if workload == "healthz":
@@ -71,7 +71,7 @@ def _child(workload: str, units: int) -> None:
     rng = random.Random(7)
     # every run deals the same matches (the seed comes from the OS otherwise); explicit
     # decks would do it through the API, but they go into every saved snapshot
-    matches.new_seed = lambda: rng.randbytes(32)  # type: ignore[attr-defined]
+    creating.new_seed = lambda: rng.randbytes(32)  # type: ignore[attr-defined]
     _play(client, _WARM_UP[workload])
     if _play(client, units) != 1:
         raise RuntimeError("the moves outlasted their match: its create would not cancel out")

@@ -1,15 +1,16 @@
 """A change to a match, saved in one place, and heard by the other domains.
 
 Every change (a match made, a move, a seat taken or left, a clock run out, a
-resignation, an abort, a rematch) is worked out by :func:`prepare` and saved by
-:func:`commit` (both: :func:`save`; a new match: :func:`created`): the new row is worked
-out from the engine state, a finish's consequences are recorded (:mod:`.finish`), what
-happened is published through the event door (:mod:`service.events`: the webhooks'
-outbox, the players' streams), and the :class:`MatchChanged` event goes to the
-subscribers the composition root wired (:func:`wire`: the tournaments' results, the
-players' presence). Each answers with the rows it needs written; the store writes them
-with the change, in its transaction, without knowing what they are. Then this process's
-listener hears of the new version (every other process hears its NOTIFY).
+resignation, an abort, a rematch), given as one :class:`Change`, is worked out by
+:func:`prepare` and saved by :func:`commit` (both: :func:`save`; a new match:
+:func:`created`): the new row is worked out from the engine state, a finish's
+consequences are recorded (:mod:`.finish`), what happened is published through the
+event door (:mod:`service.events`: the webhooks' outbox, the players' streams), and the
+:class:`MatchChanged` event goes to the subscribers the composition root wired
+(:func:`wire`: the tournaments' results, the players' presence). Each answers with the
+rows it needs written; the store writes them with the change, in its transaction,
+without knowing what they are. Then this process's listener hears of the new version
+(every other process hears its NOTIFY).
 """
 
 from __future__ import annotations
@@ -190,29 +191,41 @@ class Pending:
         return self.change.match
 
 
-def prepare(before: MatchRow, state: State, entries: Sequence[LogEntry] = (), *,
-            status: MatchStatus | None = None, end_reason: EndReason | None = None,
-            seats: tuple[SeatRow, ...] | None = None, timeouts: tuple[int, ...] | None = None,
-            rematch_id: str | None = None, void_reason: str | None = None,
-            dropped: tuple[int, ...] | None = None) -> Pending:
-    """The change that saves the match (read as ``before``) in ``state``, with the log
-    ``entries`` (the version moves on by as many, at least one) and whatever else
-    changed: the new row, its finish's consequences (worked out now, under the row lock
-    the caller holds: :func:`finish.keeps_record`), and its subscribers' rows. A
-    ``void_reason`` voids a finished match: what its finish recorded is taken back."""
+@dataclass(frozen=True)
+class Change:
+    """What a change does to a match besides its new state: the log ``entries`` it
+    appends (the version moves on by as many, at least one) and whatever else it sets;
+    a ``void_reason`` voids a finished match's result."""
+
+    entries: Sequence[LogEntry] = ()
+    status: MatchStatus | None = None
+    end_reason: EndReason | None = None
+    seats: tuple[SeatRow, ...] | None = None
+    timeouts: tuple[int, ...] | None = None
+    rematch_id: str | None = None
+    void_reason: str | None = None
+    dropped: tuple[int, ...] | None = None
+
+
+def prepare(before: MatchRow, state: State, what: Change) -> Pending:
+    """The change that saves the match (read as ``before``) in ``state`` as ``what``
+    says: the new row, its finish's consequences (worked out now, under the row lock
+    the caller holds: :func:`finish.keeps_record`), and its subscribers' rows. A void
+    takes back what the finish recorded."""
     changed: dict[str, Any] = {}
-    voids = void_reason is not None and before.voided_at is None
+    status, end_reason, entries = what.status, what.end_reason, what.entries
+    voids = what.void_reason is not None and before.voided_at is None
     if voids:
-        changed.update(voided_at=utcnow(), void_reason=void_reason)
+        changed.update(voided_at=utcnow(), void_reason=what.void_reason)
         status, end_reason = before.status, before.end_reason
-    if seats is not None:
-        changed["seats"] = seats
-    if timeouts is not None:
-        changed["timeouts"] = timeouts
-    if rematch_id is not None:
-        changed["rematch_id"] = rematch_id
-    if dropped is not None:
-        changed["dropped"] = dropped
+    if what.seats is not None:
+        changed["seats"] = what.seats
+    if what.timeouts is not None:
+        changed["timeouts"] = what.timeouts
+    if what.rematch_id is not None:
+        changed["rematch_id"] = what.rematch_id
+    if what.dropped is not None:
+        changed["dropped"] = what.dropped
     after = before.after(state, before.version + max(1, len(entries)), utcnow(),
                          status=status, end_reason=end_reason, **changed)
     change = MatchChanged(before.status, before.version, after, tuple(entries), voids)
@@ -225,7 +238,7 @@ def prepare(before: MatchRow, state: State, entries: Sequence[LogEntry] = (), *,
     if voids and finish.keeps_record(after):
         parts.extend(finish.take_back(after))
     parts.extend(_heard(change))
-    return Pending(change, state, tuple(parts), seats is not None)
+    return Pending(change, state, tuple(parts), what.seats is not None)
 
 
 def commit(pending: Pending, *, key: KeyRecord | None = None,
@@ -245,16 +258,10 @@ def commit(pending: Pending, *, key: KeyRecord | None = None,
     return after
 
 
-def save(before: MatchRow, state: State, entries: Sequence[LogEntry] = (), *,
-         status: MatchStatus | None = None, end_reason: EndReason | None = None,
-         seats: tuple[SeatRow, ...] | None = None,
-         timeouts: tuple[int, ...] | None = None, rematch_id: str | None = None,
-         void_reason: str | None = None, dropped: tuple[int, ...] | None = None) -> MatchRow:
+def save(before: MatchRow, state: State, what: Change) -> MatchRow:
     """:func:`prepare` and :func:`commit` a change under the match's row lock (the caller's
     write transaction): it cannot find the match moved on."""
-    saved = commit(prepare(before, state, entries, status=status, end_reason=end_reason,
-                           seats=seats, timeouts=timeouts, rematch_id=rematch_id,
-                           void_reason=void_reason, dropped=dropped))
+    saved = commit(prepare(before, state, what))
     if saved is None:
         raise RuntimeError(f"match {before.id} changed under its row lock")
     return saved

@@ -16,6 +16,7 @@ from ..ops import metrics
 from ..storage.base import utcnow
 from ..storage.db import transaction
 from . import changes, stand_ins, store
+from .changes import Change
 from .enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 from .replies import bots_play
 from .rows import LogEntry, MatchRow
@@ -41,15 +42,15 @@ def _time_out(match: MatchRow, state: State) -> MatchRow:
         if match.clock_timeout == ClockTimeout.FORFEIT or timeouts[seat] >= TIMEOUTS_TO_FORFEIT:
             entries = [changes.log(MoveKind.FORFEIT, seat, state)]
             state = resign(state, seat)
-            match = changes.save(match, state, entries, end_reason=EndReason.TIMEOUT,
-                                 timeouts=tuple(timeouts))
+            match = changes.save(match, state, Change(
+                entries, end_reason=EndReason.TIMEOUT, timeouts=tuple(timeouts)))
         else:
             state = apply_move(state, bot_move(state, seat, "greedy"))
             assert state.last_play is not None
             mine = state.last_play
             state, replies = bots_play(state, match.bots, match.tenant, worker=True)
             entries = [LogEntry.of(mine, timeout=True), *match.logged(replies)]
-            match = changes.save(match, state, entries, timeouts=tuple(timeouts))
+            match = changes.save(match, state, Change(entries, timeouts=tuple(timeouts)))
     return match
 
 
@@ -76,7 +77,8 @@ def expired(match: MatchRow) -> bool:
 
 def expire(match: MatchRow, state: State) -> MatchRow:
     """Abort a locked waiting match nobody filled in time (no seat asked: no log entry)."""
-    return changes.save(match, state, status=MatchStatus.ABORTED, end_reason=EndReason.ABORTED)
+    return changes.save(match, state, Change(status=MatchStatus.ABORTED,
+                                             end_reason=EndReason.ABORTED))
 
 
 def expire_if_due(match_id: str, tenant: int) -> bool:

@@ -169,9 +169,13 @@ def settled(match_id: str, version: int) -> int:
     return found.version
 
 
-def wait_for_change(match_id: str, version: int, timeout: float) -> int:
+def wait_for_change(match_id: str, version: int, timeout: float,
+                    chat: ChatReader | None = None, said: tuple[int, int] = (0, 0)) -> int:
     """Block until the match is past ``version`` or the wait (capped by BASRA_MAX_WAIT)
-    ends; the version then.
+    ends; the version then. With ``chat``, also woken by a chat line of the match (the
+    version then unchanged, the caller reads the lines): one heard past ``said[1]`` (the
+    listener's number read before the caller's read of the lines up to ``said[0]``), or,
+    without a live listener, one in the database.
 
     On PostgreSQL it sleeps until the match's NOTIFY arrives (from any instance);
     otherwise, while this process's listener is still connecting, or while it has not
@@ -180,6 +184,7 @@ def wait_for_change(match_id: str, version: int, timeout: float) -> int:
     config = current_app.config
     deadline = time.monotonic() + min(timeout, config["BASRA_MAX_WAIT"])
     interval = config["BASRA_POLL_INTERVAL"]
+    chat_after, chat_heard = said
     heard = listener()
     while True:
         left = deadline - time.monotonic()
@@ -187,32 +192,14 @@ def wait_for_change(match_id: str, version: int, timeout: float) -> int:
         if current != version or left <= 0:
             return current
         if heard is not None and heard.live and heard.version(match_id) is not None:
-            heard.wait(match_id, version, left)
-        else:
-            # a listener that is still connecting will be live within moments
-            time.sleep(min(interval, left, 0.25 if heard is not None else interval))
-
-
-def wait_for_news(match_id: str, version: int, chat: ChatReader, chat_after: int,
-                  chat_heard: int, timeout: float) -> int:
-    """:func:`wait_for_change`, also woken by a chat line of the match: one heard past
-    ``chat_heard`` (the listener's number read before the caller's read of the lines
-    up to ``chat_after``), or, without a live listener, one in the database; the
-    version then (a caller whose version is unchanged reads the lines)."""
-    config = current_app.config
-    deadline = time.monotonic() + min(timeout, config["BASRA_MAX_WAIT"])
-    heard = listener()
-    while True:
-        left = deadline - time.monotonic()
-        current = _current(heard, match_id, version)[0]
-        if current != version or left <= 0:
-            return current
-        if heard is not None and heard.live and heard.version(match_id) is not None:
-            heard.wait_either({match_id: version, chat.key: chat_heard}, left)
-            if (heard.version(chat.key) or -1) != chat_heard:
+            heard.wait_either({match_id: version} if chat is None
+                              else {match_id: version, chat.key: chat_heard}, left)
+            if chat is not None and (heard.version(chat.key) or -1) != chat_heard:
                 return current
             continue
-        time.sleep(min(config["BASRA_POLL_INTERVAL"], left))
-        with transaction():
-            if store.newest_chat_line(chat.match_pk) > chat_after:
-                return current
+        # a listener that is still connecting will be live within moments
+        time.sleep(min(interval, left, 0.25 if heard is not None else interval))
+        if chat is not None:
+            with transaction():
+                if store.newest_chat_line(chat.match_pk) > chat_after:
+                    return current

@@ -69,7 +69,7 @@ def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen
                 if chat is None:
                     current = polls.wait_for_change(match_id, version, heartbeat)
                 else:
-                    current = polls.wait_for_news(match_id, version, chat, *said, heartbeat)
+                    current = polls.wait_for_change(match_id, version, heartbeat, chat, said)
                     lines, said = _chat_since(chat, said[0])
                     if lines:
                         yield Event(None, lines)
@@ -117,7 +117,7 @@ def _follow_late(match_id: str, tenant: int, version: int, shown: int | None,
         if chat is None:
             current = polls.wait_for_change(match_id, version, left)
         else:
-            current = polls.wait_for_news(match_id, version, chat, *said, left)
+            current = polls.wait_for_change(match_id, version, left, chat, said)
             lines, said = _chat_since(chat, said[0])
             if lines:
                 yield Event(None, lines)

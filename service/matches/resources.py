@@ -28,14 +28,15 @@ from ..tenants.requests import (
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
 from ..web.streams import last_event_id, sse_response
-from . import chat, polls, reading, stand_ins
-from . import service as matches
+from . import chat, conditions, creating, endings, moving, polls, reading, records, stand_ins
 from .chat import ChatRules
+from .creating import CreatedMatch
 from .enums import ChatMode
 from .errors import NotAtTable
 from .headers import etag_for, if_match_version, seen
 from .history import HistoryQuery
 from .phrases import PHRASES
+from .records import MoveLog
 from .results import HistoryPage, MatchView, MoveResult, Unchanged
 from .rows import ChatLineRow
 from .schemas import (
@@ -62,7 +63,6 @@ from .schemas import (
     WaitQuerySchema,
 )
 from .seats import PUBLIC, SERVER, PlayerSpec, Viewer
-from .service import CreatedMatch, MoveLog
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches")
 _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -126,7 +126,7 @@ def body_fingerprint() -> str:
     """The fingerprint of the request's JSON body as sent, telling a keyed retry from
     another request."""
     raw = request.get_json(silent=True)
-    return matches.fingerprint(raw if isinstance(raw, dict) else {})
+    return conditions.fingerprint(raw if isinstance(raw, dict) else {})
 
 
 def if_none_match(then: str) -> dict[str, Any]:
@@ -168,12 +168,12 @@ class Matches(MethodView):
         clock = body.get("clock")
         player = proof.player_id if isinstance(proof, PlayerProof) else None
         key = idempotency_key()
-        created = matches.create_match(
+        created = creating.create_match(
             tenant(), body["variant"], body["rules"], specs, body.get("decks"),
             clock=(clock["move_seconds"], clock["timeout"]) if clock else None,
             rated=body["rated"], viewer=player, stand_in=body["stand_in"],
             spectator_delay=body.get("spectator_delay"),
-            keyed=None if key is None else matches.CreateKey(key, sender(), body_fingerprint()),
+            keyed=None if key is None else creating.CreateKey(key, sender(), body_fingerprint()),
         )
         location = url_for("matches.MatchById", match_id=created.id)
         return created, 201, {"Location": location, **etag(created.state)}
@@ -185,7 +185,7 @@ class Matches(MethodView):
     @blp.doc(operationId="listMatches")
     def get(self, query: dict[str, Any]) -> tuple[HistoryPage, int, Headers]:
         """Match history, newest first; keyset pagination with `next` and a Link header."""
-        page = matches.match_history(HistoryQuery(tenant(), **query), viewer())
+        page = records.match_history(HistoryQuery(tenant(), **query), viewer())
         return page, 200, _next_link("matches.Matches", page)
 
 
@@ -258,7 +258,7 @@ class Moves(MethodView):
         proof = credential()
         if not proof:  # who asks comes before what their If-Match says: 401, not 412
             raise MissingToken("send the seat token as 'Authorization: Bearer <token>'")
-        result = matches.play_move(match_id, tenant(), matches.MoveRequest(
+        result = moving.play_move(match_id, tenant(), moving.MoveRequest(
             proof, body["card"], None if capture is None else tuple(capture),
             if_match_version(), key, fingerprint))
         return result, 201, etag(result.state)
@@ -277,7 +277,7 @@ class Moves(MethodView):
         with a spectator delay goes on, its last plays are left out (`behind`: the delay;
         `version`: the last entry shown) unless a seat's token or a server key asks; a
         sealed table's log is empty at version 0 until its round ends."""
-        log = matches.move_log(match_id, tenant(), query["after"], credential(),
+        log = records.move_log(match_id, tenant(), query["after"], credential(),
                                everything=g.caller is not None and g.caller.server)
         etag = f'"{log.version}-log-{log.behind}"' if log.behind else f'"{log.version}-log"'
         if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
@@ -299,7 +299,7 @@ class Resign(MethodView):
     def post(self, match_id: str) -> tuple[MoveResult, int, Headers]:
         """The token's seat (and its team) resigns; the other team wins. The same envelope
         as a move, with `move` null."""
-        result = matches.resign_match(match_id, tenant(), credential(), if_match_version())
+        result = endings.resign_match(match_id, tenant(), credential(), if_match_version())
         return result, 200, etag(result.state)
 
 
@@ -318,7 +318,7 @@ class Claim(MethodView):
         """The token's seat claims the win: the seat to play (an opponent) has made no
         move for `BASRA_CLAIM_AFTER_SECONDS` (120). Its team forfeits (`end_reason`
         `claimed`), rated as a win. The same envelope as a move, with `move` null."""
-        result = matches.claim_win(match_id, tenant(), credential(), if_match_version())
+        result = endings.claim_win(match_id, tenant(), credential(), if_match_version())
         return result, 200, etag(result.state)
 
 
@@ -362,7 +362,7 @@ class Hint(MethodView):
     """What a bot would play."""
 
     @budget("reads")
-    @budget("expensive", when=lambda: request.args.get("level") in matches.SEARCHING_LEVELS)
+    @budget("expensive", when=lambda: request.args.get("level") in moving.SEARCHING_LEVELS)
     @blp.arguments(HintQuerySchema, location="query")
     @blp.response(200, HintSchema)
     @blp.alt_response(409, **problem_doc("not your turn, or match finished"))
@@ -370,7 +370,7 @@ class Hint(MethodView):
     @blp.doc(operationId="getHint")
     def get(self, query: dict[str, Any], match_id: str) -> dict[str, Any]:
         """The move the chosen bot level would play for the token's seat now."""
-        move = matches.hint(match_id, tenant(), credential(), query["level"])
+        move = moving.hint(match_id, tenant(), credential(), query["level"])
         return {"level": query["level"], "card": move.card, "capture": move.capture or ()}
 
 
@@ -526,7 +526,7 @@ class PlayerMatches(MethodView):
     def get(self, query: dict[str, Any], player_id: str) -> tuple[HistoryPage, int, Headers]:
         """The matches in which the player held a seat as a vouched player, newest first;
         `pool`, `rated` and `status` filter; keyset pages with `next` and a Link header."""
-        page = matches.match_history(HistoryQuery(
+        page = records.match_history(HistoryQuery(
             tenant(), player_id=player_id, variant=query.get("pool"), rated=query.get("rated"),
             status=query.get("status"), cursor=query.get("cursor"), limit=query["limit"]),
             viewer())

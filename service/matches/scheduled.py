@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..storage.base import utcnow
 from ..storage.db import transaction
 from . import clocks, store
-from .service import purge_expired
+from .conditions import purge_expired
 
 __all__ = ["purge_expired", "run_clocks"]
 

@@ -10,10 +10,10 @@ from marshmallow import validate
 from ..players.schemas import PLAYER_ID_FIELD, RATING_CHANGES, RatingChangeSchema
 from ..web.fields import CardField, JsonBoolean, JsonInteger, UTCDateTime, card_list
 from . import render
+from .creating import BOT_LEVELS
 from .enums import ChatMode, ClockTimeout, EndReason, MatchStatus, MoveKind
 from .results import MAX_SPECTATOR_DELAY, SPECTATOR_DELAY, MatchView
 from .rows import STAND_IN
-from .service import BOT_LEVELS
 
 STATUSES = [s.value for s in MatchStatus]
 class VoidedSchema(ma.Schema):

@@ -9,6 +9,7 @@ from datetime import datetime
 from ..engine import State
 from ..players import service as players
 from . import changes, store
+from .changes import Change
 from .enums import EndReason, MatchStatus, MoveKind
 from .replies import bots_play
 from .rows import MatchRow, SeatRow
@@ -34,20 +35,21 @@ def sit(match: MatchRow, state: State, seat: int, who: PlayerSpec) -> tuple[str,
     if who.vouched and who.player_id is not None:
         players.remember(match.tenant, who.player_id, who.name)
     full = not any(s.open for s in seats)
-    match = changes.save(match, state, [changes.log(MoveKind.JOIN, seat, state)],
-                                status=None if full else MatchStatus.WAITING, seats=seats)
+    match = changes.save(match, state, Change(
+        [changes.log(MoveKind.JOIN, seat, state)],
+        status=None if full else MatchStatus.WAITING, seats=seats))
     if match.status == MatchStatus.ACTIVE:
         state, plays = bots_play(state, match.bots, match.tenant)
         if plays:
-            match = changes.save(match, state, match.logged(plays))
+            match = changes.save(match, state, Change(match.logged(plays)))
     return token, match, state
 
 
 def unseat(match: MatchRow, state: State, seat: int) -> MatchRow:
     """A player leaves the seat of a locked waiting match: it is open again (a leave)."""
     seats = _seat(match, seat, name=None, player_id=None, token_hash=None, vouched=False)
-    return changes.save(match, state, [changes.log(MoveKind.LEAVE, seat, state)],
-                               status=MatchStatus.WAITING, seats=seats)
+    return changes.save(match, state, Change(
+        [changes.log(MoveKind.LEAVE, seat, state)], status=MatchStatus.WAITING, seats=seats))
 
 
 def played(match: MatchRow, seat: int) -> bool:
@@ -57,24 +59,25 @@ def played(match: MatchRow, seat: int) -> bool:
 
 def abort(match: MatchRow, state: State, seat: int) -> MatchRow:
     """A seat ends a locked active match that nobody won (``aborted``)."""
-    return changes.save(match, state, [changes.log(MoveKind.ABORT, seat, state)],
-                               status=MatchStatus.ABORTED, end_reason=EndReason.ABORTED)
+    return changes.save(match, state, Change(
+        [changes.log(MoveKind.ABORT, seat, state)],
+        status=MatchStatus.ABORTED, end_reason=EndReason.ABORTED))
 
 
 def point_to_rematch(match: MatchRow, state: State, seat: int, rematch_id: str) -> MatchRow:
     """Point a locked finished match at its follow-up (a log entry, so its watchers see
     it)."""
-    return changes.save(match, state, [changes.log(MoveKind.REMATCH, seat, state)],
-                               status=match.status, end_reason=match.end_reason,
-                               rematch_id=rematch_id)
+    return changes.save(match, state, Change(
+        [changes.log(MoveKind.REMATCH, seat, state)],
+        status=match.status, end_reason=match.end_reason, rematch_id=rematch_id))
 
 
 def reissue(match: MatchRow, state: State, seat: int) -> tuple[str, MatchRow]:
     """A new token for a locked match's seat (the old one stops working); the seat's
     player keeps it (their player token works for it throughout)."""
     token, token_hash = mint_token()
-    return token, changes.save(match, state, status=match.status,
-                               seats=_seat(match, seat, token_hash=token_hash))
+    return token, changes.save(match, state, Change(
+        status=match.status, seats=_seat(match, seat, token_hash=token_hash)))
 
 
 def quick_tables_of(tenant: int, player_id: str, since: datetime, variant: str | None,

@@ -14,6 +14,7 @@ from ..engine import State
 from ..players.service import Credential
 from ..storage.db import transaction
 from . import cache, changes, store
+from .changes import Change
 from .enums import MatchStatus, MoveKind
 from .errors import CannotDrop
 from .replies import bots_play
@@ -46,7 +47,7 @@ def keep(match: MatchRow, state: State, seat: int, *,
     keeping = dataclasses.replace(match, dropped=dropped)
     entries = [changes.log(MoveKind.DROP, seat, state)]
     state, plays = bots_play(state, keeping.bots, match.tenant, worker=worker)
-    saved = changes.save(match, state, [*entries, *keeping.logged(plays)], dropped=dropped)
+    saved = changes.save(match, state, Change([*entries, *keeping.logged(plays)], dropped=dropped))
     return saved, state
 
 
@@ -74,7 +75,8 @@ def come_back(match_id: str, tenant: int, token: Credential | None) -> MatchView
         match, state = store.read(match_id, tenant, lock=True)
         seat = acting_seat(match, token)
         if seat in match.dropped and match.status == MatchStatus.ACTIVE:
-            match = changes.save(match, state, [changes.log(MoveKind.BACK, seat, state)],
-                                 dropped=tuple(s for s in match.dropped if s != seat))
+            match = changes.save(match, state, Change(
+                [changes.log(MoveKind.BACK, seat, state)],
+                dropped=tuple(s for s in match.dropped if s != seat)))
     cache.written.drop((tenant, match_id))
     return match_view(match, state, seat)

@@ -171,14 +171,14 @@ def test_a_move_after_the_deadline_is_refused_and_plays_nothing(
     """A move that comes after its seat's deadline is not played (409 clock_ran_out,
     naming the seat), even in the process that saved the match last (and keeps it); the
     worker's pass then plays for the seat, and its opponent plays on."""
-    import service.matches.service
+    import service.matches.moving
 
     match, toks = _clocked(client)
     first = view(client, match, toks[0])["legal_moves"][0]
     assert play(client, match, toks[0], first["card"], first["capture"]).status_code == 201
     late = view(client, match, toks[1])["legal_moves"][0]
     with monkeypatch.context() as later:  # seat 1's 5 seconds have passed
-        later.setattr(service.matches.service, "utcnow", lambda: utcnow() + timedelta(seconds=6))
+        later.setattr(service.matches.moving, "utcnow", lambda: utcnow() + timedelta(seconds=6))
         r = play(client, match, toks[1], late["card"], late["capture"])
     assert r.status_code == 409 and r.get_json()["reason"] == "clock_ran_out", r.get_json()
     assert "seat 1" in r.get_json()["detail"]
@@ -196,14 +196,14 @@ def test_a_move_overtaken_by_its_seats_timeout_is_not_played_on_the_new_position
     """A move read in time whose seat's clock runs out while it is worked out (the worker
     plays for the seat and the bot replies, so it is the seat's turn again) is refused
     (409 clock_ran_out), not played on the position the timeout left."""
-    import service.matches.service
+    import service.matches.moving
 
     created = client.post("/v1/matches", json={
         "players": [{"name": "ann"}, {"bot": "greedy"}],
         "clock": {"move_seconds": 5, "timeout": "autoplay"}}).get_json()
     match, token = created["id"], tokens(created)[0]
     move = view(client, match, token)["legal_moves"][0]
-    real = service.matches.service.bots_play
+    real = service.matches.moving.bots_play
     worked_out, go_on = threading.Event(), threading.Event()
 
     def held(state, bots, *args, **kwargs):  # noqa: ANN001, ANN003, ANN202
@@ -211,7 +211,7 @@ def test_a_move_overtaken_by_its_seats_timeout_is_not_played_on_the_new_position
         go_on.wait(10)
         return real(state, bots, *args, **kwargs)
 
-    monkeypatch.setattr(service.matches.service, "bots_play", held)
+    monkeypatch.setattr(service.matches.moving, "bots_play", held)
     answer: list[Any] = []
     late = threading.Thread(target=lambda: answer.append(
         play(app.test_client(), match, token, move["card"], move["capture"])))

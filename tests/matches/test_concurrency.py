@@ -124,16 +124,16 @@ def test_many_concurrent_writers_never_fail_with_a_locked_database(app: Flask) -
 def test_a_slow_bot_reply_holds_no_lock(app: Flask, monkeypatch) -> None:  # noqa: ANN001
     """The engine and bot replies run outside the write transaction: while one match's bot
     thinks for a second, a move in another match is applied at once."""
-    import service.matches.service
+    import service.matches.moving
 
-    real = service.matches.service.bots_play
+    real = service.matches.moving.bots_play
 
     def slow_bots(state, bots, *args, **kwargs):  # noqa: ANN001, ANN003, ANN202
         if bots:
             time.sleep(1.0)
         return real(state, bots, *args, **kwargs)
 
-    monkeypatch.setattr(service.matches.service, "bots_play", slow_bots)
+    monkeypatch.setattr(service.matches.moving, "bots_play", slow_bots)
     client = app.test_client()
     with_bot = client.post("/v1/matches", json={
         "players": [{"name": "human"}, {"bot": "greedy"}]}).get_json()
@@ -164,9 +164,9 @@ def _overtaken(app: Flask, monkeypatch, release=lambda go_on: go_on.set()):  # n
     """Hold seat 0's first move after the engine, land another of its moves meanwhile,
     then let the held one go on (``release(go_on)``); the held move's status and body,
     the log's cards and version, and the card that landed."""
-    import service.matches.service
+    import service.matches.moving
 
-    real = service.matches.service.bots_play
+    real = service.matches.moving.bots_play
     worked_out, go_on = threading.Event(), threading.Event()
     first = [True]
 
@@ -181,7 +181,7 @@ def _overtaken(app: Flask, monkeypatch, release=lambda go_on: go_on.set()):  # n
     created = create(client)
     token = tokens(created)[0]
     moves = view(client, created["id"], token)["legal_moves"]
-    monkeypatch.setattr(service.matches.service, "bots_play", held_bots)  # the next move waits
+    monkeypatch.setattr(service.matches.moving, "bots_play", held_bots)  # the next move waits
     result: dict[str, object] = {}
 
     def overtaken() -> None:
