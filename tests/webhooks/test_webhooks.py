@@ -103,7 +103,7 @@ def subscribe(client: FlaskClient, key: dict[str, str], url: str,
     return r.get_json()  # type: ignore[no-any-return]
 
 
-def deliver_all(app: Flask, until: Callable[[], bool], seconds: float = 20) -> None:
+def deliver_all(app: Flask, until: Callable[[], bool], seconds: float = 60) -> None:
     """Deliver as the worker does (the dispatcher's own thread) until ``until()`` holds."""
     dispatcher = Dispatcher(app)
     dispatcher.start(0.05)
