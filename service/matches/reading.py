@@ -65,14 +65,9 @@ def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen
                 return  # ...unless it is over: its last event was had, no other follows
         while True:
             if not fresh:
-                lines: tuple[ChatLineRow, ...] = ()
-                if chat is None:
-                    current = polls.wait_for_change(match_id, version, heartbeat)
-                else:
-                    current = polls.wait_for_change(match_id, version, heartbeat, chat, said)
-                    lines, said = _chat_since(chat, said[0])
-                    if lines:
-                        yield Event(None, lines)
+                current, lines, said = _wait(match_id, version, heartbeat, chat, said)
+                if lines:
+                    yield Event(None, lines)
                 if current == version:
                     if not lines:
                         yield Event(None)
@@ -114,16 +109,23 @@ def _follow_late(match_id: str, tenant: int, version: int, shown: int | None,
             if sealed:  # the round's end moves no version: read the view again
                 view = _view_at(match_id, tenant, None, version, shared=False, viewer=viewer)
             continue
-        if chat is None:
-            current = polls.wait_for_change(match_id, version, left)
-        else:
-            current = polls.wait_for_change(match_id, version, left, chat, said)
-            lines, said = _chat_since(chat, said[0])
-            if lines:
-                yield Event(None, lines)
+        current, lines, said = _wait(match_id, version, left, chat, said)
+        if lines:
+            yield Event(None, lines)
         if current != version:
             version = current
             view = _view_at(match_id, tenant, None, version, shared=True, viewer=viewer)
+
+
+def _wait(match_id: str, version: int, timeout: float, chat: ChatReader | None,
+          said: tuple[int, int]) -> tuple[int, tuple[ChatLineRow, ...], tuple[int, int]]:
+    """A stream's wait for a change, or with ``chat`` also for a line said: the version
+    then, the new lines its reader sees, and the chat's mark (``said``) after them."""
+    current = polls.wait_for_change(match_id, version, timeout, chat, said)
+    if chat is None:
+        return current, (), said
+    lines, said = _chat_since(chat, said[0])
+    return current, lines, said
 
 
 def _moves_since(match_id: str, tenant: int, view: MatchView, shown: int | None
