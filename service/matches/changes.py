@@ -25,7 +25,7 @@ from typing import Any
 import psycopg
 
 from ..engine import State
-from ..events import Published, heard, told
+from ..events import KINDS, Published, heard, told
 from ..live.listener import CHANNEL, listener, payload
 from ..ops import metrics
 from ..players.ratings import with_display
@@ -39,11 +39,11 @@ from .store import KeyRecord
 
 Event = tuple[str, dict[str, Any]]
 """An event as the webhooks and the players' streams tell it: (type, data)."""
-FOR_PLAYERS = frozenset({"match.started", "match.turn", "match.finished", "match.voided",
-                         "match.seat_dropped", "match.seat_back"})
-"""The match events a seated vouched player's stream gets (a turn only when it is theirs;
-a seat dropped or back, its own or another's, with ``seat`` theirs and ``dropped`` the
-seat it is about)."""
+FOR_PLAYERS = frozenset(name for name, kind in KINDS.items()
+                        if kind.stream and name.startswith("match."))
+"""The match events a seated vouched player's stream gets, as the event door declares
+them (a turn only when it is theirs; a seat dropped or back, its own or another's, with
+``seat`` theirs and ``dropped`` the seat it is about)."""
 
 
 @dataclass(frozen=True)
