@@ -87,9 +87,7 @@ def seat_tenant(match_id: str, token: str) -> int | None:
             found = _facts_now(match_id)
         except MatchNotFound:
             return None
-        kept = (found.tenant, found.seats, found.lags)
-        if found.status != MatchStatus.WAITING:  # seats change only while it waits
-            cache.seats.put(match_id, kept)
+        kept = _keep_seats(match_id, found)
     try:
         require_seat(kept[1], token)
     except InvalidToken:
@@ -103,10 +101,18 @@ def _read(heard: VersionListener | None, match_id: str, at_least: int) -> store.
     epoch = heard.epoch if heard else 0
     found = _facts(match_id, at_least=at_least)
     if heard is not None:
-        if found.status != MatchStatus.WAITING:  # seats change only while it waits
-            cache.seats.put(match_id, (found.tenant, found.seats, found.lags))
+        _keep_seats(match_id, found)
         _learn(heard, match_id, found, epoch)
     return found
+
+
+def _keep_seats(match_id: str, found: store.Facts) -> tuple[int, tuple[SeatKey, ...], Lag]:
+    """The match's (tenant, seat keys, lags), kept in the process's cache once it has
+    started (seats change only while it waits)."""
+    kept = (found.tenant, found.seats, found.lags)
+    if found.status != MatchStatus.WAITING:
+        cache.seats.put(match_id, kept)
+    return kept
 
 
 def _facts_now(match_id: str) -> store.Facts:
