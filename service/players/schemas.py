@@ -11,7 +11,7 @@ from marshmallow import validate
 from ..events import STREAM_KINDS
 from ..web.fields import JsonBoolean, JsonInteger, UTCDateTime
 from .leaderboards import LeaderboardPage
-from .ratings import provisional, skill_display
+from .ratings import provisional, shown, skill_display
 from .service import MAX_TTL_SECONDS, MIN_TTL_SECONDS, PLAYER_ID
 
 PLAYER_ID_FIELD = {"validate": validate.Regexp(PLAYER_ID.pattern + r"\Z",
@@ -220,7 +220,7 @@ class BoardSchema(ma.Schema):
 def _board(b: LeaderboardPage) -> dict[str, Any]:
     return {"pool": b.pool, "entries": [
         {"mu": float(e.mu), "sigma": float(e.sigma), "ordinal": float(e.ordinal),
-         "display": skill_display(e.mu), "provisional": provisional(e.sigma),
+         **shown(e.mu, e.sigma),
          "rank": e.rank, "player_id": e.player_id,
          "name": e.name, "games": e.games}
         for e in b.entries], "next": b.next, "rank": b.rank,
@@ -228,8 +228,7 @@ def _board(b: LeaderboardPage) -> dict[str, Any]:
         "standing": None if b.standing is None else {
             "mu": float(b.standing.mu), "sigma": float(b.standing.sigma),
             "ordinal": float(b.standing.ordinal),
-            "display": skill_display(b.standing.mu),
-            "provisional": provisional(b.standing.sigma),
+            **shown(b.standing.mu, b.standing.sigma),
             "player_id": b.standing.player_id,
             "games": b.standing.games, "listed": b.standing.listed}}
 
