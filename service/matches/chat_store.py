@@ -9,14 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (
-    Text,
-    and_,
-    cast,
-    func,
-    literal_column,
-    select,
-)
+from sqlalchemy import Text, and_, cast, func, literal_column, select
 
 from ..storage import writes
 from ..storage.base import as_utc, utcnow

@@ -9,11 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import (
-    delete,
-    select,
-    tuple_,
-)
+from sqlalchemy import delete, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ..storage.base import as_utc, utcnow

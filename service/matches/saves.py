@@ -15,15 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 import psycopg
-from sqlalchemy import (
-    bindparam,
-    case,
-    delete,
-    exists,
-    insert,
-    select,
-    update,
-)
+from sqlalchemy import bindparam, case, delete, exists, insert, select, update
 
 from ..engine import State, state_to_dict
 from ..storage import writes
