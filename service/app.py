@@ -24,7 +24,7 @@ from .matches import changes as match_changes
 from .matches import models as matches_tables
 from .matches import resources as matches
 from .matches import service as match_service
-from .matches.schemas import describe_stream_events
+from .matches.event_schemas import describe_stream_events
 from .ops import resources as ops
 from .ops.logs import init_observability
 from .ops.metrics import READINESS
