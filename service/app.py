@@ -24,7 +24,7 @@ from .matches import changes as match_changes
 from .matches import models as matches_tables
 from .matches import resources as matches
 from .matches import service as match_service
-from .matches.schemas import describe_stream_events
+from .matches.event_schemas import describe_stream_events
 from .ops import resources as ops
 from .ops.logs import init_observability
 from .ops.metrics import READINESS
@@ -55,7 +55,7 @@ from .tenants.limits import init_limits, store_state
 from .tenants.requests import resolve_tenant
 from .tournaments import models as tournaments_tables
 from .tournaments import resources as tournament_routes
-from .tournaments import service as tournaments
+from .tournaments import results as tournament_results
 from .variants import resources as variants
 from .web import docs
 from .web.api import BasraApi, document_common_problems
@@ -91,7 +91,7 @@ def wire_subscribers() -> None:
     matches."""
     events.wire(events.Subscriber(webhook_outbox.outbox, webhook_outbox.subscribed),
                 events.Subscriber(player_events.for_streams))
-    match_changes.wire(tournaments.results, social_presence.on_match)
+    match_changes.wire(tournament_results.results, social_presence.on_match)
     player_presence.wire(social_presence.reconcile)
     player_blocks.wire(social_friends.unfriend)
     player_boards.wire(match_service.match_ids)

@@ -7,8 +7,8 @@ from typing import Any
 from flask import url_for
 from flask.views import MethodView
 
-from ..matches.resources import BEARER, Headers, etag, known_id
 from ..matches.results import MatchView, MoveResult
+from ..matches.routes import BEARER, Headers, etag, known_id
 from ..matches.schemas import MatchStateSchema, MoveResponseSchema
 from ..matches.seats import PlayerSpec
 from ..players.errors import PlayerRequired

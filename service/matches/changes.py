@@ -32,10 +32,10 @@ from ..players.ratings import with_display
 from ..storage import writes
 from ..storage.base import utcnow
 from ..storage.db import after_commit
-from . import finish, store
+from . import finish, saves
 from .enums import EndReason, MatchStatus, MoveKind
 from .rows import LogEntry, MatchRow, SeatRow
-from .store import KeyRecord
+from .saves import KeyRecord
 
 Event = tuple[str, dict[str, Any]]
 """An event as the webhooks and the players' streams tell it: (type, data)."""
@@ -248,7 +248,7 @@ def commit(pending: Pending, *, key: KeyRecord | None = None,
     nothing written. ``alone``: a pooled connection in autocommit, for a change saved as
     one statement (never a finish that keeps records)."""
     change, after = pending.change, pending.match
-    if not store.write(after, pending.state, change.before_version, change.entries,
+    if not saves.write(after, pending.state, change.before_version, change.entries,
                        pending.parts, seats_changed=pending.seats_changed, key=key,
                        channel=CHANNEL, notices=[payload(after.id, after.version, *after.facts)],
                        alone=alone):

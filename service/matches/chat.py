@@ -28,7 +28,7 @@ from ..storage import writes
 from ..storage.base import utcnow
 from ..storage.db import db, transaction
 from ..tenants import audit
-from . import store
+from . import chat_store, store
 from .enums import ChatMode
 from .errors import (
     ChatClosed,
@@ -61,7 +61,7 @@ class ChatRules:
 def rules_of(tenant: int) -> ChatRules:
     """The front end's chat settings (the defaults until it sets them)."""
     with transaction():
-        kept = store.chat_settings(tenant)
+        kept = chat_store.chat_settings(tenant)
     return ChatRules(ChatMode(kept.mode), kept.spectators, tuple(kept.words)) if kept \
         else ChatRules()
 
@@ -70,7 +70,7 @@ def set_rules(tenant: int, rules: ChatRules, actor: str) -> ChatRules:
     """Keep the front end's chat settings, recorded in the audit log."""
     words = clean_words(rules.words)
     with transaction(write=True):
-        store.keep_chat_settings(tenant, rules.mode, rules.spectators, list(words))
+        chat_store.keep_chat_settings(tenant, rules.mode, rules.spectators, list(words))
         audit.record(tenant, actor, "chat.settings", "chat", mode=rules.mode,
                      spectators=rules.spectators, words=len(words))
     return ChatRules(rules.mode, rules.spectators, words)
@@ -115,7 +115,7 @@ def say(match_id: str, tenant: int, token: Credential | None, phrase: str | None
             raise ChatClosed(f"the match is over: its chat closes "
                              f"{config['BASRA_CHAT_AFTER_END_SECONDS']} s after its end")
         seat, player_id, name = _speaker(match, token, rules)
-        recent, total = store.chat_said(match.pk, player_id, seat, now - timedelta(minutes=1))
+        recent, total = chat_store.chat_said(match.pk, player_id, seat, now - timedelta(minutes=1))
         if total >= config["BASRA_CHAT_LINES_PER_MATCH"]:
             raise ChatFull(f"a match holds {total} lines at most")
         if recent >= config["BASRA_CHAT_LINES_PER_MINUTE"]:
@@ -173,7 +173,7 @@ def _sealed_to(match: MatchRow, player_id: str) -> bool:
 
 
 def _spectators(tenant: int) -> bool:
-    kept = store.chat_settings(tenant)
+    kept = chat_store.chat_settings(tenant)
     return bool(kept and kept.spectators and kept.mode != ChatMode.OFF)
 
 
@@ -188,7 +188,7 @@ def lines(found: ChatReader, after: int, limit: int, wait: float,
         while True:
             heard = listener.heard(found.key)  # before the read: a later line wakes the wait
             with transaction():
-                read = store.chat_lines(found.match_pk, after, limit)
+                read = chat_store.chat_lines(found.match_pk, after, limit)
             if read:
                 after = read[-1].id
             shown = [line for line in read if found.sees(line)]

@@ -16,7 +16,7 @@ from flask import current_app
 from ..engine import MatchFinished
 from ..storage.base import utcnow
 from ..storage.db import transaction
-from . import store
+from . import idempotency
 from .enums import MatchStatus
 from .errors import MatchNotStarted, VersionMismatch
 from .rows import MatchRow
@@ -52,7 +52,7 @@ def purge_expired() -> None:
     per process a keyed move's)."""
     _purged[0] = time.monotonic()
     with transaction(write=True):
-        store.purge_idempotency(idempotency_since())
+        idempotency.purge_idempotency(idempotency_since())
 
 
 def purge_hourly() -> None:

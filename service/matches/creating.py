@@ -27,7 +27,7 @@ from ..engine import (
 from ..engine.bots import LADDER, POLICIES
 from ..players import service as players
 from ..storage.db import transaction
-from . import changes, store
+from . import changes, idempotency, saves, store
 from .changes import Change
 from .conditions import idempotency_since
 from .enums import ClockTimeout, MatchStatus
@@ -115,7 +115,7 @@ def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
         spectator_delay = SPECTATOR_DELAY if rated or tournament_game else 0
     if rated and clock is None:
         clock = (int(current_app.config["BASRA_RATED_MOVE_SECONDS"]), ClockTimeout.AUTOPLAY)
-    match = store.create(
+    match = saves.create(
         str(uuid.uuid4()), tenant, new.variant, new.initial, new.seats,
         commitment(new.initial.seed), new.explicit_decks,
         status=MatchStatus.WAITING if new.waiting else MatchStatus.ACTIVE, quick=quick,
@@ -187,9 +187,9 @@ def create_match(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
         with transaction(write=True):
             match = insert_match(new, tenant, clock=clock, rated=rated, stand_in=stand_in,
                                  spectator_delay=spectator_delay)
-            if keyed is not None and not store.remember_create(
+            if keyed is not None and not idempotency.remember_create(
                     tenant, keyed.caller, keyed.key,
-                    store.CreateRecord(keyed.fingerprint, match.id, salt,
+                    idempotency.CreateRecord(keyed.fingerprint, match.id, salt,
                                        token_check(secret, salt)),
                     match.pk, idempotency_since()):
                 raise _KeyTaken()
@@ -219,7 +219,7 @@ def _created_before(tenant: int, keyed: CreateKey, viewer: str | None) -> Create
     """The answer again to a retried create (its match as it is now, its seats' tokens
     derived again); None if the key is new (or expired)."""
     with transaction():
-        earlier = store.find_create(tenant, keyed.caller, keyed.key, idempotency_since())
+        earlier = idempotency.find_create(tenant, keyed.caller, keyed.key, idempotency_since())
         if earlier is None:
             return None
         if not hmac.compare_digest(earlier.fingerprint, keyed.fingerprint):

@@ -15,7 +15,7 @@ from ..storage import writes
 from ..storage.base import utcnow
 from ..storage.db import after_commit, transaction
 from ..tenants import audit
-from . import cache, changes, finish, store
+from . import cache, changes, finish, saves, store
 from .changes import Change
 from .conditions import check_playing
 from .enums import EndReason, MatchStatus, MoveKind
@@ -113,8 +113,8 @@ def unseal(match_pks: Sequence[int]) -> None:
         if recorded.parts:
             writes.write(recorded.parts)
         if recorded.rating_changes is not None:
-            store.keep_rating_changes(match.pk, recorded.rating_changes)
-    store.unseal(match_pks)
+            saves.keep_rating_changes(match.pk, recorded.rating_changes)
+    saves.unseal(match_pks)
     after_commit(cache.reset)
 
 

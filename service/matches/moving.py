@@ -22,7 +22,7 @@ from ..engine.bots import SEARCHING
 from ..players.service import Credential
 from ..storage.base import utcnow
 from ..storage.db import statement_connection, transaction
-from . import cache, changes, finish, store
+from . import cache, changes, finish, idempotency, saves, store
 from .changes import Change
 from .conditions import check_playing, idempotency_since, purge_hourly
 from .enums import MatchStatus
@@ -113,7 +113,7 @@ def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> 
         if match.timeouts and match.timeouts[seat] else None
     # the save refuses a key the seat already used: then the move goes round again
     # and the read finds what the key answered first
-    key = store.KeyRecord(seat, asked.key, asked.fingerprint, idempotency_since()) \
+    key = saves.KeyRecord(seat, asked.key, asked.fingerprint, idempotency_since()) \
         if asked.key else None
     entries = [LogEntry.of(mine), *match.logged(replies)]
     if moved.finished and finish.keeps_record(match):
@@ -143,7 +143,7 @@ class _Moved(Exception):
 
 def _finish(match: MatchRow, seat: int, state: State, entries: list[LogEntry],
             timeouts: tuple[int, ...] | None,
-            key: store.KeyRecord | None) -> tuple[MatchRow, MatchView] | None:
+            key: saves.KeyRecord | None) -> tuple[MatchRow, MatchView] | None:
     """The finishing move of a match that keeps records, saved with what its finish
     records in one write transaction under the match's row lock (and the mover's view);
     None (nothing written) if the match moved on."""
@@ -169,7 +169,7 @@ def _read_for_move(match_id: str, tenant: int, asked: MoveRequest
     with transaction():
         match, state = store.read(match_id, tenant)
         seat = acting_seat(match, asked.token)
-        earlier = store.find_idempotent(match.pk, seat, asked.key, idempotency_since()) \
+        earlier = idempotency.find_idempotent(match.pk, seat, asked.key, idempotency_since()) \
             if asked.key else None
         if earlier is not None:
             if not hmac.compare_digest(earlier.fingerprint, asked.fingerprint):

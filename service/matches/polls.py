@@ -16,7 +16,7 @@ from ..live.listener import NOBODY, VersionListener, listener
 from ..live.single_flight import SingleFlight
 from ..storage.db import has_replica, on_replica, transaction
 from ..storage.errors import DatabaseUnavailable
-from . import cache, store
+from . import cache, chat_store, store
 from .enums import MatchStatus
 from .rows import ChatReader, Lag, SeatKey, facts
 from .seats import require_seat
@@ -207,5 +207,5 @@ def wait_for_change(match_id: str, version: int, timeout: float,
         time.sleep(min(interval, left, 0.25 if heard is not None else interval))
         if chat is not None:
             with transaction():
-                if store.newest_chat_line(chat.match_pk) > chat_after:
+                if chat_store.newest_chat_line(chat.match_pk) > chat_after:
                     return current

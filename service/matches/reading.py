@@ -19,7 +19,7 @@ from ..live.yielding import after_requests_under_way
 from ..ops import metrics
 from ..players.service import Credential
 from ..storage.db import on_replica, statement_connection, transaction
-from . import cache, polls, store
+from . import cache, chat_store, polls, store
 from .models import MoveRecord
 from .results import LoggedMove, MatchView, Seen, Unchanged, match_view
 from .rows import ChatLineRow, ChatReader, MatchRow
@@ -162,7 +162,7 @@ def _chat_now(chat: ChatReader | None) -> tuple[int, int]:
         return 0, -1
     heard = listener.heard(chat.key)
     with transaction():
-        return store.newest_chat_line(chat.match_pk), heard
+        return chat_store.newest_chat_line(chat.match_pk), heard
 
 
 def _chat_since(chat: ChatReader, after: int) -> tuple[tuple[ChatLineRow, ...], tuple[int, int]]:
@@ -172,7 +172,7 @@ def _chat_since(chat: ChatReader, after: int) -> tuple[tuple[ChatLineRow, ...], 
     read: list[ChatLineRow] = []
     with transaction():
         while True:
-            batch = store.chat_lines(chat.match_pk, after, 100)
+            batch = chat_store.chat_lines(chat.match_pk, after, 100)
             read += batch
             after = batch[-1].id if batch else after
             if len(batch) < 100:

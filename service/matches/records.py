@@ -18,7 +18,7 @@ from ..players.service import Credential
 from ..storage import writes
 from ..storage.db import after_commit, on_replica, transaction
 from ..tenants.service import sender_digest
-from . import cache, clocks, history, store
+from . import cache, chat_store, clocks, history, saves, store
 from .enums import MatchStatus, MoveKind
 from .errors import MatchNotFinished
 from .models import MoveRecord
@@ -67,12 +67,12 @@ def states_of(match_pks: Iterable[int]) -> dict[int, State]:
 
 
 def pseudonymize(tenant: int, player_id: str, pseudonym: str,
-                 name: str, words: str) -> store.Pseudonymized:
+                 name: str, words: str) -> saves.Pseudonymized:
     """Replace an erased player's id and name in every match of theirs, and the texts
     they said at a table by ``words``, and forget their creates' keys (caller's write
     transaction): each match a version on, heard by every process's listener (their kept
     views lapse); this process's kept matches forgotten."""
-    done = store.pseudonymize(tenant, player_id, pseudonym, name,
+    done = saves.pseudonymize(tenant, player_id, pseudonym, name,
                               sender_digest(f"player:{player_id}"), words)
     writes.write([], CHANNEL, [payload(match_id, version, *match_facts(status, turn, deadline))
                               for match_id, version, status, turn, deadline in done.versions])
@@ -145,7 +145,7 @@ def match_record(match_id: str, tenant: int) -> MatchRecord:
     with transaction():
         match, state = store.read(match_id, tenant)
         records = store.move_log(match.pk)
-        said = store.chat_lines(match.pk, 0, 10**6)  # a match holds a bounded number
+        said = chat_store.chat_lines(match.pk, 0, 10**6)  # a match holds a bounded number
     log = _log_of(match, state, records)
     deals = _deals(state, records) if match.status.over else None
     return MatchRecord(match_view(match, state, None), log, deals, tuple(said))
@@ -202,7 +202,7 @@ CHAT_EXPORTED = 10_000
 def chat_said_by(tenant: int, player_id: str) -> list[tuple[str, ChatLineRow]]:
     """The lines a player said at the front end's tables, each with its match's id."""
     with transaction():
-        return store.chat_said_by(tenant, player_id, CHAT_EXPORTED)
+        return chat_store.chat_said_by(tenant, player_id, CHAT_EXPORTED)
 
 
 def player_matches(tenant: int, player_id: str, cursor: str | None = None,

@@ -1,4 +1,5 @@
-"""Schemas of the matches resource: requests, the seat view, moves, history."""
+"""Schemas of what the matches' routes answer: a seat's (or a spectator's) view, a
+created match, a move's result, the move log, the history, a hint."""
 
 from __future__ import annotations
 
@@ -7,15 +8,15 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import validate
 
-from ..players.schemas import PLAYER_ID_FIELD, RATING_CHANGES, RatingChangeSchema
+from ..players.schemas import RATING_CHANGES, RatingChangeSchema
 from ..web.fields import CardField, JsonBoolean, JsonInteger, UTCDateTime, card_list
 from . import render
-from .creating import BOT_LEVELS
-from .enums import ChatMode, ClockTimeout, EndReason, MatchStatus, MoveKind
-from .results import MAX_SPECTATOR_DELAY, SPECTATOR_DELAY, MatchView
-from .rows import STAND_IN
+from .enums import ClockTimeout, EndReason, MatchStatus, MoveKind
+from .results import MatchView
 
 STATUSES = [s.value for s in MatchStatus]
+
+
 class VoidedSchema(ma.Schema):
     """A voided result: when, and the front end's reason."""
 
@@ -28,32 +29,6 @@ END_REASON = ma.fields.String(
     validate=validate.OneOf([r.value for r in EndReason]),
     metadata={"description": "why the match ended; null while it goes on"},
 )
-
-
-class PlayerSchema(ma.Schema):
-    """A seat to fill: a human (name, optional player_id), a bot, or an open seat that a
-    player joins later (`{"open": true}`)."""
-
-    name = ma.fields.String(validate=validate.Length(min=1, max=64))
-    player_id = ma.fields.String(
-        validate=PLAYER_ID_FIELD["validate"],
-        metadata={"description": "the front end's own id of this player (1-128 of A-Z a-z "
-                  "0-9 . _ : @ -): it takes that player's token, or a server key"},
-    )
-    bot = ma.fields.String(
-        validate=validate.OneOf(BOT_LEVELS), metadata={"description": "a computer opponent"}
-    )
-    open = JsonBoolean(
-        load_default=False, metadata={"description": "a seat left for a player to join"}
-    )
-
-    @ma.validates_schema
-    def _named(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if data.get("open"):
-            if set(data) - {"open"}:
-                raise ma.ValidationError("an open seat names no player or bot", "open")
-        elif "name" not in data and "bot" not in data:
-            raise ma.ValidationError("a human player needs a name", "name")
 
 
 class ClockSchema(ma.Schema):
@@ -69,42 +44,6 @@ class ClockSchema(ma.Schema):
                   "player comes back (the last seat its player still plays is "
                   "autoplayed instead)"},
     )
-
-
-class CreateMatchSchema(ma.Schema):
-    """A new match."""
-
-    clock = ma.fields.Nested(ClockSchema, metadata={"description": "no clock when absent"})
-
-    variant = ma.fields.String(
-        load_default="egyptian-v2", validate=validate.Length(min=1, max=64),
-        metadata={"description": "a shipped variant (GET /v1/variants)"},
-    )
-    rules = ma.fields.Dict(
-        load_default=dict, metadata={"description": "house-rule overrides, deep-merged"}
-    )
-    players = ma.fields.List(
-        ma.fields.Nested(PlayerSchema), required=True, validate=validate.Length(min=2, max=4)
-    )
-    rated = JsonBoolean(load_default=False, metadata={
-        "description": "rated: every seat a distinct player vouched for (no bots); the "
-        "finish updates their ratings in the variant's pool"})
-    decks = ma.fields.List(
-        card_list(validate=validate.Length(equal=52)),
-        validate=validate.Length(max=64),
-        metadata={"description": "52 cards per round, top first; later rounds are shuffled"},
-    )
-    stand_in = ma.fields.String(
-        load_default=STAND_IN, validate=validate.OneOf(BOT_LEVELS),
-        metadata={"description": "the bot level that keeps a dropped seat (a clock's "
-                  "`bot` timeout, or POST .../seats/{seat}/drop) until its player comes "
-                  "back; in a rated match at most greedy (random, novice, casual, "
-                  "greedy), so that leaving a seat is never stronger than playing it"})
-    spectator_delay = JsonInteger(
-        validate=validate.Range(min=0, max=MAX_SPECTATOR_DELAY),
-        metadata={"description": "plays a spectator's view and the public move log lag "
-                  f"behind while the match goes on; default {SPECTATOR_DELAY} in rated "
-                  "matches, else 0"})
 
 
 class SeatSchema(ma.Schema):
@@ -264,17 +203,6 @@ class CreatedMatchSchema(ma.Schema):
     state = ma.fields.Nested(MatchStateSchema, required=True)
 
 
-class MoveRequestSchema(ma.Schema):
-    """A play: the card and, optionally, which legal capture."""
-
-    card = CardField(required=True)
-    capture = card_list(
-        allow_none=True,
-        validate=validate.Length(max=52),
-        metadata={"description": "one of the card's legal captures; omit for the default"},
-    )
-
-
 class MoveResponseSchema(ma.Schema):
     """The play made (null for a resignation), any bot replies, and the mover's view after
     them."""
@@ -327,53 +255,6 @@ class MoveLogSchema(ma.Schema):
         "key, or the match over)"})
 
 
-class LogQuerySchema(ma.Schema):
-    """Catching up on the move log."""
-
-    after = ma.fields.Integer(
-        load_default=0, validate=validate.Range(min=0, max=10**9),
-        metadata={"description": "only entries with a greater `seq`"},
-    )
-
-
-class WaitQuerySchema(ma.Schema):
-    """Long polling."""
-
-    wait = ma.fields.Float(
-        load_default=0.0,
-        validate=validate.Range(min=0, max=3600),
-        metadata={"description": "with If-None-Match: wait up to this many seconds (capped "
-                  "by the server, 30 by default) for a new version before answering 304"},
-    )
-
-
-class HistoryQuerySchema(ma.Schema):
-    """Filters and cursor of the match history."""
-
-    player = ma.fields.String(validate=validate.Length(min=1, max=128))
-    variant = ma.fields.String(validate=validate.Length(min=1, max=64))
-    status = ma.fields.String(validate=validate.OneOf(STATUSES))
-    since = UTCDateTime(metadata={"description": "created at or after (ISO 8601; UTC if no zone)"})
-    until = UTCDateTime(metadata={"description": "created before"})
-    limit = ma.fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
-    cursor = ma.fields.String(
-        validate=validate.Length(min=1, max=128), metadata={"description": "`next` of a page"}
-    )
-
-
-class PlayerMatchesQuerySchema(ma.Schema):
-    """Filters and cursor of a player's matches."""
-
-    pool = ma.fields.String(validate=validate.Length(min=1, max=64), metadata={
-        "description": "only this pool (variant)"})
-    rated = ma.fields.Boolean(metadata={"description": "only rated (or unrated) matches"})
-    status = ma.fields.String(validate=validate.OneOf(STATUSES))
-    limit = ma.fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
-    cursor = ma.fields.String(
-        validate=validate.Length(min=1, max=128), metadata={"description": "`next` of a page"}
-    )
-
-
 class MatchSummarySchema(ma.Schema):
     """A match in the history listing."""
 
@@ -410,151 +291,9 @@ class HistoryPageSchema(ma.Schema):
         return render.history_page(obj)
 
 
-class HintQuerySchema(ma.Schema):
-    """Which bot level to ask."""
-
-    level = ma.fields.String(load_default="greedy", validate=validate.OneOf(BOT_LEVELS))
-
-
 class HintSchema(ma.Schema):
     """The move a bot would play."""
 
     level = ma.fields.String(required=True)
     card = CardField(required=True)
     capture = card_list(required=True)
-
-
-class StreamStateSchema(MatchStateSchema):
-    """A ``state`` event's data: the caller's view, and the log entries since the
-    previous ``state`` event."""
-
-    moves = ma.fields.List(ma.fields.Nested(LoggedMoveSchema), required=True, metadata={
-        "description": "the log entries (plays, bots' replies, joins, leaves...) since the "
-        "previous `state` event of this connection, or after `Last-Event-ID` on a resumed "
-        "one; none on a new connection's first event. The view may be several changes "
-        "past the previous one: these are every play between them, in order. A "
-        "spectator's delayed view leaves out here what it leaves out (`behind`), and a "
-        "later event carries them"})
-
-
-class StateEventSchema(ma.Schema):
-    """A ``state`` event of a match's stream (``text/event-stream``) as an SSE parser hands
-    it over: its ``data`` line is a MatchState as JSON. A comment line (``: heartbeat``)
-    comes when nothing happened for a while; parsers skip it."""
-
-    event = ma.fields.String(required=True, validate=validate.OneOf(["state"]))
-    id = ma.fields.String(required=True, metadata={
-        "description": "the match's version: send it back as Last-Event-ID to resume"})
-    data = ma.fields.Nested(StreamStateSchema, required=True, metadata={
-        "contentMediaType": "application/json",
-        "description": "the caller's view after the change, with the log entries since "
-        "the previous event, as JSON text"})
-
-
-class ChatEventSchema(ma.Schema):
-    """A ``chat`` event of a match's stream: a line said at the table. It has no id (the
-    version stays the resume point): read what you missed at ``GET .../chat``."""
-
-    event = ma.fields.String(required=True, validate=validate.OneOf(["chat"]))
-    data = ma.fields.Nested("ChatLineSchema", required=True, metadata={
-        "contentMediaType": "application/json", "description": "the line, as JSON text"})
-
-
-STREAM_EVENTS = {"state": StateEventSchema, "chat": ChatEventSchema}
-# a match stream's event in the OpenAPI document: told apart by ``event``, so typed
-# clients narrow on it; describe_stream_events registers the two schemas it names
-MATCH_EVENT = {
-    "oneOf": [{"$ref": f"#/components/schemas/{schema.__name__.removesuffix('Schema')}"}
-              for schema in STREAM_EVENTS.values()],
-    "discriminator": {"propertyName": "event", "mapping": {
-        kind: f"#/components/schemas/{schema.__name__.removesuffix('Schema')}"
-        for kind, schema in STREAM_EVENTS.items()}},
-}
-
-
-def describe_stream_events(spec: Any) -> None:
-    """Register the schemas MATCH_EVENT refers to (a raw dict registers nothing)."""
-    for schema in STREAM_EVENTS.values():
-        name = schema.__name__.removesuffix("Schema")
-        if name not in spec.components.schemas:
-            spec.components.schema(name, schema=schema)
-
-
-class ChatLineSchema(ma.Schema):
-    """A line said at a match's table."""
-
-    id = JsonInteger(required=True, metadata={"description": "the line's number: send it "
-                                             "as `after` to read what follows"})
-    seat = ma.fields.Integer(required=True, allow_none=True, metadata={
-        "description": "the speaker's seat; null for a player watching"})
-    player_id = ma.fields.String(required=True, allow_none=True)
-    name = ma.fields.String(required=True)
-    phrase = ma.fields.String(required=True, allow_none=True, metadata={
-        "description": "a phrase's id (GET /v1/chat/phrases has its texts); null for text"})
-    text = ma.fields.String(required=True, allow_none=True, metadata={
-        "description": "the text as filtered (a word of the filter masked with *)"})
-    filtered = JsonBoolean(required=True, metadata={
-        "description": "a word of the text was masked"})
-    at = UTCDateTime(required=True)
-
-
-class SayChatSchema(ma.Schema):
-    """A phrase (its id) or a text, not both."""
-
-    phrase = ma.fields.String(validate=validate.Length(min=1, max=32))
-    text = ma.fields.String(validate=validate.Length(min=1, max=200), metadata={
-        "description": "where the front end allows text: at most 200 characters"})
-
-    @ma.validates_schema
-    def _one(self, data: dict[str, Any], **_kwargs: Any) -> None:
-        if ("phrase" in data) == ("text" in data):
-            raise ma.ValidationError("send a phrase or a text, not both", "phrase")
-        if "text" in data and not data["text"].strip():
-            raise ma.ValidationError("say something", "text")
-
-
-class ChatQuerySchema(ma.Schema):
-    """Reading a match's chat: after a line, waiting for one."""
-
-    after = ma.fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**62),
-                              metadata={"description": "only lines after this one (the "
-                                        "last page's `after`)"})
-    limit = ma.fields.Integer(load_default=50, validate=validate.Range(min=1, max=100))
-    wait = ma.fields.Float(load_default=0.0, validate=validate.Range(min=0, max=3600),
-                           metadata={"description": "with none to show: wait up to this "
-                                     "many seconds (capped by the server, 30 by default)"})
-
-
-class ChatPageSchema(ma.Schema):
-    """Lines of a match's chat, oldest first."""
-
-    lines = ma.fields.List(ma.fields.Nested(ChatLineSchema), required=True)
-    after = JsonInteger(required=True, metadata={"description": "send as `after` next"})
-
-
-class PhraseSchema(ma.Schema):
-    """A fixed phrase."""
-
-    id = ma.fields.String(required=True)
-    en = ma.fields.String(required=True)
-    ar = ma.fields.String(required=True)
-
-
-class PhrasesSchema(ma.Schema):
-    """The phrases a table may say."""
-
-    phrases = ma.fields.List(ma.fields.Nested(PhraseSchema), required=True)
-
-
-class ChatSettingsSchema(ma.Schema):
-    """A front end's table chat."""
-
-    mode = ma.fields.String(
-        required=True, validate=validate.OneOf([str(m) for m in ChatMode]), metadata={
-            "description": "off; phrases (the fixed list, the default); text (phrases and "
-            "at most 200 characters, filtered)"})
-    spectators = JsonBoolean(load_default=False, metadata={
-        "description": "players watching (with their player token) may read and chat"})
-    words = ma.fields.List(ma.fields.String(validate=validate.Length(min=1, max=40)),
-                           load_default=list, validate=validate.Length(max=500), metadata={
-        "description": "words the filter masks beside its own (Arabic and Latin)"})

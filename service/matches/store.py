@@ -1,13 +1,13 @@
-"""Matches in the database: their rows and seats, snapshots, the move log, idempotency
-keys. Rows only: it reads :class:`~.rows.MatchRow` values and the engine state, and saves
-a change (with whatever other rows go with it, unknown to it) only if the match is still
-at the version it was worked out on. It runs inside the transaction its caller opened
-(:mod:`service.storage.db`); no rules here.
+"""Matches in the database, read: a match's row, seats and state (locked or not), its
+version and what a poll needs without loading it, the worker's and the lobby's look-ups,
+the move log, and what other domains ask of matches by key. Rows only: it reads
+:class:`~.rows.MatchRow` values and the engine state; a change is saved by :mod:`.saves`,
+Idempotency-Keys kept by :mod:`.idempotency`, table chat by :mod:`.chat_store`. It runs
+inside the transaction its caller opened (:mod:`service.storage.db`); no rules here.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -17,31 +17,19 @@ from typing import Any
 
 import psycopg
 from sqlalchemy import (
-    Text,
-    and_,
     bindparam,
-    case,
-    cast,
-    delete,
-    exists,
     func,
-    insert,
-    literal_column,
     select,
-    tuple_,
-    update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import postgresql
 
-from ..engine import State, rules_from_json, state_from_dict, state_to_dict
+from ..engine import State, rules_from_json, state_from_dict
 from ..errors import MatchNotFound
-from ..storage import writes
-from ..storage.base import as_utc, utcnow
+from ..storage.base import as_utc
 from ..storage.db import backend, db, read_rows
 from .enums import ClockTimeout, EndReason, MatchStatus
-from .models import ChatLine, ChatSettings, CreateKey, IdempotencyKey, Match, MoveRecord, Seat
-from .rows import STAND_IN, ChatLineRow, GameFacts, Lag, LogEntry, MatchRow, SeatRow
-from .seats import NewSeat
+from .models import Match, MoveRecord, Seat
+from .rows import STAND_IN, GameFacts, Lag, MatchRow, SeatRow
 
 _M = Match.__table__
 _S = Seat.__table__
@@ -175,115 +163,6 @@ def facts(match_id: str) -> Facts:
                  (bool(sealed), int(delay or 0)))
 
 
-# --- saving a change ------------------------------------------------------------------
-
-_SAVED = ("snapshot", "version", "status", "end_reason", "rounds", "turn", "scores",
-          "winner", "draw", "updated_at", "finished_at", "deadline", "timeouts",
-          "rating_changes", "rematch_id", "voided_at", "void_reason", "dropped")
-"""The columns a change sets."""
-
-
-@lru_cache(maxsize=2)
-def _guard(keyed: bool) -> Any:
-    """The UPDATE that saves a change only if the match is still at the version read
-    (and, ``keyed``, the seat has not used the move's Idempotency-Key since it expired)."""
-    stmt = _M.update().where(_M.c.pk == bindparam("match_pk"),
-                             _M.c.version == bindparam("read"))
-    if keyed:
-        keys = IdempotencyKey.__table__
-        stmt = stmt.where(~exists().where(
-            keys.c.match_pk == bindparam("match_pk"), keys.c.seat == bindparam("key_seat"),
-            keys.c.key == bindparam("key"), keys.c.created_at >= bindparam("key_since")))
-    return stmt.values({name: bindparam(f"new_{name}") for name in _SAVED})
-
-
-@dataclass(frozen=True)
-class KeyRecord:
-    """An Idempotency-Key to remember with a move: the seat's key and the request's
-    fingerprint; a record of the key made at or after ``since`` (not expired) stops the
-    save."""
-
-    seat: int
-    key: str
-    fingerprint: str
-    since: datetime
-
-
-def _listed(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
-
-
-def write(new: MatchRow, state: State, read: int, entries: Sequence[LogEntry],
-         parts: Sequence[writes.Rows], *, seats_changed: bool = False,
-         key: KeyRecord | None = None, notices: Sequence[str] = (), channel: str = "",
-         alone: psycopg.Connection[Any] | None = None) -> bool:
-    """Save ``new`` (the match in ``state``) with its log ``entries``, its changed seats,
-    ``key``'s record and the other domains' ``parts``, only if the stored match is still
-    at version ``read`` (and the seat has not used ``key``); whether it did. The entries
-    are numbered from ``read + 1``; ``notices`` go out on ``channel`` when it commits.
-    One statement on PostgreSQL, on ``alone`` if given (see :func:`writes.save_if`)."""
-    values = {f"new_{name}": _listed(getattr(new, name)) for name in _SAVED[1:]}
-    params = {"new_snapshot": state_to_dict(state), **values, "match_pk": new.pk, "read": read}
-    mine = [_log(new.pk, read, entries, new.updated_at)]
-    if seats_changed:
-        mine.append(writes.Rows(_S, tuple(
-            {"match_pk": new.pk, "seat": s.seat, "name": s.name, "player_id": s.player_id,
-             "token_hash": s.token_hash, "vouched": s.vouched} for s in new.seats),
-            key=("match_pk", "seat")))
-    if key is not None:
-        params.update(key_seat=key.seat, key=key.key, key_since=key.since)
-        mine.append(writes.Rows(IdempotencyKey.__table__, ({
-            "match_pk": new.pk, "seat": key.seat, "key": key.key,
-            "fingerprint": key.fingerprint, "first_seq": read + 1, "version": new.version,
-            "created_at": new.updated_at},), upsert=True))
-    return writes.save_if(_guard(key is not None), params, [*mine, *parts], notices,
-                          channel, alone)
-
-
-def _log(match_pk: int, read: int, entries: Sequence[LogEntry], now: datetime) -> writes.Rows:
-    """Move-log rows of ``entries``, numbered from ``read + 1``."""
-    return writes.Rows(MoveRecord.__table__, tuple(
-        {"match_pk": match_pk, "seq": read + i, "kind": e.kind, "round": e.round,
-         "seat": e.seat, "card": str(e.play.card) if e.play else None,
-         "captured": [str(c) for c in e.play.captured] if e.play else None,
-         "basra": e.play.basra if e.play else None, "timeout": e.timeout,
-         "stand_in": e.stand_in, "created_at": now}
-        for i, e in enumerate(entries, start=1)))
-
-
-def create(match_id: str, tenant: int, variant: str, state: State, seats: Sequence[NewSeat],
-           commitment: str, explicit_decks: bool, *, status: MatchStatus, quick: bool,
-           clock: tuple[int, ClockTimeout] | None, rated: bool,
-           tournament_game: bool = False, stand_in: str | None = None,
-           spectator_delay: int = 0, sealed: bool = False) -> MatchRow:
-    """Insert a tenant's match at version 0, its seats and its starting snapshot."""
-    now = utcnow()
-    seconds, timeout = clock if clock else (None, None)
-    stand_in = stand_in or STAND_IN
-    fixed = {"id": match_id, "tenant_pk": tenant, "variant": variant,
-             "rules": state.rules.to_dict(), "rules_hash": state.rules.content_hash,
-             "seed": state.seed, "commitment": commitment, "explicit_decks": explicit_decks,
-             "created_at": now, "quick": quick, "tournament_game": tournament_game,
-             "rated": rated, "clock_seconds": seconds,
-             "clock_timeout": timeout, "stand_in": stand_in,
-             "spectator_delay": spectator_delay, "sealed": sealed}
-    row = MatchRow(
-        0, match_id, tenant, variant, state.rules.content_hash, status, 0, state.seed,
-        commitment, explicit_decks, now, now, None, (), None, False, None, 1, None, rated,
-        None, quick, tournament_game, None, seconds, timeout, None, (0,) * len(seats),
-        tuple(SeatRow(i, s.name, s.player_id, s.bot, s.token_hash, s.vouched)
-              for i, s in enumerate(seats)),
-        stand_in=stand_in, spectator_delay=spectator_delay, sealed=sealed,
-    ).after(state, 0, now, status=status)
-    saved = {name: _listed(getattr(row, name)) for name in _SAVED[1:]}
-    pk = db.session.execute(insert(_M).returning(_M.c.pk), {
-        **fixed, **saved, "snapshot": state_to_dict(state)}).scalar_one()
-    db.session.execute(insert(_S), [
-        {"match_pk": pk, "seat": s.seat, "name": s.name, "player_id": s.player_id, "bot": s.bot,
-         "token_hash": s.token_hash, "vouched": s.vouched} for s in row.seats])
-    return dataclasses.replace(row, pk=pk)
-
-
 # --- the worker's and the lobby's look-ups -------------------------------------------------
 
 
@@ -338,54 +217,6 @@ def matches_of(tenant: int, player_id: str, statuses: Sequence[MatchStatus],
     ).order_by(_M.c.pk).limit(limit)).scalars())
 
 
-@dataclass(frozen=True)
-class Pseudonymized:
-    """What replacing a player's id changed: the seats (match id, seat) they held, and
-    each match's new version with the facts its NOTIFY carries."""
-
-    seats: frozenset[tuple[str, int]]
-    versions: tuple[tuple[str, int, MatchStatus, int | None, datetime | None], ...]
-
-
-def pseudonymize(tenant: int, player_id: str, pseudonym: str, name: str,
-                 creator: str, words: str) -> Pseudonymized:
-    """Replace a player's id (and name) in every seat of the tenant's matches (the seat
-    vouched for no more) and in their rating changes by ``pseudonym``, the texts they
-    said at a table by ``words``, each match a version on, and forget the creates they
-    made (``creator``: their create keys' caller), in the caller's write
-    transaction."""
-    held = db.session.execute(select(_M.c.pk, _M.c.id, _S.c.seat, _M.c.rating_changes)
-                              .join(_S, _S.c.match_pk == _M.c.pk)
-                              .where(_M.c.tenant_pk == tenant, _S.c.player_id == player_id)
-                              .with_for_update(of=_M)).all()
-    pks = sorted({pk for pk, _, _, _ in held})
-    for pk, _, _, changes in {r[0]: r for r in held}.values():
-        if changes and any(c.get("player_id") == player_id for c in changes):
-            db.session.execute(_M.update().where(_M.c.pk == pk).values(rating_changes=[
-                {**c, "player_id": pseudonym} if c.get("player_id") == player_id else c
-                for c in changes]))
-    db.session.execute(delete(CreateKey).where(CreateKey.tenant_pk == tenant,
-                                               CreateKey.caller == creator))
-    db.session.execute(update(ChatLine).where(
-        ChatLine.player_id == player_id,
-        ChatLine.match_pk.in_(select(_M.c.pk).where(_M.c.tenant_pk == tenant))
-    ).values(player_id=pseudonym, name=name,
-             text=case((ChatLine.text.is_(None), None), else_=words)))
-    if not pks:
-        return Pseudonymized(frozenset(), ())
-    # nobody vouches for a pseudonym: its seat counts in no record or rating again
-    db.session.execute(_S.update().where(_S.c.match_pk.in_(pks), _S.c.player_id == player_id)
-                       .values(player_id=pseudonym, name=name, vouched=False))
-    # a new version: every process's views of the old one (and clients' ETags) lapse
-    versions = db.session.execute(_M.update().where(_M.c.pk.in_(pks))
-                                  .values(version=_M.c.version + 1)
-                                  .returning(_M.c.id, _M.c.version, _M.c.status, _M.c.turn,
-                                             _M.c.deadline)).all()
-    return Pseudonymized(frozenset((match_id, seat) for _, match_id, seat, _ in held),
-                         tuple((i, v, MatchStatus(st), t, _moment(d))
-                               for i, v, st, t, d in versions))
-
-
 def _read_locked(locked: Sequence[int]) -> list[tuple[MatchRow, State]]:
     """The matches (and states) of these locked primary keys, in their order."""
     if not locked:
@@ -406,7 +237,7 @@ def lock_quick_play(tenant: int, rules_hash: str) -> None:
         db.session.execute(select(func.pg_advisory_xact_lock(key)))
 
 
-# --- the move log and idempotency keys ----------------------------------------------------
+# --- the move log ------------------------------------------------------------------------
 
 
 def move_log(match_pk: int, first: int = 1, last: int | None = None) -> list[MoveRecord]:
@@ -436,143 +267,6 @@ def basras_made(match_pk: int) -> Mapping[tuple[int, str], int]:
     return {(seat, kind): n for seat, kind, n in read_rows(_BASRAS_MADE, {"match": match_pk})}
 
 
-def find_idempotent(match_pk: int, seat: int, key: str, since: datetime) -> IdempotencyKey | None:
-    """The record of this seat's Idempotency-Key if it was used at or after ``since``
-    (older keys have expired)."""
-    found = db.session.get(IdempotencyKey, (match_pk, seat, key))
-    if found is None or as_utc(found.created_at) < since:
-        return None
-    return found
-
-
-def purge_idempotency(before: datetime, limit: int = 10_000) -> int:
-    """Delete up to ``limit`` idempotency records (of moves, and of creates) made before
-    ``before``; how many."""
-    purged = 0
-    for table, columns in (
-            (IdempotencyKey, (IdempotencyKey.match_pk, IdempotencyKey.seat, IdempotencyKey.key)),
-            (CreateKey, (CreateKey.tenant_pk, CreateKey.caller, CreateKey.key))):
-        old = select(*columns).where(table.created_at < before).limit(limit)
-        result = db.session.execute(delete(table).where(tuple_(*columns).in_(old)))
-        purged += int(result.rowcount or 0)  # type: ignore[attr-defined]
-    return purged
-
-
-@dataclass(frozen=True)
-class CreateRecord:
-    """A create's Idempotency-Key as stored: the body's fingerprint, the match it made
-    and what its seat tokens were derived from."""
-
-    fingerprint: str
-    match_id: str
-    salt: str
-    token_check: str
-
-
-def find_create(tenant: int, caller: str, key: str, since: datetime) -> CreateRecord | None:
-    """The record of a caller's create Idempotency-Key if it was used at or after
-    ``since`` (older keys have expired)."""
-    row = db.session.execute(
-        select(CreateKey.fingerprint, Match.id, CreateKey.salt, CreateKey.token_check,
-               CreateKey.created_at).join(Match, Match.pk == CreateKey.match_pk)
-        .where(CreateKey.tenant_pk == tenant, CreateKey.caller == caller,
-               CreateKey.key == key)).first()
-    if row is None or as_utc(row[4]) < since:
-        return None
-    return CreateRecord(*row[:4])
-
-
-def remember_create(tenant: int, caller: str, key: str, record: CreateRecord, match_pk: int,
-                    since: datetime) -> bool:
-    """Record a create's Idempotency-Key with the match it made (an expired record of the
-    key is replaced); False if a record made at or after ``since`` holds it already (a
-    concurrent create with the key made its match first)."""
-    mine = (CreateKey.tenant_pk == tenant, CreateKey.caller == caller, CreateKey.key == key)
-    db.session.execute(delete(CreateKey).where(*mine, CreateKey.created_at < since))
-    dialect = postgresql if backend() == "postgresql" else sqlite
-    stmt = dialect.insert(CreateKey).values(
-        tenant_pk=tenant, caller=caller, key=key, fingerprint=record.fingerprint,
-        match_pk=match_pk, salt=record.salt, token_check=record.token_check,
-        created_at=utcnow()).on_conflict_do_nothing()
-    return bool(db.session.execute(stmt).rowcount)  # type: ignore[attr-defined]
-
-
-# --- table chat ---------------------------------------------------------------------
-
-
-def _chat_wake(columns: Any) -> Any:
-    """A chat line's NOTIFY payload: its match's chat key and its number (as
-    :func:`~.rows.chat_key` makes the key)."""
-    colon = literal_column("':'")
-    return func.concat(literal_column("'c'"), cast(columns.match_pk, Text), colon,
-                       columns.pk)
-
-
-def chat_line(match_pk: int, seat: int | None, player_id: str | None, name: str,
-              phrase: str | None, text: str | None, filtered: bool) -> writes.Rows:
-    """A line to write (caller's write transaction); on PostgreSQL it wakes the
-    match's chat readers when it commits."""
-    return writes.Rows(ChatLine.__table__, ({
-        "match_pk": match_pk, "seat": seat, "player_id": player_id, "name": name,
-        "phrase": phrase, "text": text, "filtered": filtered, "created_at": utcnow()},),
-        wake=_chat_wake)
-
-
-def chat_lines(match_pk: int, after: int, limit: int) -> list[ChatLineRow]:
-    """A match's lines after ``after``, oldest first (caller's transaction)."""
-    found = db.session.execute(select(
-        ChatLine.pk, ChatLine.seat, ChatLine.player_id, ChatLine.name, ChatLine.phrase,
-        ChatLine.text, ChatLine.filtered, ChatLine.created_at)
-        .where(ChatLine.match_pk == match_pk, ChatLine.pk > after)
-        .order_by(ChatLine.pk).limit(limit)).all()
-    return [ChatLineRow(pk, seat, player, name, phrase, text, filtered, as_utc(at))
-            for pk, seat, player, name, phrase, text, filtered, at in found]
-
-
-def chat_said_by(tenant: int, player_id: str, limit: int) -> list[tuple[str, ChatLineRow]]:
-    """The lines a player said at the tenant's tables, oldest first, each with its match's
-    id (at most ``limit``)."""
-    found = db.session.execute(select(
-        _M.c.id, ChatLine.pk, ChatLine.seat, ChatLine.player_id, ChatLine.name,
-        ChatLine.phrase, ChatLine.text, ChatLine.filtered, ChatLine.created_at)
-        .join(_M, _M.c.pk == ChatLine.match_pk)
-        .where(_M.c.tenant_pk == tenant, ChatLine.player_id == player_id)
-        .order_by(ChatLine.pk).limit(limit)).all()
-    return [(match_id, ChatLineRow(pk, seat, player, name, phrase, text, filtered, as_utc(at)))
-            for match_id, pk, seat, player, name, phrase, text, filtered, at in found]
-
-
-def newest_chat_line(match_pk: int) -> int:
-    """The number of a match's newest line (0: none) (caller's transaction)."""
-    return int(db.session.execute(select(func.max(ChatLine.pk)).where(
-        ChatLine.match_pk == match_pk)).scalar_one_or_none() or 0)
-
-
-def chat_said(match_pk: int, player_id: str | None, seat: int | None,
-              since: datetime) -> tuple[int, int]:
-    """(lines the speaker said at the match since ``since``, lines said there in all)."""
-    mine = ChatLine.player_id == player_id if player_id is not None else and_(
-        ChatLine.player_id.is_(None), ChatLine.seat == seat)
-    recent, total = db.session.execute(select(
-        func.count().filter(and_(mine, ChatLine.created_at >= since)), func.count())
-        .where(ChatLine.match_pk == match_pk)).one()
-    return int(recent), int(total)
-
-
-def chat_settings(tenant: int) -> ChatSettings | None:
-    """The front end's chat settings as kept (None: the defaults)."""
-    return db.session.get(ChatSettings, tenant)
-
-
-def keep_chat_settings(tenant: int, mode: str, spectators: bool, words: list[str]) -> None:
-    """Keep the front end's chat settings (caller's write transaction)."""
-    kept = db.session.get(ChatSettings, tenant)
-    if kept is None:
-        kept = ChatSettings(tenant_pk=tenant)
-        db.session.add(kept)
-    kept.mode, kept.spectators, kept.words, kept.updated_at = mode, spectators, words, utcnow()
-
-
 def read_sealed(match_pks: Sequence[int]) -> list[tuple[MatchRow, State]]:
     """Those of these matches still sealed, each locked, in pk order (caller's write
     transaction)."""
@@ -583,17 +277,6 @@ def read_sealed(match_pks: Sequence[int]) -> list[tuple[MatchRow, State]]:
         found.append(read(match_id, tenant, lock=True))
     return found
 
-
-def unseal(match_pks: Sequence[int]) -> None:
-    """Make these matches' seeds and plays public (their duplicate round is over)."""
-    if match_pks:
-        db.session.execute(update(_M).where(_M.c.pk.in_(list(match_pks))).values(sealed=False))
-
-
-def keep_rating_changes(match_pk: int, changes: Sequence[dict[str, Any]]) -> None:
-    """Keep a match's rating changes, rated after it finished (an unsealed table)."""
-    db.session.execute(update(_M).where(_M.c.pk == match_pk).values(
-        rating_changes=list(changes)))
 
 
 def ids_of(match_pks: Iterable[int]) -> dict[int, str]:

@@ -9,7 +9,8 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ..matches import render
-from ..matches.schemas import ChatLineSchema, MoveLogSchema
+from ..matches.chat_schemas import ChatLineSchema
+from ..matches.schemas import MoveLogSchema
 from ..players.schemas import PLAYER_ID_FIELD
 from ..web.fields import JsonBoolean, UTCDateTime
 from .enums import ReportAction, ReportReason, ReportStatus

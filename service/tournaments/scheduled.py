@@ -32,19 +32,9 @@ from ..storage.errors import DatabaseUnavailable
 from . import pairing
 from .enums import PairingStatus, TournamentStatus, TournamentSystem
 from .models import Entrant, Pairing, Tournament
-from .service import (
-    OVER,
-    Loaded,
-    announce,
-    counted_games,
-    end,
-    is_bye,
-    load,
-    names_of,
-    result_of,
-    seated,
-    standings_of,
-)
+from .results import announce, end, result_of
+from .service import OVER
+from .standings import Loaded, counted_games, is_bye, load, names_of, seated, standings_of
 
 log = logging.getLogger(__name__)
 STEPS_SECONDS = 5.0

@@ -1,13 +1,13 @@
-"""Tournament use cases: create, join, withdraw, read and list, and a game's result as
-its match ends (the worker's steps are :mod:`.scheduled`'s)."""
+"""Tournament use cases: create, cancel, join, withdraw, read and list, a player's
+entries exported and erased, standings kept again after a void (the standings are
+:mod:`.standings`', a game's result and the end :mod:`.results`', the worker's steps
+:mod:`.scheduled`'s)."""
 
 from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Sequence
 from dataclasses import dataclass
-from dataclasses import field as dataclass_field
 from datetime import datetime
 from typing import Any
 
@@ -15,20 +15,12 @@ from flask import current_app
 from sqlalchemy import func, select, update
 
 from ..engine import load_variant, with_house_rules
-from ..events import publish
 from ..matches import service as matches
-from ..matches.changes import MatchChanged
-from ..matches.enums import MatchStatus
-from ..matches.rows import delays
-from ..matches.seats import PUBLIC, spectates
 from ..matches.service import call_off, unseal
-from ..players import ratings
 from ..players import service as players
 from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
-from ..storage.writes import Rows
 from ..tenants import service as tenants
-from . import pairing
 from .enums import PairingStatus, TournamentStatus, TournamentSystem
 from .errors import (
     EntryClosed,
@@ -38,7 +30,16 @@ from .errors import (
     TwoPlayersOnly,
 )
 from .models import Entrant, Pairing, Tournament
-from .pairing import Game, Standing
+from .results import end
+from .standings import (
+    Loaded,
+    entrants_of,
+    load,
+    names_of,
+    seated,
+    standing_row,
+    standings_of,
+)
 
 OVER = (TournamentStatus.FINISHED, TournamentStatus.CANCELLED)
 
@@ -193,12 +194,6 @@ def _find(tenant: int, tournament_id: str, *, lock: bool = False) -> Tournament:
     if found is None:
         raise TournamentNotFound(f"no tournament with id {tournament_id!r}")
     return found
-
-
-def entrants_of(t: Tournament) -> list[Entrant]:
-    return list(db.session.execute(
-        select(Entrant).where(Entrant.tournament_pk == t.pk)
-        .order_by(Entrant.joined_at, Entrant.player_id)).scalars())
 
 
 def join(tenant: int, tournament_id: str, player_id: str, name: str | None) -> TournamentView:
@@ -362,98 +357,6 @@ def listing(tenant: int, status: str | None, limit: int) -> list[TournamentSumma
 
 # --- what a view shows ----------------------------------------------------------------
 
-
-@dataclass(frozen=True)
-class Loaded:
-    entrants: list[Entrant]
-    pairings: Sequence[tuple[Pairing, str | None]]
-    """Every pairing with its match's id, in the order made."""
-    ratings: dict[str, float]
-    commitments: dict[int, str] = dataclass_field(default_factory=dict)
-    """Each pairing's match's commitment, by pairing."""
-    withheld: frozenset[int] = frozenset()
-    """The pairings whose match everyone is shown as its spectators see it (a duplicate
-    round's table while the round goes on): no winner, not counted yet."""
-
-
-def load(t: Tournament) -> Loaded:
-    entrants = entrants_of(t)
-    commitments: dict[int, str] = {}
-    withheld = set()
-    pairings = []
-    rows = db.session.execute(select(Pairing).where(Pairing.tournament_pk == t.pk)
-                              .order_by(Pairing.pk)).scalars().all()
-    games = matches.games_of(p.match_pk for p in rows if p.match_pk is not None)
-    for p in rows:
-        game = games.get(p.match_pk) if p.match_pk is not None else None
-        pairings.append((p, game.id if game else None))
-        if game is None:
-            continue
-        commitments[p.pk] = game.commitment
-        # standings and pairings are everyone's: a table counts once everyone sees it
-        if spectates(delays(game.sealed, game.status, game.spectator_delay), (), PUBLIC):
-            withheld.add(p.pk)
-    ratings_shown = ratings.displays(t.tenant_pk, t.variant, [e.player_id for e in entrants])
-    return Loaded(entrants, pairings, ratings_shown, commitments, frozenset(withheld))
-
-
-def counted_games(t: Tournament, loaded: Loaded) -> list[Game]:
-    """The counted games, in the order they finished, with their points."""
-    done = sorted((p for p, _ in loaded.pairings if p.status == PairingStatus.FINISHED),
-                  key=lambda p: (as_utc(p.finished_at or p.created_at), p.pk))
-    games = [Game(p.first, p.second, p.winner, p.draw) for p in done]
-    return pairing.swiss_results(games) if t.system == TournamentSystem.SWISS \
-        else pairing.arena_results(games)
-
-
-def standings_of(t: Tournament, loaded: Loaded,
-               games: Sequence[Game] | None = None) -> list[Standing]:
-    """Everybody's standing after ``games`` (default: the counted games so far); at a
-    duplicate event, by the matchpoints of its finished tables."""
-    if t.system == TournamentSystem.DUPLICATE:
-        return _duplicate_standings(loaded)
-    return pairing.standings(
-        [e.player_id for e in loaded.entrants],
-        counted_games(t, loaded) if games is None else games, loaded.ratings,
-        withdrawn=[e.player_id for e in loaded.entrants if e.withdrawn_at is not None])
-
-
-def seated(p: Pairing) -> list[str]:
-    """A pairing's players by seat (a bye's one)."""
-    return [who for who in (p.first, p.second, p.third, p.fourth) if who is not None]
-
-
-def is_bye(p: Pairing) -> bool:
-    """Whether the pairing is a player sitting the round out (no match)."""
-    return p.match_pk is None and p.second is None
-
-
-def _duplicate_standings(loaded: Loaded) -> list[Standing]:
-    """A duplicate event's standings: its finished tables' deals, each compared with the
-    other tables' of the round (:func:`pairing.duplicate_standings`)."""
-    finished = {p.match_pk: p for p, _ in loaded.pairings
-                if p.status == PairingStatus.FINISHED and p.match_pk is not None
-                and p.pk not in loaded.withheld}
-    tables = []
-    for match_pk, state in matches.states_of(finished).items():
-        p = finished[match_pk]
-        played = tuple(tuple(r.points) for r in state.results)
-        planned = state.rules.max_rounds or len(played)
-        # a match ended before its deals (a resignation, a forfeit): the side that
-        # conceded loses the deals left, as if beaten at every other table
-        conceded = None if len(played) >= planned or state.winner is None \
-            else 1 - state.winner
-        tables.append(pairing.Table(p.round, tuple(seated(p)), played, state.winner,
-                                    state.draw, planned, conceded))
-    excused: dict[int, list[str]] = {}
-    for p, _ in loaded.pairings:
-        if is_bye(p) or p.status == PairingStatus.VOID:
-            excused.setdefault(p.round, []).extend(seated(p))
-    return pairing.duplicate_standings(
-        [e.player_id for e in loaded.entrants], tables, excused, loaded.ratings,
-        withdrawn=[e.player_id for e in loaded.entrants if e.withdrawn_at is not None])
-
-
 def _pairing_view(p: Pairing, match_id: str | None, withheld: frozenset[int]) -> PairingView:
     """A game as everyone sees it: a sealed table's without its winner."""
     if p.pk in withheld:
@@ -494,69 +397,3 @@ def _view(t: Tournament, loaded: Loaded | None = None) -> TournamentView:
         [e.player_id for e in loaded.entrants if e.withdrawn_at is not None],
         names, standings, rounds, arena, as_utc(t.created_at),
         as_utc(t.finished_at) if t.finished_at else None)
-
-
-# --- a game's result, as its match ends ---------------------------------------------
-
-
-def result_of(status: str, winner: int | None, draw: bool,
-            players: Sequence[str | None]) -> dict[str, Any]:
-    """A game's result from its ended match's: the winning seat's player, or a draw; void
-    if the match was aborted."""
-    finished = status == MatchStatus.FINISHED
-    return {"status": PairingStatus.FINISHED if finished else PairingStatus.VOID,
-            "draw": finished and draw,
-            "winner": players[winner] if finished and not draw and winner is not None else None}
-
-
-def results(change: MatchChanged) -> list[Rows]:
-    """A tournament game's result, written as its match ends (a subscriber to every match
-    change). A game the arena's end voided already stays void; a match voided by its
-    front end voids its game (its points no longer count)."""
-    match = change.match
-    if change.voided:
-        return [Rows(Pairing.__table__, ({"match_pk": match.pk, "status": PairingStatus.VOID},),
-                     key=("match_pk",), where=(("status", PairingStatus.FINISHED),))]
-    if not change.ended:
-        return []
-    ended = result_of(match.status, match.winner, match.draw, [s.player_id for s in match.seats])
-    return [Rows(Pairing.__table__, ({"match_pk": match.pk, **ended,
-                                      "finished_at": match.updated_at},),
-                 key=("match_pk",), where=(("status", PairingStatus.PLAYING),))]
-
-
-def announce(t: Tournament, kind: str, data: dict[str, Any],
-             personal: dict[str, dict[str, Any]]) -> None:
-    """A tournament event: the front end's webhooks, and each named player's stream."""
-    publish(t.tenant_pk, kind, {"tournament_id": t.id, **data},
-            {player: {"tournament_id": t.id, **mine} for player, mine in personal.items()})
-
-
-def end(t: Tournament, now: datetime, status: TournamentStatus, loaded: Loaded) -> None:
-    """Finish (or cancel) the tournament, its final standings kept and announced."""
-    t.status, t.finished_at = status, now
-    final = standings_of(t, loaded) if status == TournamentStatus.FINISHED else []
-    names = names_of(loaded)
-    t.standings = [standing_row(s, names) for s in final]
-    places = {s.player_id: s for s in final}
-    announce(t, "tournament.finished", {"status": status, "standings": t.standings,
-                                         "names": names}, {
-        e.player_id: {"status": status,
-                      "rank": places[e.player_id].rank if e.player_id in places else None,
-                      "points": places[e.player_id].points if e.player_id in places else None}
-        for e in loaded.entrants})
-
-
-def names_of(loaded: Loaded) -> dict[str, str]:
-    """Every entrant's display name (their id if they gave none), by player id."""
-    return {e.player_id: e.name or e.player_id for e in loaded.entrants}
-
-
-def standing_row(s: Standing, names: dict[str, str]) -> dict[str, Any]:
-    """A standings line as the API and the webhooks show it."""
-    return {"rank": s.rank, "player_id": s.player_id,
-            "name": names.get(s.player_id, s.player_id), "points": s.points,
-            "buchholz": s.buchholz, "sonneborn_berger": s.sonneborn_berger,
-            "rating": s.rating, "games": s.games, "wins": s.wins, "draws": s.draws,
-            "losses": s.losses, "byes": s.byes, "streak": s.streak,
-            "withdrawn": s.withdrawn}

@@ -104,7 +104,7 @@ def test_a_create_key_never_answers_another_front_end_or_caller(keyed: Flask) ->
 def test_create_keys_expire_and_are_purged(backend: str, tmp_path: Path) -> None:
     """A create's key is honoured for BASRA_IDEMPOTENCY_HOURS, as a move's: after that
     the same key makes a new match, and expired records are purged with the moves'."""
-    from service.matches import store
+    from service.matches import idempotency
 
     app = make_app(backend, tmp_path, BASRA_IDEMPOTENCY_HOURS=0.5 / 3600)  # half a second
     client = app.test_client()
@@ -117,7 +117,7 @@ def test_create_keys_expire_and_are_purged(backend: str, tmp_path: Path) -> None
     time.sleep(0.6)
     with app.app_context():
         with transaction(write=True):
-            assert store.purge_idempotency(utcnow()) == 1
+            assert idempotency.purge_idempotency(utcnow()) == 1
         assert db.session.query(CreateKey).count() == 0
 
 

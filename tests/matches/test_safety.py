@@ -246,12 +246,12 @@ def test_idempotency_keys_expire(backend: str, tmp_path) -> None:  # noqa: ANN00
     late = client.post(url, json=move, headers={**auth(toks[0]), "Idempotency-Key": "k1"})
     assert late.status_code == 409 and late.get_json()["reason"] == "not_your_turn"
     with app.app_context():
-        from service.matches import store
+        from service.matches import idempotency
         from service.storage.base import utcnow
         from service.storage.db import transaction
 
         with transaction(write=True):
-            assert store.purge_idempotency(utcnow()) == 1
+            assert idempotency.purge_idempotency(utcnow()) == 1
         assert db.session.query(IdempotencyKey).count() == 0
 
 
