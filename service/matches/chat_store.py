@@ -1,5 +1,5 @@
 """Table chat in the database: a front end's chat settings, the lines said at a match
-(written, read after a number, counted for the caps), a player's lines for their export.
+(read after a number, counted for the caps), a player's lines for their export.
 It runs inside the transaction its caller opened (:mod:`service.storage.db`); what may
 be said, and by whom, is :mod:`.chat`'s.
 """
@@ -7,11 +7,9 @@ be said, and by whom, is :mod:`.chat`'s.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import Text, and_, cast, func, literal_column, select
+from sqlalchemy import and_, func, select
 
-from ..storage import writes
 from ..storage.base import as_utc, utcnow
 from ..storage.db import db
 from .models import ChatLine, ChatSettings, Match, Seat
@@ -19,24 +17,6 @@ from .rows import ChatLineRow
 
 _M = Match.__table__
 _S = Seat.__table__
-
-
-def _chat_wake(columns: Any) -> Any:
-    """A chat line's NOTIFY payload: its match's chat key and its number (as
-    :func:`~.rows.chat_key` makes the key)."""
-    colon = literal_column("':'")
-    return func.concat(literal_column("'c'"), cast(columns.match_pk, Text), colon,
-                       columns.pk)
-
-
-def chat_line(match_pk: int, seat: int | None, player_id: str | None, name: str,
-              phrase: str | None, text: str | None, filtered: bool) -> writes.Rows:
-    """A line to write (caller's write transaction); on PostgreSQL it wakes the
-    match's chat readers when it commits."""
-    return writes.Rows(ChatLine.__table__, ({
-        "match_pk": match_pk, "seat": seat, "player_id": player_id, "name": name,
-        "phrase": phrase, "text": text, "filtered": filtered, "created_at": utcnow()},),
-        wake=_chat_wake)
 
 
 def chat_lines(match_pk: int, after: int, limit: int) -> list[ChatLineRow]:
