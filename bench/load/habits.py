@@ -23,6 +23,8 @@ class Mix:
     """... and its shape (the log's standard deviation: 0.6 puts p90 near 2.2 x median)."""
     think_max_s: float = 25.0
     """No think time beyond this (a human's clock is not stalled for ever)."""
+    patience_s: float = 150.0
+    """A table nobody fills is left, and a win claimed from a seat silent, after this."""
     chat_share: float = 0.08
     """The chance a player says a phrase before one of its moves."""
     befriend_share: float = 0.06

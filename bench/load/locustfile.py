@@ -209,15 +209,23 @@ class Player(FastHttpUser):
 
     def play(self, match: str, seat: int, state: dict[str, Any] | None = None) -> None:
         """Play a match to its end: read the seat's view, long poll while it is not their
-        turn (or the table still waits), think, play one of its legal moves at random."""
+        turn (or the table still waits), think, play one of its legal moves at random.
+        A person's patience: a table nobody fills is left, and a win claimed from a seat
+        silent past ``patience_s`` (the service allows it after two minutes)."""
         self.front.idle.discard(self.player_id)
         path = f"/v1/matches/{match}"
         try:
             view = state or self._read(path, None)
+            changed = time.monotonic()
             while view is not None and view["status"] in ("waiting", "active"):
                 move = pick_move(view, self.rng) if view.get("turn") == seat else None
                 if move is None:
+                    if time.monotonic() - changed > self.mix.patience_s:
+                        return self._give_up(path, view)
+                    version = view["version"]
                     view = self._read(path, seat_etag(view, seat), view)
+                    if view is not None and view["version"] != version:
+                        changed = time.monotonic()
                     continue
                 gevent.sleep(think_time(self.rng, self.mix))
                 if self.front.phrases and self.rng.random() < self.mix.chat_share:
@@ -225,8 +233,20 @@ class Player(FastHttpUser):
                         "phrase": self.rng.choice(self.front.phrases)}, headers=self.auth,
                         name="POST /v1/matches/[id]/chat")
                 view = self._move(path, move, view)
+                changed = time.monotonic()
         finally:
             self.front.idle.add(self.player_id)
+
+    def _give_up(self, path: str, view: dict[str, Any]) -> None:
+        """Leave a table nobody filled, or claim the win from a silent seat."""
+        if view["status"] == "waiting":
+            self.client.post("/v1/matches/quick/cancel", json={}, headers=self.auth,
+                             name="POST /v1/matches/quick/cancel")
+            return
+        with self.client.post(f"{path}/claim", json={}, headers=self.auth,
+                              name="POST /v1/matches/[id]/claim", catch_response=True) as made:
+            if made.status_code == 409:  # the other seat moved meanwhile: let it go
+                made.success()
 
     def _read(self, path: str, etag: str | None,
               last: dict[str, Any] | None = None) -> dict[str, Any] | None:
@@ -273,8 +293,8 @@ class Player(FastHttpUser):
                 made.failure(f"{made.status_code}: {made.text[:200]}")
                 return
             seated = made.json()
-        self.known.add(seated["id"])
-        self.play(seated["id"], seated["seat"], seated.get("state"))
+        self.known.add(seated["match_id"])
+        self.play(seated["match_id"], seated["seat"], seated.get("state"))
 
     def befriend(self) -> None:
         other = self.front.someone(self.rng, self.front.online, self.player_id)
