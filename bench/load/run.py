@@ -66,6 +66,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         help="players signing in a second while a step ramps up (5)")
     parser.add_argument("--duration", type=float, default=60.0,
                         help="seconds each step is measured, once all its players are on (60)")
+    parser.add_argument("--settle", type=float, default=10.0,
+                        help="seconds between a step's last sign-in and its window: the "
+                             "burst of first quick plays left out (10)")
     parser.add_argument("--service-pids", default="",
                         help="with --url: the service's processes (their children too) whose "
                              "CPU to measure, comma-separated")
@@ -163,8 +166,11 @@ def _ms(value: float | None) -> float | None:
 
 
 def measure(env: Environment, front: FrontEnd, players: int, spawn_rate: float,
-            seconds: float, groups: dict[str, CpuGroup]) -> dict[str, Any]:
-    """Bring ``players`` online and measure a window of ``seconds``."""
+            seconds: float, groups: dict[str, CpuGroup], settle: float = 0.0
+            ) -> dict[str, Any]:
+    """Bring ``players`` online, let ``settle`` seconds pass (the newcomers' first quick
+    plays all at once: quick play is serialised per front end and rules) and measure a
+    window of ``seconds``."""
     runner = env.runner
     assert runner is not None
     runner.start(players, spawn_rate=spawn_rate)
@@ -173,6 +179,7 @@ def measure(env: Environment, front: FrontEnd, players: int, spawn_rate: float,
         if time.monotonic() > ramp_deadline:
             raise RuntimeError(f"only {len(front.online)} of {players} players signed in")
         gevent.sleep(0.2)
+    gevent.sleep(settle)
     window = Window()
     env.events.request.add_listener(window.note)
     webhooks_before, lags_before = front.receiver.messages, len(front.receiver.lags)
@@ -239,6 +246,7 @@ def chart(steps: list[dict[str, Any]], path: Path) -> Path | None:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker
     except ImportError:
         print("  no chart: matplotlib is not installed (pip install -e '.[bench]')")
         return None
@@ -247,7 +255,9 @@ def chart(steps: list[dict[str, Any]], path: Path) -> Path | None:
     for key, label in (("move_p50_ms", "move p50"), ("move_p95_ms", "move p95"),
                        ("move_p99_ms", "move p99"), ("requests_p99_ms", "every request p99")):
         latency.plot(players, [s[key] for s in steps], marker="o", label=label)
-    latency.set_ylabel("milliseconds")
+    latency.set_yscale("log")  # a move's tens of ms beside a queued quick play's seconds
+    latency.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    latency.set_ylabel("milliseconds (log)")
     latency.set_title("A day of a big front end: latency against players online")
     latency.legend()
     latency.grid(alpha=0.3)
@@ -310,12 +320,14 @@ def run(args: argparse.Namespace) -> dict[str, float]:
         groups = {"generator": CpuGroup(lambda: [psutil.Process()]),
                   "service": CpuGroup(_trees(pids)), "postgres": CpuGroup(_backends(database))}
         print(f"load: a front end's players against {url}, steps {args.steps}, "
-              f"{args.duration:g} s each once online (spawning {args.spawn_rate:g}/s); "
+              f"{args.duration:g} s each from {args.settle:g} s after the last sign-in "
+              f"(spawning {args.spawn_rate:g}/s); "
               f"think median {args.mix.think_median_s:g} s; service processes "
               f"{pids or 'not given'}, database {database or 'not given'}")
         steps = []
         for players in args.steps:
-            step = measure(env, front, players, args.spawn_rate, args.duration, groups)
+            step = measure(env, front, players, args.spawn_rate, args.duration, groups,
+                           args.settle)
             _print_step(step)
             steps.append(step)
         received = front.receiver
