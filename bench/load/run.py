@@ -65,7 +65,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--spawn-rate", type=float, default=5.0,
                         help="players signing in a second while a step ramps up (5)")
     parser.add_argument("--duration", type=float, default=60.0,
-                        help="seconds each step is measured, once all its players are on (60)")
+                        help="seconds each step is measured, from --settle after its last "
+                             "sign-in (60)")
     parser.add_argument("--settle", type=float, default=10.0,
                         help="seconds between a step's last sign-in and its window: the "
                              "burst of first quick plays left out (10)")
@@ -85,6 +86,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     mix = Mix.from_env()
     for item in args.mix:
         name, _, value = item.partition("=")
+        if not hasattr(mix, name):
+            parser.error(f"--mix {item}: no such setting (bench/load/habits.py's Mix)")
         kind = type(getattr(mix, name))
         mix = replace(mix, **{name: kind(value)})
     args.mix = mix
