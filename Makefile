@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.bench-installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # the worker's metrics beside the API's port (9101 beside 8000): two checkouts never collide
@@ -115,8 +116,14 @@ typecheck: $(STAMP)
 
 check: lint typecheck docs test
 
-bench: compiled
-	$(BIN)/python -m bench
+# the benchmarks' own packages (Locust, matplotlib: the bench extra) beside dev's;
+# BENCH names parts and their flags: make bench BENCH="load --players 20,50,100"
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	touch $(BENCH_STAMP)
+
+bench: compiled $(BENCH_STAMP)
+	$(BIN)/python -m bench $(BENCH)
 
 openapi: $(STAMP)
 	$(BIN)/python -m service.openapi > openapi.yaml

@@ -12,7 +12,9 @@ against greedy, 1,000 matches each in v1 and v2: :mod:`bench.strength`), ``ceili
 match's review is ready: :mod:`bench.review`), ``pace`` (a person against the experts
 as fast as ``/play`` allows, under the default budgets: :mod:`bench.pace`) and
 ``instructions`` (callgrind's counts per move, per ``/healthz`` and per round:
-:mod:`bench.instructions`) run only when named. The last
+:mod:`bench.instructions`) and ``load`` (a day of a big front end on Locust, its flags
+after it: ``python -m bench load --players 20,50,100 --duration 60``: :mod:`bench.load`)
+run only when named. The last
 line printed is one JSON object with every figure measured (rounded medians).
 """
 
@@ -100,7 +102,9 @@ def bot_bench(positions: int = 200) -> dict[str, float]:
 
 
 def main(argv: list[str]) -> int:
-    """Run the benchmarks named in ``argv`` (default: all)."""
+    """Run the benchmarks named in ``argv`` (default: all); ``load``'s flags follow it."""
+    load_flags = argv[argv.index("load") + 1:] if "load" in argv else []
+    argv = argv[:len(argv) - len(load_flags)]
     wanted = set(argv) or {"engine", "bots", "http", "waiters", "history", "players",
                            "tournaments", "webhooks", "trust", "social", "console"}
     figures: dict[str, float] = {}
@@ -176,6 +180,10 @@ def main(argv: list[str]) -> int:
         from bench import instructions
 
         figures.update(instructions.run())
+    if "load" in wanted:  # players online in steps, a minute each: only when asked for
+        from bench.load import run as load
+
+        figures.update(load.main(load_flags))
     print(json.dumps(figures, sort_keys=True))
     return 0
 

@@ -76,15 +76,15 @@ def cli(url: str, *args: str) -> str:
 
 
 @contextlib.contextmanager
-def worker(url: str, **settings: str) -> Iterator[None]:
+def worker(url: str, **settings: str) -> Iterator[subprocess.Popen[bytes]]:
     """``basra worker`` on the database at ``url`` (with ``settings`` in its environment)
-    while the block runs."""
+    while the block runs; yields its process."""
     proc = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], cwd=ROOT,
                             env={**os.environ, "DATABASE_URL": url, **settings},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     try:
-        yield
+        yield proc
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(10)

@@ -97,7 +97,7 @@ def _receiver(out: Path) -> Iterator[list[tuple[float, str, str]]]:
 # ---- the service's side -------------------------------------------------------------
 
 
-def _worker() -> contextlib.AbstractContextManager[None]:
+def _worker() -> contextlib.AbstractContextManager[subprocess.Popen[bytes]]:
     """The worker, allowed to deliver to the receiver on this machine."""
     return worker(DATABASE, BASRA_WEBHOOKS_ALLOW_PRIVATE="1", BASRA_LISTEN="0")
 
