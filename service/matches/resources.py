@@ -27,6 +27,7 @@ from ..tenants.requests import (
 )
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
+from ..web.settings import current
 from ..web.streams import last_event_id, sse_response
 from . import chat, conditions, creating, endings, moving, polls, reading, records, stand_ins
 from .chat import ChatRules
@@ -174,6 +175,7 @@ class Matches(MethodView):
             rated=body["rated"], viewer=player, stand_in=body["stand_in"],
             spectator_delay=body.get("spectator_delay"),
             keyed=None if key is None else creating.CreateKey(key, sender(), body_fingerprint()),
+            settings=current(),
         )
         location = url_for("matches.MatchById", match_id=created.id)
         return created, 201, {"Location": location, **etag(created.state)}
@@ -185,7 +187,8 @@ class Matches(MethodView):
     @blp.doc(operationId="listMatches")
     def get(self, query: dict[str, Any]) -> tuple[HistoryPage, int, Headers]:
         """Match history, newest first; keyset pagination with `next` and a Link header."""
-        page = records.match_history(HistoryQuery(tenant(), **query), viewer())
+        page = records.match_history(HistoryQuery(tenant(), **query), viewer(),
+                                     settings=current())
         return page, 200, _next_link("matches.Matches", page)
 
 
@@ -224,7 +227,7 @@ class MatchById(MethodView):
     ) -> Response | tuple[MatchView, int, Headers]:
         """The match; `If-None-Match` gives 304, and `?wait=S` long-polls for a change."""
         result = reading.read_match(match_id, tenant(), credential(), seen(), query["wait"],
-                                    waiter(), viewer())
+                                    waiter(), viewer(), settings=current())
         if isinstance(result, Unchanged):
             response = current_app.response_class(status=304)
             response.headers["ETag"] = etag_for(result.version, result.seat)
@@ -260,7 +263,7 @@ class Moves(MethodView):
             raise MissingToken("send the seat token as 'Authorization: Bearer <token>'")
         result = moving.play_move(match_id, tenant(), moving.MoveRequest(
             proof, body["card"], None if capture is None else tuple(capture),
-            if_match_version(), key, fingerprint))
+            if_match_version(), key, fingerprint), settings=current())
         return result, 201, etag(result.state)
 
     @budget("reads")
@@ -318,7 +321,8 @@ class Claim(MethodView):
         """The token's seat claims the win: the seat to play (an opponent) has made no
         move for `BASRA_CLAIM_AFTER_SECONDS` (120). Its team forfeits (`end_reason`
         `claimed`), rated as a win. The same envelope as a move, with `move` null."""
-        result = endings.claim_win(match_id, tenant(), credential(), if_match_version())
+        result = endings.claim_win(match_id, tenant(), credential(), if_match_version(),
+                                   settings=current())
         return result, 200, etag(result.state)
 
 
@@ -406,7 +410,7 @@ class Events(MethodView):
         events = reading.follow_match(match_id, tenant(), token, last_event_id(),
                                       stream_heartbeat(), waiter(),
                                       chat.reader(match_id, tenant(), token, g.caller.server),
-                                      viewer())
+                                      viewer(), settings=current())
         first = next(events)  # errors (unknown match, bad token) answer as problems
 
         def chunks() -> Iterator[str]:
@@ -449,7 +453,7 @@ class MatchChat(MethodView):
         (`{"text": ...}`, filtered) at the table: a seat (its seat token or player
         token), or a player watching where the front end allows it."""
         return chat.say(match_id, tenant(), credential(), body.get("phrase"),
-                        body.get("text"))
+                        body.get("text"), settings=current())
 
     @budget("reads")
     @blp.arguments(ChatQuerySchema, location="query")
@@ -466,7 +470,7 @@ class MatchChat(MethodView):
             raise NotAtTable("only the seats (and, where allowed, players watching) read "
                              "this table's chat")
         lines, after = chat.lines(found, query["after"], query["limit"], query["wait"],
-                                  waiter())
+                                  waiter(), settings=current())
         return {"lines": lines, "after": after}
 
 
@@ -529,5 +533,5 @@ class PlayerMatches(MethodView):
         page = records.match_history(HistoryQuery(
             tenant(), player_id=player_id, variant=query.get("pool"), rated=query.get("rated"),
             status=query.get("status"), cursor=query.get("cursor"), limit=query["limit"]),
-            viewer())
+            viewer(), settings=current())
         return page, 200, _next_link("player_matches.PlayerMatches", page, player_id=player_id)
