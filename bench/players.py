@@ -106,12 +106,13 @@ def run() -> dict[str, float]:
 
     from service import create_app
     from service.players import scheduled
+    from service.settings import settings_of
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url, "BASRA_RATE_LIMITS": "off"})
     client = app.test_client()
     with app.app_context():
         started = time.perf_counter()
-        moved = scheduled.rank_leaderboards(force=True)
+        moved = scheduled.rank_leaderboards(settings_of(app), force=True)
         ranking_s = time.perf_counter() - started
     _vacuum(dsn)
     rng = random.Random(7)

@@ -41,6 +41,8 @@ from .reviews import models as reviews_tables
 from .reviews import resources as reviews
 from .safety import models as safety_tables
 from .safety import resources as safety
+from .settings import EXTENSION as SETTINGS
+from .settings import Settings
 from .social import friends as social_friends
 from .social import models as social_tables
 from .social import presence as social_presence
@@ -106,6 +108,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.update(settings_from_env(app.instance_path))
     if config:
         app.config.update(config)
+    settings = Settings.from_config(app.config)  # the config is final: handed on from here
+    app.extensions[SETTINGS] = settings
     app.json.sort_keys = False  # type: ignore[attr-defined]
     proxies = app.config["BASRA_TRUSTED_PROXIES"]
     if proxies:  # the client's address (limits, waiters, logs) as the proxies saw it
@@ -114,7 +118,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     reset_caches()
     wire_subscribers()
-    init_db(app)
+    init_db(app, settings)
     migrate.init_app(app, db, directory=MIGRATIONS)
     CORS(
         app,
@@ -150,7 +154,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.before_request(resolve_tenant)
     app.before_request(resolve_player)  # who the bearer is: before the body is read
     app.before_request(matches.resolve_seat_token)  # a seat token alone: its match's
-    init_limits(app)
+    init_limits(app, settings)
     app.extensions[READINESS] = {"rate_limits": store_state}
     for resources in (ops, variants, matches, lobby, players, tournament_routes,
                       webhook_routes, staff_routes):

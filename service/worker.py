@@ -36,6 +36,7 @@ from .social import scheduled as social_chores
 from .storage.db import DISCONNECTED, end_session
 from .storage.errors import DatabaseUnavailable
 from .tournaments import scheduled as tournament_chores
+from .web.settings import current
 from .webhooks import scheduled as webhook_chores
 from .webhooks.dispatcher import Dispatcher
 
@@ -43,10 +44,12 @@ log = logging.getLogger(__name__)
 
 
 def run_once() -> int:
-    """One pass of every domain's chores; how many matches it timed out."""
-    applied = match_chores.run_clocks()
-    tournament_chores.run_tournaments()
-    player_chores.rank_leaderboards()
+    """One pass of every domain's chores, with the settings of the app it runs in (read
+    once a pass); how many matches it timed out."""
+    settings = current()
+    applied = match_chores.run_clocks(settings)
+    tournament_chores.run_tournaments(settings)
+    player_chores.rank_leaderboards(settings)
     social_chores.expire_challenges()
     social_chores.sweep_presence()
     return applied
@@ -59,7 +62,7 @@ purged at most this often per worker: a pass comes every 0.2 s."""
 
 def purge() -> None:
     """Every domain's purge of what has expired."""
-    match_chores.purge_expired()
+    match_chores.purge_expired(current())
     webhook_chores.purge_old()
     player_chores.purge_events()
     player_chores.purge_leases()

@@ -20,11 +20,13 @@ in :mod:`tests.servers` refuse to start one for a test without the mark.
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import flask_migrate
 import psycopg
@@ -35,6 +37,8 @@ from sqlalchemy import text
 
 from service import create_app
 from service.app import reset_caches
+from service.settings import EXTENSION as SETTINGS
+from service.settings import Settings, settings_of
 from service.storage import MIGRATIONS
 from service.storage.db import db
 from service.tenants import service as tenants
@@ -167,7 +171,7 @@ def _empty(app: Flask) -> None:
     reset_caches()
 
 
-_apps: dict[tuple[str, str], tuple[Flask, dict[str, object]]] = {}
+_apps: dict[tuple[str, str], tuple[Flask, dict[str, object], Settings]] = {}
 
 
 def make_app(backend: str, tmp_path: Path, **config: object) -> Flask:
@@ -187,18 +191,27 @@ def make_app(backend: str, tmp_path: Path, **config: object) -> Flask:
             url = f"sqlite:///{path}"
         app = create_app({**settings, "SQLALCHEMY_DATABASE_URI": url})
         _migrate(app)
-        kept = (app, dict(app.config))
+        kept = (app, dict(app.config), settings_of(app))
         if not fresh:
             _apps[key] = kept
-    app, built = kept
-    for other, _ in _apps.values():  # only one app's pool holds connections at a time
+    app, built, made = kept
+    for other, _, _ in _apps.values():  # only one app's pool holds connections at a time
         if other is not app:
             with other.app_context():
                 db.engine.dispose()
     app.config.clear()
     app.config.update(built)  # what an earlier test set on it is undone
+    app.extensions[SETTINGS] = made  # and what it changed of its settings (use_settings)
     _empty(app)
     return app
+
+
+def use_settings(app: Flask, **changes: Any) -> Settings:
+    """Change some of the app's settings (their :class:`Settings` field names) for the rest
+    of the test: the next test's :func:`make_app` gives the app its settings as built."""
+    changed = dataclasses.replace(settings_of(app), **changes)
+    app.extensions[SETTINGS] = changed
+    return changed
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

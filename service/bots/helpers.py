@@ -26,12 +26,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from flask import current_app
 from prometheus_client import Gauge
 
 from ..engine import Move, State, format_cards, move_from_parts, state_to_dict
 from ..engine.bots import SEARCHING, bot_move
-from ..live.yielding import bot_pause
+from ..live.yielding import pause_for_others
+from ..settings import Settings
+from ..web.settings import current
 from . import searcher
 
 log = logging.getLogger(__name__)
@@ -214,10 +215,9 @@ _helpers: dict[tuple[int, int], Helpers] = {}
 _helpers_lock = threading.Lock()
 
 
-def _pool() -> Helpers | None:
-    """This process's helpers for the app's settings (None: search here)."""
-    config = current_app.config
-    size, nice = int(config["BASRA_BOT_PROCESSES"]), int(config["BASRA_BOT_NICE"])
+def _pool(settings: Settings) -> Helpers | None:
+    """This process's helpers for ``settings`` (None: search here)."""
+    size, nice = settings.bot_processes, settings.bot_nice
     if size <= 0:
         return None
     with _helpers_lock:
@@ -236,29 +236,29 @@ def decide(state: State, seat: int, level: str, owner: str = "") -> Move:
     helper process in that front end's turn (here, should the helper fail; the
     :data:`FALLBACK` level's when none came within ``BASRA_BOT_WAIT_SECONDS``), the
     others here; either way within ``BASRA_BOT_CPU_MS``."""
-    pool = _pool() if level in SEARCHING else None
+    settings = current()  # a bot moves deep in many use cases: looked up here, once
+    pool = _pool(settings) if level in SEARCHING else None
     if pool is not None:
-        config = current_app.config
         try:
-            move = pool.decide(state, seat, level, config["BASRA_BOT_CPU_MS"], owner,
-                               config["BASRA_BOT_WAIT_SECONDS"])
+            move = pool.decide(state, seat, level, settings.bot_cpu_ms, owner,
+                               settings.bot_wait_seconds)
         except (HelperLost, OSError):
             log.warning("a bot helper failed; searching here", exc_info=True)
         else:
             return move if move is not None else bot_move(state, seat, FALLBACK)
-    return bot_move(state, seat, level, bot_pause())
+    return bot_move(state, seat, level, pause_for_others(settings.bot_cpu_ms))
 
 
-def review(start: State, moves: Sequence[Move], owner: str = "") -> dict[str, Any]:
+def review(start: State, moves: Sequence[Move], owner: str = "", *,
+           settings: Settings) -> dict[str, Any]:
     """Every play of a match from ``start`` (as dealt) through ``moves`` scored against
     the expert's choice, each within ``BASRA_BOT_CPU_MS``: ``{"plays", "cpu_ms"}``, worked
     out by a helper process (here without one, or should it fail)."""
-    config = current_app.config
     request = {"review": True, "state": state_to_dict(start), "rules": start.rules.to_dict(),
-               "rules_hash": start.rules.content_hash, "cpu_ms": config["BASRA_BOT_CPU_MS"],
+               "rules_hash": start.rules.content_hash, "cpu_ms": settings.bot_cpu_ms,
                "moves": [[m.seat, str(m.card), None if m.capture is None
                           else format_cards(m.capture)] for m in moves]}
-    pool = _pool()
+    pool = _pool(settings)
     if pool is not None:
         try:
             answer = pool.ask(request, owner, REVIEW_WAIT_SECONDS)

@@ -22,18 +22,20 @@ from typing import Any
 
 from flask import Flask, current_app
 
+from ..settings import Settings, settings_of
 from . import listener
 
 PASS_SECONDS = 1.0
 """How often the keeper looks: a sign-out or a client gone is acted on within this."""
 _EXTENSION = "basra_keeper"
 _LOCK = threading.Lock()
-_each_pass: list[Callable[[], None]] = []
+_each_pass: list[Callable[[Settings], None]] = []
 log = logging.getLogger(__name__)
 
 
-def wire(*chores: Callable[[], None]) -> None:
-    """What else runs once a pass while streams are held (replacing what was wired)."""
+def wire(*chores: Callable[[Settings], None]) -> None:
+    """What else runs once a pass while streams are held, given the app's settings
+    (replacing what was wired)."""
     _each_pass[:] = chores
 
 
@@ -81,8 +83,9 @@ class Keeper:
                     for stream in held:
                         if not stream.still():
                             listener.poke(stream.key)
+                    settings = settings_of(self.app)
                     for chore in _each_pass:
-                        chore()
+                        chore(settings)
             except Exception:  # a pass that failed: the next one tries again
                 log.warning("stream keeper's pass failed", exc_info=True)
 

@@ -26,6 +26,7 @@ from typing import Any
 import psycopg
 from flask import current_app
 
+from ..settings import settings_of
 from ..storage.db import backend, libpq_conninfo
 
 CHANNEL = "basra_versions"
@@ -246,7 +247,7 @@ def listener() -> VersionListener | None:
     (started on first use), else None."""
     ext = current_app.extensions
     if "basra_listen_dsn" not in ext:
-        listen = current_app.config.get("BASRA_LISTEN", True)
+        listen = settings_of(current_app).listen
         ext["basra_listen_dsn"] = (
             libpq_conninfo() if listen and backend() == "postgresql" else None)
     dsn = ext["basra_listen_dsn"]
@@ -281,13 +282,13 @@ def poke(key: str) -> None:
         found.poke(key)
 
 
-def wait_for_key(key: str, heard_before: int, timeout: float) -> None:
+def wait_for_key(key: str, heard_before: int, timeout: float, poll_interval: float) -> None:
     """Sleep until the listener hears ``key`` past ``heard_before`` (its number read before
     the caller's last database read, so nothing committed since is missed) or ``timeout``
-    ends; without a live listener, at most BASRA_POLL_INTERVAL (the caller reads the
+    ends; without a live listener, at most ``poll_interval`` (the caller reads the
     database again)."""
     found = listener()
     if found is not None and found.live:
         found.wait(key, heard_before, timeout)
     else:
-        time.sleep(min(timeout, current_app.config["BASRA_POLL_INTERVAL"]))
+        time.sleep(min(timeout, poll_interval))

@@ -18,8 +18,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from flask import current_app
-
+from ..settings import Settings
 from .errors import TooManyWaiters
 
 _lock = threading.Lock()
@@ -28,16 +27,15 @@ _total = [0]
 
 
 @contextmanager
-def parked(client: str) -> Iterator[None]:
+def parked(client: str, settings: Settings) -> Iterator[None]:
     """Hold a parking place for ``client`` while the block runs; TooManyWaiters when the
-    process or the client has none left."""
-    config = current_app.config
+    process or the client has none left (``settings``: how many each may hold)."""
     with _lock:
         mine = _parked.get(client, 0)
-        if _total[0] >= config["BASRA_MAX_WAITERS"]:
+        if _total[0] >= settings.max_waiters:
             raise TooManyWaiters("this server holds as many waiting requests as it may; "
                                  "retry shortly")
-        if mine >= config["BASRA_MAX_WAITERS_PER_CLIENT"]:
+        if mine >= settings.max_waiters_per_client:
             raise TooManyWaiters(f"at most {mine} waiting requests per client; close some "
                                  "or retry shortly")
         _parked[client] = mine + 1

@@ -11,8 +11,6 @@ import sys
 import time
 from typing import Any
 
-from flask import current_app
-
 from ..engine.bots import Pause, no_pause
 
 SLICE = 0.002
@@ -74,12 +72,6 @@ def pause_for_others(cpu_ms: float = 0.0) -> Pause:
         return used >= budget
 
     return pause
-
-
-def bot_pause() -> Pause:
-    """A pause for one bot move or hint of this app: giving way under gevent, stopping
-    the search at ``BASRA_BOT_CPU_MS`` of CPU."""
-    return pause_for_others(current_app.config["BASRA_BOT_CPU_MS"])
 
 
 _one_at_a_time: Any = None

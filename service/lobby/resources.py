@@ -17,6 +17,7 @@ from ..tenants.limits import budget
 from ..tenants.requests import tenant
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
+from ..web.settings import current
 from . import service as lobby
 from .schemas import (
     JoinSchema,
@@ -60,7 +61,8 @@ class QuickPlay(MethodView):
         With `party`, the caller's party of two sits as partners (a four-player variant):
         the partner hears `party.seated`."""
         return _seated(lobby.quick_play(tenant(), body["variant"], body["rules"], _who(body),
-                                        rated=body["rated"], party=body.get("party")))
+                                        rated=body["rated"], party=body.get("party"),
+                                        settings=current()))
 
 
 @blp.route("/quick/cancel")
@@ -81,7 +83,8 @@ class QuickCancel(MethodView):
         if who.player_id is None or not who.vouched:
             raise PlayerRequired("send the player's token (Authorization: Bearer), or name "
                                  "player_id with a server key")
-        return {"left": lobby.leave_quick_play(tenant(), who.player_id, body.get("variant"))}
+        return {"left": lobby.leave_quick_play(tenant(), who.player_id, body.get("variant"),
+                                               settings=current())}
 
 
 @blp.route("/<string:match_id>/join")
@@ -96,7 +99,7 @@ class Join(MethodView):
     def post(self, body: dict[str, Any], match_id: str) -> tuple[Seated, int, Headers]:
         """Take the first open seat of a waiting match; the token is in this response only.
         The match deals when its last seat fills."""
-        return _seated(lobby.join_match(match_id, tenant(), _who(body)))
+        return _seated(lobby.join_match(match_id, tenant(), _who(body), settings=current()))
 
 
 @blp.route("/<string:match_id>/leave")
@@ -126,7 +129,7 @@ class Rematch(MethodView):
     def post(self, match_id: str) -> tuple[Seated, int, Headers]:
         """Create or join the follow-up of a finished match: the same rules, seats rotated
         one place; both matches' views show `rematch`."""
-        return _seated(lobby.rematch(match_id, tenant(), credential()))
+        return _seated(lobby.rematch(match_id, tenant(), credential(), settings=current()))
 
 
 @blp.route("/<string:match_id>/abort")

@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from flask import current_app
-
 from ..engine import Rules, State, load_variant, with_house_rules
 from ..events import publish
 from ..matches import clocks, seating
@@ -24,6 +22,7 @@ from ..players import ratings as players_ratings
 from ..players import service as players
 from ..players.errors import PlayerRequired
 from ..players.service import Credential
+from ..settings import Settings
 from ..social import parties
 from ..storage.base import utcnow
 from ..storage.db import transaction
@@ -45,12 +44,13 @@ def _sat(match: MatchRow, state: State, seat: int, who: PlayerSpec) -> Seated:
     return Seated(match.id, seat, token, match_view(match, state, seat))
 
 
-def join_match(match_id: str, tenant: int, who: PlayerSpec, seat: int | None = None) -> Seated:
+def join_match(match_id: str, tenant: int, who: PlayerSpec, seat: int | None = None, *,
+               settings: Settings) -> Seated:
     """Take the first open seat (or ``seat``) of a waiting match."""
     result = None
     with transaction(write=True):
         match, state = seating.locked(match_id, tenant)
-        if clocks.expired(match):  # kept: the refusal below must not roll this back
+        if clocks.expired(match, settings):  # kept: the refusal below must not roll this back
             match = clocks.expire(match, state)
         open_seats = [s.seat for s in match.seats if s.open] \
             if match.status == MatchStatus.WAITING else []
@@ -82,7 +82,8 @@ def leave_match(match_id: str, tenant: int, token: Credential | None) -> MatchVi
 
 
 def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
-               who: PlayerSpec, rated: bool = False, party: str | None = None) -> Seated:
+               who: PlayerSpec, rated: bool = False, party: str | None = None, *,
+               settings: Settings) -> Seated:
     """Join the oldest waiting quick-play match of the tenant with the same effective
     rules, or open one with the caller in seat 0. Concurrent callers are serialised, so
     they pair up instead of opening half-empty tables side by side. Rated quick play
@@ -91,10 +92,10 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
     3, so partners' seats fill together; a ``party`` (the caller one of its two) sits
     as partners (:func:`_party_play`)."""
     rules = with_house_rules(load_variant(variant).rules, overrides)
-    since = clocks.waiting_since()
+    since = clocks.waiting_since(settings)
     with transaction(write=True):
         if party is not None:
-            return _party_play(tenant, variant, rules, who, rated, party, since)
+            return _party_play(tenant, variant, rules, who, rated, party, since, settings)
         if who.vouched and who.player_id is not None:  # asked again: the table they wait at
             mine = seating.quick_tables_of(tenant, who.player_id, since, variant,
                                            rules.content_hash)
@@ -109,7 +110,7 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
             matches.check_ratable(who, [], "player_id")
             tables = seating.quick_tables(tenant, rules.content_hash, since, True,
                                           QUICK_TABLES_LOOKED_AT)
-            table = _by_skill(tenant, variant, who, _without(tables, avoided))
+            table = _by_skill(tenant, variant, who, _without(tables, avoided), settings)
         else:  # the oldest table, or with blocks the oldest without anyone avoided
             looked = QUICK_TABLES_LOOKED_AT if avoided else 1
             table = next(iter(_without(seating.quick_tables(
@@ -119,7 +120,7 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
             return _sat(match, state, _alone_seat(match), who)
         specs = [who] + [PlayerSpec(open=True)] * (rules.players - 1)
         new = matches.deal_match(variant, rules, specs, tenant=tenant)
-        match = matches.insert_match(new, tenant, quick=True, rated=rated)
+        match = matches.insert_match(new, tenant, quick=True, rated=rated, settings=settings)
         token = new.tokens[0].token
         assert token is not None
         return Seated(match.id, 0, token, match_view(match, new.state, 0))
@@ -139,7 +140,7 @@ def _team_open(match: MatchRow) -> int | None:
 
 
 def _party_play(tenant: int, variant: str, rules: Rules, who: PlayerSpec, rated: bool,
-                party_id: str, since: datetime) -> Seated:
+                party_id: str, since: datetime, settings: Settings) -> Seated:
     """Quick play for a party of two (the caller a member) at a four-player table: both
     seated as partners at the oldest waiting table (rated: the closest in rating) where
     a team's two seats are open and nobody either blocked sits, or at a table of their
@@ -178,7 +179,8 @@ def _party_play(tenant: int, variant: str, rules: Rules, who: PlayerSpec, rated:
         if _team_open(t[0]) is not None]
     if rated and tables:
         tables = [t for t in [_by_skill(tenant, variant, [m.player_id for m in members
-                                                         if m.player_id], tables)] if t]
+                                                         if m.player_id], tables,
+                                                settings)] if t]
     tokens: dict[str, tuple[int, str]] = {}
     if tables:
         match, state = tables[0]
@@ -191,7 +193,7 @@ def _party_play(tenant: int, variant: str, rules: Rules, who: PlayerSpec, rated:
     else:
         specs = [members[0], PlayerSpec(open=True), members[1], PlayerSpec(open=True)]
         new = matches.deal_match(variant, rules, specs, tenant=tenant)
-        match = matches.insert_match(new, tenant, quick=True, rated=rated)
+        match = matches.insert_match(new, tenant, quick=True, rated=rated, settings=settings)
         state = new.state
         for seat in (0, 2):
             token = new.tokens[seat].token
@@ -217,11 +219,12 @@ def _seat_of(match: MatchRow, player_id: str) -> int:
     return next(seat for seat, holder in match.vouched if holder == player_id)
 
 
-def leave_quick_play(tenant: int, player_id: str, variant: str | None) -> list[str]:
+def leave_quick_play(tenant: int, player_id: str, variant: str | None, *,
+                     settings: Settings) -> list[str]:
     """The vouched player leaves every waiting quick-play table of theirs (of
     ``variant``, or all): the ids of the tables left."""
     with transaction(write=True):
-        mine = seating.quick_tables_of(tenant, player_id, clocks.waiting_since(), variant)
+        mine = seating.quick_tables_of(tenant, player_id, clocks.waiting_since(settings), variant)
         for match, state in mine:
             seating.unseat(match, state, _seat_of(match, player_id))
     return [match.id for match, _ in mine]
@@ -249,7 +252,8 @@ QUICK_TABLES_LOOKED_AT = 50
 
 
 def _by_skill(tenant: int, pool: str, who: PlayerSpec | list[str],
-              tables: list[tuple[MatchRow, State]]) -> tuple[MatchRow, State] | None:
+              tables: list[tuple[MatchRow, State]],
+              settings: Settings) -> tuple[MatchRow, State] | None:
     """The waiting rated table for ``who`` (a player, or a party's players as one mean
     rating): the one whose players are closest in rating, among those where the
     favourite's predicted chance (openskill's predict_win) is at most
@@ -257,8 +261,7 @@ def _by_skill(tenant: int, pool: str, who: PlayerSpec | list[str],
     after BASRA_QUICK_WIDEN_SECONDS. None: open a table of one's own."""
     mine = who if isinstance(who, list) else [who.player_id]
     assert all(p is not None for p in mine)
-    config = current_app.config
-    bound, widen = config["BASRA_QUICK_MAX_FAVOURITE"], config["BASRA_QUICK_WIDEN_SECONDS"]
+    bound, widen = settings.quick_max_favourite, settings.quick_widen_seconds
     seated = {t.pk: [s.player_id for s in t.seats if s.player_id] for t, _ in tables}
     ratings = players_ratings.current(
         tenant, pool, [*mine, *{p for ps in seated.values() for p in ps}])  # type: ignore[list-item]
@@ -281,7 +284,7 @@ def _by_skill(tenant: int, pool: str, who: PlayerSpec | list[str],
 
 
 def rematch(match_id: str, tenant: int, token: Credential | None,
-            name: str | None = None) -> Seated:
+            name: str | None = None, *, settings: Settings) -> Seated:
     """The follow-up of a finished match: same rules, seats rotated one place (bots keep
     their level). The first seat to ask creates it; the others join their rotated seat."""
     with transaction(write=True):
@@ -309,7 +312,8 @@ def rematch(match_id: str, tenant: int, token: Credential | None,
             if match.clock_seconds else None
         follow = matches.insert_match(new, tenant, clock=clock, rated=match.rated,
                                       stand_in=match.stand_in,
-                                      spectator_delay=match.spectator_delay)
+                                      spectator_delay=match.spectator_delay,
+                                      settings=settings)
         seating.point_to_rematch(match, state, seat, follow.id)
         token_out = new.tokens[moved].token
         assert token_out is not None

@@ -10,13 +10,9 @@ who blocked the speaker, and are limited: ``BASRA_CHAT_LINES_PER_MINUTE`` a spea
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
-
-from flask import current_app
 
 from ..errors import InvalidToken, MissingToken
 from ..events import Published, told
@@ -24,6 +20,7 @@ from ..live import listener, waiters
 from ..live.listener import CHANNEL, payload
 from ..players import blocks
 from ..players.service import Credential, PlayerProof
+from ..settings import Settings
 from ..storage import writes
 from ..storage.base import utcnow
 from ..storage.db import db, transaction
@@ -95,9 +92,8 @@ def _speaker(match: MatchRow, token: Credential | None,
 
 
 def say(match_id: str, tenant: int, token: Credential | None, phrase: str | None,
-        text: str | None) -> ChatLineRow:
+        text: str | None, *, settings: Settings) -> ChatLineRow:
     """Say a phrase (its id) or a text at the match's table: the line as kept."""
-    config = current_app.config
     rules = rules_of(tenant)
     if rules.mode == ChatMode.OFF:
         raise ChatOff("this front end has turned table chat off")
@@ -111,15 +107,12 @@ def say(match_id: str, tenant: int, token: Credential | None, phrase: str | None
     now = utcnow()
     with transaction(write=True):
         match, _ = store.read(match_id, tenant, lock=True)  # the caps hold under races
-        if match.status.over and not _open_after_end(match, now, config):
+        if match.status.over and not open_after_end(match.finished_at, now, settings):
             raise ChatClosed(f"the match is over: its chat closes "
-                             f"{config['BASRA_CHAT_AFTER_END_SECONDS']} s after its end")
+                             f"{settings.chat_after_end_seconds} s after its end")
         seat, player_id, name = _speaker(match, token, rules)
         recent, total = chat_store.chat_said(match.pk, player_id, seat, now - timedelta(minutes=1))
-        if total >= config["BASRA_CHAT_LINES_PER_MATCH"]:
-            raise ChatFull(f"a match holds {total} lines at most")
-        if recent >= config["BASRA_CHAT_LINES_PER_MINUTE"]:
-            raise ChatTooFast(f"at most {recent} lines a minute", retry_after=60)
+        check_room(recent, total, settings)
         line = ChatLine(match_pk=match.pk, seat=seat, player_id=player_id, name=name,
                         phrase=phrase, text=said, filtered=filtered, created_at=now)
         db.session.add(line)
@@ -130,10 +123,20 @@ def say(match_id: str, tenant: int, token: Credential | None, phrase: str | None
     return kept
 
 
-def _open_after_end(match: MatchRow, now: datetime, config: Mapping[str, Any]) -> bool:
-    """Whether a match that is over still takes lines: within the window after its end."""
-    window = timedelta(seconds=config["BASRA_CHAT_AFTER_END_SECONDS"])
-    return match.finished_at is not None and now - match.finished_at <= window
+def open_after_end(finished_at: datetime | None, now: datetime, settings: Settings) -> bool:
+    """Whether a match that is over (at ``finished_at``) still takes lines: within the
+    window after its end."""
+    window = timedelta(seconds=settings.chat_after_end_seconds)
+    return finished_at is not None and now - finished_at <= window
+
+
+def check_room(recent: int, total: int, settings: Settings) -> None:
+    """A speaker who said ``recent`` lines in the last minute at a match holding ``total``
+    may say one more, or :class:`ChatFull` / :class:`ChatTooFast`."""
+    if total >= settings.chat_lines_per_match:
+        raise ChatFull(f"a match holds {total} lines at most")
+    if recent >= settings.chat_lines_per_minute:
+        raise ChatTooFast(f"at most {recent} lines a minute", retry_after=60)
 
 
 def event(line: ChatLineRow) -> dict[str, object]:
@@ -178,11 +181,11 @@ def _spectators(tenant: int) -> bool:
 
 
 def lines(found: ChatReader, after: int, limit: int, wait: float,
-          client: str) -> tuple[list[ChatLineRow], int]:
+          client: str, *, settings: Settings) -> tuple[list[ChatLineRow], int]:
     """The lines the reader sees after ``after`` (at most ``limit`` read), waiting up to
     ``wait`` seconds (capped by BASRA_MAX_WAIT) for one; and the ``after`` to send
     next."""
-    deadline = time.monotonic() + min(wait, current_app.config["BASRA_MAX_WAIT"])
+    deadline = time.monotonic() + min(wait, settings.max_wait)
     parked = False
     with ExitStack() as stack:
         while True:
@@ -196,6 +199,6 @@ def lines(found: ChatReader, after: int, limit: int, wait: float,
             if shown or len(read) == limit or left <= 0:
                 return shown, after
             if not parked:  # the first wait takes a parking place, the last gives it back
-                stack.enter_context(waiters.parked(client))
+                stack.enter_context(waiters.parked(client, settings))
                 parked = True
-            listener.wait_for_key(found.key, heard, left)
+            listener.wait_for_key(found.key, heard, left, settings.poll_interval)

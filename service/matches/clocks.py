@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from flask import current_app
-
 from ..engine import State, apply_move, resign
 from ..engine.bots import bot_move
 from ..ops import metrics
+from ..settings import Settings
 from ..storage.base import utcnow
 from ..storage.db import transaction
 from . import changes, stand_ins, store
@@ -65,14 +64,14 @@ def apply_due_timeouts(match_id: str) -> bool:
     return True
 
 
-def waiting_since() -> datetime:
+def waiting_since(settings: Settings) -> datetime:
     """Tables made before this and still waiting for players have expired."""
-    return utcnow() - timedelta(minutes=current_app.config["BASRA_WAITING_MINUTES"])
+    return utcnow() - timedelta(minutes=settings.waiting_minutes)
 
 
-def expired(match: MatchRow) -> bool:
+def expired(match: MatchRow, settings: Settings) -> bool:
     """A waiting match that nobody filled within BASRA_WAITING_MINUTES."""
-    return match.status == MatchStatus.WAITING and match.created_at < waiting_since()
+    return match.status == MatchStatus.WAITING and match.created_at < waiting_since(settings)
 
 
 def expire(match: MatchRow, state: State) -> MatchRow:
@@ -81,16 +80,16 @@ def expire(match: MatchRow, state: State) -> MatchRow:
                                              end_reason=EndReason.ABORTED))
 
 
-def expire_if_due(match_id: str, tenant: int) -> bool:
+def expire_if_due(match_id: str, tenant: int, settings: Settings) -> bool:
     """Abort a waiting match that nobody filled in time (the worker's step); whether it
     did."""
     with transaction():
-        due = expired(store.read(match_id, tenant)[0])
+        due = expired(store.read(match_id, tenant)[0], settings)
     if not due:
         return False
     with transaction(write=True):
         match, state = store.read(match_id, tenant, lock=True)
-        if not expired(match):
+        if not expired(match, settings):
             return False
         expire(match, state)
     return True

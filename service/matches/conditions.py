@@ -11,9 +11,8 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from flask import current_app
-
 from ..engine import MatchFinished
+from ..settings import Settings
 from ..storage.base import utcnow
 from ..storage.db import transaction
 from . import idempotency
@@ -39,23 +38,23 @@ def fingerprint(payload: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-def idempotency_since() -> datetime:
+def idempotency_since(settings: Settings) -> datetime:
     """The oldest moment an Idempotency-Key is honoured from (BASRA_IDEMPOTENCY_HOURS)."""
-    return utcnow() - timedelta(hours=current_app.config["BASRA_IDEMPOTENCY_HOURS"])
+    return utcnow() - timedelta(hours=settings.idempotency_hours)
 
 
 _purged = [0.0]
 
 
-def purge_expired() -> None:
+def purge_expired(settings: Settings) -> None:
     """Remove expired Idempotency-Key records (the worker's chore, and at most hourly
     per process a keyed move's)."""
     _purged[0] = time.monotonic()
     with transaction(write=True):
-        idempotency.purge_idempotency(idempotency_since())
+        idempotency.purge_idempotency(idempotency_since(settings))
 
 
-def purge_hourly() -> None:
+def purge_hourly(settings: Settings) -> None:
     """:func:`purge_expired`, at most hourly in this process (a keyed move's chore)."""
     if time.monotonic() - _purged[0] > 3600:
-        purge_expired()
+        purge_expired(settings)

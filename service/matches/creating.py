@@ -11,8 +11,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from flask import current_app
-
 from ..engine import (
     Card,
     Play,
@@ -26,6 +24,7 @@ from ..engine import (
 )
 from ..engine.bots import LADDER, POLICIES
 from ..players import service as players
+from ..settings import Settings
 from ..storage.db import transaction
 from . import changes, idempotency, saves, store
 from .changes import Change
@@ -106,7 +105,8 @@ def deal_match(variant: str, rules: Rules, players: Sequence[PlayerSpec],
 def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
                  clock: tuple[int, str] | None = None, rated: bool = False,
                  tournament_game: bool = False, stand_in: str | None = None,
-                 spectator_delay: int | None = None, sealed: bool = False) -> MatchRow:
+                 spectator_delay: int | None = None, sealed: bool = False,
+                 settings: Settings) -> MatchRow:
     """Store a worked-out match in the caller's write transaction (NOTIFYed on commit). A
     rated match asked without a clock gets ``BASRA_RATED_MOVE_SECONDS`` (autoplay): a
     loser cannot stall it for ever. Spectators of a rated or tournament match lag
@@ -114,7 +114,7 @@ def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
     if spectator_delay is None:
         spectator_delay = SPECTATOR_DELAY if rated or tournament_game else 0
     if rated and clock is None:
-        clock = (int(current_app.config["BASRA_RATED_MOVE_SECONDS"]), ClockTimeout.AUTOPLAY)
+        clock = (settings.rated_move_seconds, ClockTimeout.AUTOPLAY)
     match = saves.create(
         str(uuid.uuid4()), tenant, new.variant, new.initial, new.seats,
         commitment(new.initial.seed), new.explicit_decks,
@@ -146,7 +146,7 @@ def create_match(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
                  clock: tuple[int, str] | None = None, rated: bool = False,
                  viewer: str | None = None, keyed: CreateKey | None = None,
                  stand_in: str | None = None,
-                 spectator_delay: int | None = None) -> CreatedMatch:
+                 spectator_delay: int | None = None, settings: Settings) -> CreatedMatch:
     """Create a tenant's match; bot seats that lead play at once. With an open seat it
     waits (``waiting``) and deals when the last seat fills. A ``rated`` match takes
     distinct vouched players (open seats are filled by such players). The answer's view
@@ -155,7 +155,7 @@ def create_match(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
     within ``BASRA_IDEMPOTENCY_HOURS``) is answered the match that it made, its tokens
     again; the key with another body is :class:`IdempotencyKeyReused`."""
     if keyed is not None:
-        earlier = _created_before(tenant, keyed, viewer)
+        earlier = _created_before(tenant, keyed, viewer, settings)
         if earlier is not None:
             return earlier
     rules = _rules_for(variant, overrides, len(players))
@@ -180,24 +180,24 @@ def create_match(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
                 check_ratable(p, seated, f"players[{i}]")
                 assert p.player_id is not None
                 seated.append(p.player_id)
-    secret, salt = current_app.config["SECRET_KEY"], secrets.token_hex(32)
+    secret, salt = settings.secret_key, secrets.token_hex(32)
     new = deal_match(variant, rules, players, decks, tenant=tenant,
                      mint=derived_minter(secret, salt) if keyed else None)
     try:
         with transaction(write=True):
             match = insert_match(new, tenant, clock=clock, rated=rated, stand_in=stand_in,
-                                 spectator_delay=spectator_delay)
+                                 spectator_delay=spectator_delay, settings=settings)
             if keyed is not None and not idempotency.remember_create(
                     tenant, keyed.caller, keyed.key,
                     idempotency.CreateRecord(keyed.fingerprint, match.id, salt,
                                        token_check(secret, salt)),
-                    match.pk, idempotency_since()):
+                    match.pk, idempotency_since(settings)):
                 raise _KeyTaken()
     except _KeyTaken:
         # a concurrent create with the key made its match first (its record committed
         # before this one's insert returned): this one is rolled back, that one answers
         assert keyed is not None
-        earlier = _created_before(tenant, keyed, viewer)
+        earlier = _created_before(tenant, keyed, viewer, settings)
         assert earlier is not None
         return earlier
     view = match_view(match, new.state, _seat_of_player(match, viewer))
@@ -215,17 +215,19 @@ def _seat_of_player(match: MatchRow, player_id: str | None) -> int | None:
     return next((seat for seat, player in match.vouched if player == player_id), None)
 
 
-def _created_before(tenant: int, keyed: CreateKey, viewer: str | None) -> CreatedMatch | None:
+def _created_before(tenant: int, keyed: CreateKey, viewer: str | None,
+                    settings: Settings) -> CreatedMatch | None:
     """The answer again to a retried create (its match as it is now, its seats' tokens
     derived again); None if the key is new (or expired)."""
     with transaction():
-        earlier = idempotency.find_create(tenant, keyed.caller, keyed.key, idempotency_since())
+        earlier = idempotency.find_create(tenant, keyed.caller, keyed.key,
+                                          idempotency_since(settings))
         if earlier is None:
             return None
         if not hmac.compare_digest(earlier.fingerprint, keyed.fingerprint):
             raise IdempotencyKeyReused("this Idempotency-Key was used for a different request")
         match, state = store.read(earlier.match_id, tenant)
-    secret = current_app.config["SECRET_KEY"]
+    secret = settings.secret_key
     if not hmac.compare_digest(earlier.token_check, token_check(secret, earlier.salt)):
         raise IdempotencyKeyReused("this Idempotency-Key's match was made under another "
                                    "secret key (BASRA_SECRET_KEY changed): its tokens cannot "

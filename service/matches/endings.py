@@ -7,10 +7,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from flask import current_app
-
 from ..engine import MatchFinished, resign, team_of
 from ..players.service import Credential
+from ..settings import Settings
 from ..storage import writes
 from ..storage.base import utcnow
 from ..storage.db import after_commit, transaction
@@ -39,12 +38,12 @@ def resign_match(match_id: str, tenant: int, token: Credential | None,
 
 
 def claim_win(match_id: str, tenant: int, token: Credential | None,
-              if_match: int | None) -> MoveResult:
+              if_match: int | None, *, settings: Settings) -> MoveResult:
     """The token's seat claims the win from the seat to play, silent (no move, nothing
     changed) for ``BASRA_CLAIM_AFTER_SECONDS``: that seat's team forfeits, as if it had
     resigned (``end_reason`` ``claimed``; a rated match is rated so). Earlier, or on
     the claimer's own team's turn, :class:`ClaimTooEarly`."""
-    after = float(current_app.config["BASRA_CLAIM_AFTER_SECONDS"])
+    after = settings.claim_after_seconds
     with transaction(write=True):
         match, state = store.read(match_id, tenant, lock=True)
         seat = acting_seat(match, token)

@@ -16,6 +16,7 @@ from ..players.service import Credential, PlayerProof
 from ..tenants.limits import budget
 from ..tenants.requests import sender, tenant, waiter
 from ..web.problems import problem_doc
+from ..web.settings import current
 from ..web.streams import last_event_id, sse_response
 from . import chat, creating, reading, records
 from .creating import CreatedMatch
@@ -81,6 +82,7 @@ class Matches(MethodView):
             rated=body["rated"], viewer=player, stand_in=body["stand_in"],
             spectator_delay=body.get("spectator_delay"),
             keyed=None if key is None else creating.CreateKey(key, sender(), body_fingerprint()),
+            settings=current(),
         )
         location = url_for("matches.MatchById", match_id=created.id)
         return created, 201, {"Location": location, **etag(created.state)}
@@ -92,7 +94,8 @@ class Matches(MethodView):
     @blp.doc(operationId="listMatches")
     def get(self, query: dict[str, Any]) -> tuple[HistoryPage, int, Headers]:
         """Match history, newest first; keyset pagination with `next` and a Link header."""
-        page = records.match_history(HistoryQuery(tenant(), **query), viewer())
+        page = records.match_history(HistoryQuery(tenant(), **query), viewer(),
+                                     settings=current())
         return page, 200, _next_link("matches.Matches", page)
 
 
@@ -130,7 +133,7 @@ class MatchById(MethodView):
     ) -> Response | tuple[MatchView, int, Headers]:
         """The match; `If-None-Match` gives 304, and `?wait=S` long-polls for a change."""
         result = reading.read_match(match_id, tenant(), credential(), seen(), query["wait"],
-                                    waiter(), viewer())
+                                    waiter(), viewer(), settings=current())
         if isinstance(result, Unchanged):
             response = current_app.response_class(status=304)
             response.headers["ETag"] = etag_for(result.version, result.seat)
@@ -169,7 +172,7 @@ class Events(MethodView):
         events = reading.follow_match(match_id, tenant(), token, last_event_id(),
                                       stream_heartbeat(), waiter(),
                                       chat.reader(match_id, tenant(), token, g.caller.server),
-                                      viewer())
+                                      viewer(), settings=current())
         first = next(events)  # errors (unknown match, bad token) answer as problems
 
         def chunks() -> Iterator[str]:
@@ -206,5 +209,5 @@ class PlayerMatches(MethodView):
         page = records.match_history(HistoryQuery(
             tenant(), player_id=player_id, variant=query.get("pool"), rated=query.get("rated"),
             status=query.get("status"), cursor=query.get("cursor"), limit=query["limit"]),
-            viewer())
+            viewer(), settings=current())
         return page, 200, _next_link("player_matches.PlayerMatches", page, player_id=player_id)

@@ -13,6 +13,7 @@ from ..players.requests import credential
 from ..tenants.limits import budget
 from ..tenants.requests import tenant
 from ..web.problems import problem_doc
+from ..web.settings import current
 from . import endings, moving, records
 from .headers import if_match_version
 from .records import MoveLog
@@ -60,7 +61,7 @@ class Moves(MethodView):
             raise MissingToken("send the seat token as 'Authorization: Bearer <token>'")
         result = moving.play_move(match_id, tenant(), moving.MoveRequest(
             proof, body["card"], None if capture is None else tuple(capture),
-            if_match_version(), key, fingerprint))
+            if_match_version(), key, fingerprint), settings=current())
         return result, 201, etag(result.state)
 
     @budget("reads")
@@ -116,7 +117,8 @@ class Claim(MethodView):
         """The token's seat claims the win: the seat to play (an opponent) has made no
         move for `BASRA_CLAIM_AFTER_SECONDS` (120). Its team forfeits (`end_reason`
         `claimed`), rated as a win. The same envelope as a move, with `move` null."""
-        result = endings.claim_win(match_id, tenant(), credential(), if_match_version())
+        result = endings.claim_win(match_id, tenant(), credential(), if_match_version(),
+                                   settings=current())
         return result, 200, etag(result.state)
 
 

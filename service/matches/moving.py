@@ -20,6 +20,7 @@ from ..engine import (
 )
 from ..engine.bots import SEARCHING
 from ..players.service import Credential
+from ..settings import Settings
 from ..storage.base import utcnow
 from ..storage.db import statement_connection, transaction
 from . import cache, changes, finish, idempotency, saves, store
@@ -53,7 +54,8 @@ class MoveRequest:
     fingerprint: str
 
 
-def play_move(match_id: str, tenant: int, asked: MoveRequest) -> MoveResult:
+def play_move(match_id: str, tenant: int, asked: MoveRequest, *,
+              settings: Settings) -> MoveResult:
     """Apply a seat's move and any bot replies.
 
     The engine and the bots run on the match as read (or as this process saved it last),
@@ -64,14 +66,15 @@ def play_move(match_id: str, tenant: int, asked: MoveRequest) -> MoveResult:
     clock ran out (before, or while the move was worked out) plays nothing."""
     first: list[MatchRow] = []
     for attempt in range(MOVE_ATTEMPTS):
-        result = _attempt(match_id, tenant, asked, first, recall=attempt == 0)
+        result = _attempt(match_id, tenant, asked, first, recall=attempt == 0,
+                          settings=settings)
         if result is not None:
             return result
     raise VersionMismatch("the match kept changing while this move was worked out; retry")
 
 
 def _attempt(match_id: str, tenant: int, asked: MoveRequest, first: list[MatchRow],
-             recall: bool) -> MoveResult | None:
+             recall: bool, settings: Settings) -> MoveResult | None:
     """One try at a move; None when it must be worked out again (the match moved).
     ``first`` keeps the match as the move first found it."""
     written = cache.written.get((tenant, match_id)) if recall else None
@@ -84,7 +87,7 @@ def _attempt(match_id: str, tenant: int, asked: MoveRequest, first: list[MatchRo
         except IllegalMove:
             return None  # refused on the remembered match: the database says
     else:
-        read = _read_for_move(match_id, tenant, asked)
+        read = _read_for_move(match_id, tenant, asked, settings)
         if isinstance(read, MoveResult):
             return read
         match, state, seat = read
@@ -93,7 +96,7 @@ def _attempt(match_id: str, tenant: int, asked: MoveRequest, first: list[MatchRo
                               "the move was not played")
         moved = apply_move(state, Move(seat, asked.card, asked.capture))
     first.append(match)
-    return _save_move(match, seat, moved, asked)
+    return _save_move(match, seat, moved, asked, settings)
 
 
 def _timed_out_since(before: MatchRow, now: MatchRow, seat: int) -> bool:
@@ -103,7 +106,8 @@ def _timed_out_since(before: MatchRow, now: MatchRow, seat: int) -> bool:
         and now.timeouts[seat] > before.timeouts[seat]
 
 
-def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> MoveResult | None:
+def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest,
+               settings: Settings) -> MoveResult | None:
     """The bots' replies to a move, and the save of both; None if the match moved on."""
     assert moved.last_play is not None
     mine, played = moved.last_play, moved
@@ -113,7 +117,8 @@ def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> 
         if match.timeouts and match.timeouts[seat] else None
     # the save refuses a key the seat already used: then the move goes round again
     # and the read finds what the key answered first
-    key = saves.KeyRecord(seat, asked.key, asked.fingerprint, idempotency_since()) \
+    key = saves.KeyRecord(seat, asked.key, asked.fingerprint,
+                          idempotency_since(settings)) \
         if asked.key else None
     entries = [LogEntry.of(mine), *match.logged(replies)]
     if moved.finished and finish.keeps_record(match):
@@ -133,7 +138,7 @@ def _save_move(match: MatchRow, seat: int, moved: State, asked: MoveRequest) -> 
         cache.written.drop((after.tenant, after.id))
     bill_replies(replies, match.bots, played)
     if asked.key:
-        purge_hourly()
+        purge_hourly(settings)
     return MoveResult(mine, tuple(replies), view)
 
 
@@ -161,7 +166,7 @@ def _finish(match: MatchRow, seat: int, state: State, entries: list[LogEntry],
     return pending.match, view
 
 
-def _read_for_move(match_id: str, tenant: int, asked: MoveRequest
+def _read_for_move(match_id: str, tenant: int, asked: MoveRequest, settings: Settings
                    ) -> tuple[MatchRow, State, int] | MoveResult:
     """The match about to take the token's move, its state and the seat; or a retried
     Idempotency-Key's first result. A seat whose time ran out plays no more
@@ -169,7 +174,8 @@ def _read_for_move(match_id: str, tenant: int, asked: MoveRequest
     with transaction():
         match, state = store.read(match_id, tenant)
         seat = acting_seat(match, asked.token)
-        earlier = idempotency.find_idempotent(match.pk, seat, asked.key, idempotency_since()) \
+        earlier = idempotency.find_idempotent(match.pk, seat, asked.key,
+                                               idempotency_since(settings)) \
             if asked.key else None
         if earlier is not None:
             if not hmac.compare_digest(earlier.fingerprint, asked.fingerprint):

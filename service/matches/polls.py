@@ -9,11 +9,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from flask import current_app
-
 from ..errors import InvalidToken, MatchNotFound
 from ..live.listener import NOBODY, VersionListener, listener
 from ..live.single_flight import SingleFlight
+from ..settings import Settings
 from ..storage.db import has_replica, on_replica, transaction
 from ..storage.errors import DatabaseUnavailable
 from . import cache, chat_store, store
@@ -176,7 +175,8 @@ def settled(match_id: str, version: int) -> int:
 
 
 def wait_for_change(match_id: str, version: int, timeout: float,
-                    chat: ChatReader | None = None, said: tuple[int, int] = (0, 0)) -> int:
+                    chat: ChatReader | None = None, said: tuple[int, int] = (0, 0), *,
+                    settings: Settings) -> int:
     """Block until the match is past ``version`` or the wait (capped by BASRA_MAX_WAIT)
     ends; the version then. With ``chat``, also woken by a chat line of the match (the
     version then unchanged, the caller reads the lines): one heard past ``said[1]`` (the
@@ -187,9 +187,8 @@ def wait_for_change(match_id: str, version: int, timeout: float,
     otherwise, while this process's listener is still connecting, or while it has not
     heard of the match since it connected, it polls the database in short transactions,
     holding no connection while it sleeps."""
-    config = current_app.config
-    deadline = time.monotonic() + min(timeout, config["BASRA_MAX_WAIT"])
-    interval = config["BASRA_POLL_INTERVAL"]
+    deadline = time.monotonic() + min(timeout, settings.max_wait)
+    interval = settings.poll_interval
     chat_after, chat_heard = said
     heard = listener()
     while True:

@@ -9,8 +9,6 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 
-from flask import current_app
-
 from ..engine import State
 from ..live import listener, waiters
 from ..live.listener import NOBODY
@@ -18,6 +16,7 @@ from ..live.single_flight import SingleFlight
 from ..live.yielding import after_requests_under_way
 from ..ops import metrics
 from ..players.service import Credential
+from ..settings import Settings
 from ..storage.db import on_replica, statement_connection, transaction
 from . import cache, chat_store, polls, store
 from .models import MoveRecord
@@ -39,7 +38,7 @@ class Event:
 
 def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen: int | None,
                  heartbeat: float, client: str, chat: ChatReader | None = None,
-                 viewer: Viewer = PUBLIC) -> Iterator[Event]:
+                 viewer: Viewer = PUBLIC, *, settings: Settings) -> Iterator[Event]:
     """The events of a match for the token's seat (or a spectator): its view now (unless
     ``last_seen`` is the current version), then one per change, each with the log entries
     since the previous one (every play, though changes come faster than the stream
@@ -52,10 +51,10 @@ def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen
     seat, late = placed(peeked.seats, token, peeked.delays_spectators, viewer)
     version = peeked.version
     said = _chat_now(chat)
-    with waiters.parked(client), metrics.WAITERS.labels("stream").track_inprogress():
+    with waiters.parked(client, settings), metrics.WAITERS.labels("stream").track_inprogress():
         if late:
             yield from _follow_late(match_id, tenant, version, last_seen, heartbeat, chat, said,
-                                    viewer, sealed=peeked.lags[0])
+                                    viewer, sealed=peeked.lags[0], settings=settings)
             return
         fresh = last_seen != version
         shown = last_seen  # the last log entry the client was shown (None: a new client)
@@ -65,7 +64,8 @@ def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen
                 return  # ...unless it is over: its last event was had, no other follows
         while True:
             if not fresh:
-                current, lines, said = _wait(match_id, version, heartbeat, chat, said)
+                current, lines, said = _wait(match_id, version, heartbeat, chat, said,
+                                             settings)
                 if lines:
                     yield Event(None, lines)
                 if current == version:
@@ -84,7 +84,7 @@ def follow_match(match_id: str, tenant: int, token: Credential | None, last_seen
 
 def _follow_late(match_id: str, tenant: int, version: int, shown: int | None,
                  heartbeat: float, chat: ChatReader | None, said: tuple[int, int],
-                 viewer: Viewer, sealed: bool) -> Iterator[Event]:
+                 viewer: Viewer, sealed: bool, settings: Settings) -> Iterator[Event]:
     """:func:`follow_match` for a spectator shown the match late: an event only when what
     its view shows changes (each event's id the version it shows; a sealed table's
     once, as its round ends), heartbeats on their own clock, so that neither tells when
@@ -109,7 +109,7 @@ def _follow_late(match_id: str, tenant: int, version: int, shown: int | None,
             if sealed:  # the round's end moves no version: read the view again
                 view = _view_at(match_id, tenant, None, version, shared=False, viewer=viewer)
             continue
-        current, lines, said = _wait(match_id, version, left, chat, said)
+        current, lines, said = _wait(match_id, version, left, chat, said, settings)
         if lines:
             yield Event(None, lines)
         if current != version:
@@ -118,10 +118,11 @@ def _follow_late(match_id: str, tenant: int, version: int, shown: int | None,
 
 
 def _wait(match_id: str, version: int, timeout: float, chat: ChatReader | None,
-          said: tuple[int, int]) -> tuple[int, tuple[ChatLineRow, ...], tuple[int, int]]:
+          said: tuple[int, int], settings: Settings
+          ) -> tuple[int, tuple[ChatLineRow, ...], tuple[int, int]]:
     """A stream's wait for a change, or with ``chat`` also for a line said: the version
     then, the new lines its reader sees, and the chat's mark (``said``) after them."""
-    current = polls.wait_for_change(match_id, version, timeout, chat, said)
+    current = polls.wait_for_change(match_id, version, timeout, chat, said, settings=settings)
     if chat is None:
         return current, (), said
     lines, said = _chat_since(chat, said[0])
@@ -181,7 +182,8 @@ def _chat_since(chat: ChatReader, after: int) -> tuple[tuple[ChatLineRow, ...], 
 
 
 def read_match(match_id: str, tenant: int, token: Credential | None, seen: Seen, wait: float,
-               client: str = "", viewer: Viewer = PUBLIC) -> MatchView | Unchanged:
+               client: str = "", viewer: Viewer = PUBLIC, *,
+               settings: Settings) -> MatchView | Unchanged:
     """The token's seat view (a spectator's without a token), or :class:`Unchanged`
     while the client's copy is current; with ``wait`` seconds, first wait that long
     for a change, unless nothing can change without the viewer (the match is over, or
@@ -194,12 +196,12 @@ def read_match(match_id: str, tenant: int, token: Credential | None, seen: Seen,
     seat, late = placed(peeked.seats, token, peeked.delays_spectators, viewer)
     version, turn = peeked.version, peeked.turn
     if late:
-        return _read_late(match_id, tenant, seen, version, wait, client, viewer)
+        return _read_late(match_id, tenant, seen, version, wait, client, viewer, settings)
     idle = turn == NOBODY or (seat is not None and turn == seat)
     woken = False
     if seen.holds(version, seat) and wait > 0 and not idle:
-        with waiters.parked(client), metrics.WAITERS.labels("poll").track_inprogress():
-            version = polls.wait_for_change(match_id, version, wait)
+        with waiters.parked(client, settings), metrics.WAITERS.labels("poll").track_inprogress():
+            version = polls.wait_for_change(match_id, version, wait, settings=settings)
         woken = not seen.holds(version, seat)
     if seen.holds(version, seat):
         version = polls.settled(match_id, version)  # never hide a committed move
@@ -209,13 +211,13 @@ def read_match(match_id: str, tenant: int, token: Credential | None, seen: Seen,
 
 
 def _read_late(match_id: str, tenant: int, seen: Seen, version: int, wait: float,
-               client: str, viewer: Viewer) -> MatchView | Unchanged:
+               client: str, viewer: Viewer, settings: Settings) -> MatchView | Unchanged:
     """:func:`read_match` for a spectator shown the match late: the view (of the match's
     ``version`` or later), unchanged while the client holds the version it shows,
     waiting (``wait``) through the changes that do not move it; never answered by the
     match's version, which would tell how far it is, and the whole wait even once it
     ended (a sealed table's end does not show)."""
-    until = time.monotonic() + min(wait, current_app.config["BASRA_MAX_WAIT"])
+    until = time.monotonic() + min(wait, settings.max_wait)
     if seen.views or seen.anything:  # a 304 never hides a committed move
         version = max(version, polls.settled(match_id, version))
     view = _view_at(match_id, tenant, None, version, shared=False, viewer=viewer)
@@ -226,10 +228,10 @@ def _read_late(match_id: str, tenant: int, seen: Seen, version: int, wait: float
             if left <= 0:
                 return Unchanged(view.version, None)
             if not parked:  # the first wait takes a parking place, the last gives it back
-                stack.enter_context(waiters.parked(client))
+                stack.enter_context(waiters.parked(client, settings))
                 stack.enter_context(metrics.WAITERS.labels("poll").track_inprogress())
                 parked = True
-            current = polls.wait_for_change(match_id, version, left)
+            current = polls.wait_for_change(match_id, version, left, settings=settings)
             if current != version:
                 version = current
                 view = _view_at(match_id, tenant, None, version, shared=True, viewer=viewer)

@@ -9,12 +9,11 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from flask import current_app
-
 from ..engine import Move, State, apply_move, move_from_parts, new_match
 from ..live.listener import CHANNEL, payload
 from ..players import service as players
 from ..players.service import Credential
+from ..settings import Settings
 from ..storage import writes
 from ..storage.db import after_commit, on_replica, transaction
 from ..tenants.service import sender_digest
@@ -171,14 +170,15 @@ def _deals(state: State, records: Sequence[MoveRecord]) -> tuple[Deal, ...]:
 
 
 @on_replica
-def match_history(query: history.HistoryQuery, viewer: Viewer) -> HistoryPage:
+def match_history(query: history.HistoryQuery, viewer: Viewer, *,
+                  settings: Settings) -> HistoryPage:
     """A page of the match history, newest first (waiting tables past their time left
     out); a player's page (``query.player_id``) only if the front end vouched for them.
     Each match as ``viewer`` may see it (:func:`.seats.spectates`): a sealed or delayed
     one that is not theirs as its spectators see it."""
     with transaction():
-        rows, nxt = history.history(query, current_app.config["SECRET_KEY"],
-                                    clocks.waiting_since())
+        rows, nxt = history.history(query, settings.secret_key,
+                                    clocks.waiting_since(settings))
         if not rows and query.player_id is not None:
             # a player with a match was vouched for: only an empty page asks
             players.vouched_player(query.tenant, query.player_id)
@@ -206,11 +206,12 @@ def chat_said_by(tenant: int, player_id: str) -> list[tuple[str, ChatLineRow]]:
 
 
 def player_matches(tenant: int, player_id: str, cursor: str | None = None,
-                   limit: int = 20, viewer: Viewer = SERVER) -> HistoryPage:
+                   limit: int = 20, viewer: Viewer = SERVER, *,
+                   settings: Settings) -> HistoryPage:
     """A page of the matches a vouched player sat in, newest first (by default as the
     front end's server sees them: their export, a report's evidence)."""
     return match_history(history.HistoryQuery(tenant, player_id=player_id, cursor=cursor,
-                                              limit=limit), viewer)
+                                              limit=limit), viewer, settings=settings)
 
 
 @dataclass(frozen=True)

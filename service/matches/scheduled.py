@@ -4,6 +4,7 @@ keyed move also calls)."""
 
 from __future__ import annotations
 
+from ..settings import Settings
 from ..storage.base import utcnow
 from ..storage.db import transaction
 from . import clocks, store
@@ -12,13 +13,13 @@ from .conditions import purge_expired
 __all__ = ["purge_expired", "run_clocks"]
 
 
-def run_clocks() -> int:
+def run_clocks(settings: Settings) -> int:
     """Every passed deadline applied, unfilled tables aborted; how many matches it timed
     out."""
     with transaction():
         due = store.due_matches(utcnow())
-        unfilled = store.unfilled_tables(clocks.waiting_since())
+        unfilled = store.unfilled_tables(clocks.waiting_since(settings))
     applied = sum(1 for match_id in due if clocks.apply_due_timeouts(match_id))
     for match_id, tenant in unfilled:
-        clocks.expire_if_due(match_id, tenant)
+        clocks.expire_if_due(match_id, tenant, settings)
     return applied

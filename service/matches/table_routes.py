@@ -12,6 +12,7 @@ from ..players.requests import credential
 from ..tenants.limits import budget
 from ..tenants.requests import actor, server_key_only, tenant, waiter
 from ..web.problems import problem_doc
+from ..web.settings import current
 from . import chat, stand_ins
 from .chat import ChatRules
 from .chat_schemas import (
@@ -84,7 +85,7 @@ class MatchChat(MethodView):
         (`{"text": ...}`, filtered) at the table: a seat (its seat token or player
         token), or a player watching where the front end allows it."""
         return chat.say(match_id, tenant(), credential(), body.get("phrase"),
-                        body.get("text"))
+                        body.get("text"), settings=current())
 
     @budget("reads")
     @blp.arguments(ChatQuerySchema, location="query")
@@ -101,7 +102,7 @@ class MatchChat(MethodView):
             raise NotAtTable("only the seats (and, where allowed, players watching) read "
                              "this table's chat")
         lines, after = chat.lines(found, query["after"], query["limit"], query["wait"],
-                                  waiter())
+                                  waiter(), settings=current())
         return {"lines": lines, "after": after}
 
 

@@ -15,6 +15,7 @@ from sqlalchemy import text
 from ..storage.db import db, transaction
 from ..web.parser import Blueprint
 from ..web.problems import problem_response
+from ..web.settings import current
 from . import metrics
 from .schemas import HealthSchema
 
@@ -62,7 +63,7 @@ scrape_blp = FlaskBlueprint("metrics", __name__)
 def scrape() -> Response:
     """Every metric of this instance's processes, and the database's gauges; with
     ``BASRA_METRICS_TOKEN`` set, only for ``Authorization: Bearer <that token>``."""
-    token = current_app.config["BASRA_METRICS_TOKEN"]
+    token = current().metrics_token
     sent = request.headers.get("Authorization", "")
     if token and not hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):
         return problem_response(401, "unauthorized", "the metrics need "

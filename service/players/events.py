@@ -23,6 +23,7 @@ from sqlalchemy import Text, bindparam, cast, delete, func, literal_column, sele
 from ..events import Published
 from ..live import keeper, listener, waiters
 from ..ops import metrics
+from ..settings import Settings
 from ..storage.base import utcnow
 from ..storage.db import db, postgresql_text, statement_connection, transaction
 from ..storage.writes import Rows
@@ -103,7 +104,8 @@ def _newest(tenant: int, player_id: str) -> int:
 
 
 def follow(tenant: int, player_id: str, last_seen: int | None, heartbeat: float,
-           client: str, still: Callable[[], bool] = lambda: True) -> Iterator[list[Event]]:
+           client: str, still: Callable[[], bool] = lambda: True, *,
+           settings: Settings) -> Iterator[list[Event]]:
     """The player's events after ``last_seen`` (none: only those from now on), in
     batches as they come; an empty batch is a heartbeat (after ``heartbeat`` seconds
     without an event, and once at the start). It sleeps until an event, the heartbeat or
@@ -112,7 +114,7 @@ def follow(tenant: int, player_id: str, last_seen: int | None, heartbeat: float,
     no wake. Holds one of ``client``'s parking places (:mod:`service.live.waiters`)
     while it runs."""
     key = wake_key(tenant, player_id)
-    with waiters.parked(client), metrics.WAITERS.labels("player").track_inprogress(), \
+    with waiters.parked(client, settings), metrics.WAITERS.labels("player").track_inprogress(), \
             keeper.holding(key, still):
         last = _newest(tenant, player_id) if last_seen is None else last_seen
         yield []
@@ -134,7 +136,7 @@ def follow(tenant: int, player_id: str, last_seen: int | None, heartbeat: float,
                 yield []
                 spoke = time.monotonic()
             else:
-                listener.wait_for_key(key, heard, left)
+                listener.wait_for_key(key, heard, left, settings.poll_interval)
                 if not still():
                     return
             # a wake reads nothing while the listener, live since, heard nothing new

@@ -11,13 +11,14 @@ scan of everyone above). The figures shown beside a rank are the live ones.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, bindparam, func, or_, select
 
+from ..settings import Settings
 from ..storage import cursors
 from ..storage.base import utcnow
 from ..storage.db import db, on_replica, read_rows, transaction
@@ -35,10 +36,10 @@ class Listing:
     active_since: datetime
 
     @classmethod
-    def of(cls, config: Mapping[str, Any]) -> Listing:
+    def of(cls, settings: Settings) -> Listing:
         """The listing BASRA_LEADERBOARD_MIN_GAMES and _ACTIVE_DAYS set, as of now."""
-        return cls(config["BASRA_LEADERBOARD_MIN_GAMES"], utcnow() - timedelta(
-            days=config["BASRA_LEADERBOARD_ACTIVE_DAYS"]))
+        return cls(settings.leaderboard_min_games, utcnow() - timedelta(
+            days=settings.leaderboard_active_days))
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,10 @@ import time
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
-from flask import current_app
 from sqlalchemy import delete, exists, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from ..settings import Settings
 from ..storage import writes
 from ..storage.base import utcnow
 from ..storage.db import backend, db, transaction
@@ -73,8 +73,14 @@ def wire(first_stream: Callable[[int, str], None]) -> None:
     _first_stream = first_stream
 
 
-def _lease_seconds() -> float:
-    return float(current_app.config["BASRA_PRESENCE_LEASE_SECONDS"])
+def lease_until(now: datetime, settings: Settings) -> datetime:
+    """When a lease written or renewed at ``now`` runs out."""
+    return now + timedelta(seconds=settings.presence_lease_seconds)
+
+
+def renew_every(settings: Settings) -> float:
+    """Seconds between renewals of this process's leases: a third of their time."""
+    return settings.presence_lease_seconds / 3
 
 
 def _upsert(keys: Iterable[Key], until: datetime) -> None:
@@ -90,24 +96,24 @@ def _upsert(keys: Iterable[Key], until: datetime) -> None:
             set_={"expires_at": stmt.excluded.expires_at}))
 
 
-def opened(tenant: int, player_id: str) -> None:
+def opened(tenant: int, player_id: str, settings: Settings) -> None:
     """A stream of the player opened on this process: its first writes a lease and tells
     the wired listener."""
-    if current_app.config["BASRA_PRESENCE"] == "off":
+    if not settings.presence_on:
         return
     key = (tenant, player_id)
     with _HELD.lock:
         count = _HELD.streams[key] = _HELD.streams.get(key, 0) + 1
     if count == 1:
         with transaction(write=True):
-            _upsert([key], utcnow() + timedelta(seconds=_lease_seconds()))
+            _upsert([key], lease_until(utcnow(), settings))
         _first_stream(tenant, player_id)
 
 
-def closed(tenant: int, player_id: str) -> None:
+def closed(tenant: int, player_id: str, settings: Settings) -> None:
     """A stream of the player closed: after the last, the lease ends after the grace.
     Never raises (a lease not cut expires on its own)."""
-    if current_app.config["BASRA_PRESENCE"] == "off":
+    if not settings.presence_on:
         return
     key = (tenant, player_id)
     with _HELD.lock:
@@ -116,7 +122,7 @@ def closed(tenant: int, player_id: str) -> None:
             _HELD.streams[key] = count
             return
         _HELD.streams.pop(key, None)
-    grace = float(current_app.config["BASRA_PRESENCE_GRACE_SECONDS"])
+    grace = settings.presence_grace_seconds
     try:
         with transaction(write=True):
             db.session.execute(update(PresenceLease).where(
@@ -127,15 +133,15 @@ def closed(tenant: int, player_id: str) -> None:
             back = key in _HELD.streams
         if back:  # a stream reopened while the lease was cut: lease it again
             with transaction(write=True):
-                _upsert([key], utcnow() + timedelta(seconds=_lease_seconds()))
+                _upsert([key], lease_until(utcnow(), settings))
     except Exception:
         log.warning("presence lease not cut; it expires on its own", exc_info=True)
 
 
-def renew_if_due() -> None:
+def renew_if_due(settings: Settings) -> None:
     """Renew every lease this process holds, once a third of the lease time has passed
     since the last renewal (one caller does it; the others go on). Never raises."""
-    every = _lease_seconds() / 3
+    every = renew_every(settings)
     with _HELD.lock:
         if time.monotonic() - _HELD.renewed < every:
             return
@@ -145,7 +151,7 @@ def renew_if_due() -> None:
         return
     try:
         with transaction(write=True):
-            _upsert(keys, utcnow() + timedelta(seconds=_lease_seconds()))
+            _upsert(keys, lease_until(utcnow(), settings))
     except Exception:
         log.warning("presence leases not renewed; next time", exc_info=True)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from flask import current_app, g, request
+from flask import g, request
 
 from ..live.keeper import hung_up
 from ..tenants import limits
@@ -18,6 +18,7 @@ from ..tenants.requests import (
     key_still_valid,
 )
 from ..tenants.service import caller_named
+from ..web.settings import current
 from ..web.streams import heartbeat_seconds
 from . import service as players
 from .errors import (
@@ -46,9 +47,9 @@ def resolve_player() -> None:
     assert token is not None
     audience = players.audience_of(token)
     if g.caller is None:  # no key: the token's front end
-        config = current_app.config
-        g.caller = caller_named(audience, config["BASRA_KEY_CACHE_SECONDS"],
-                                keys_required=config["BASRA_API_KEYS"] == "required")
+        settings = current()
+        g.caller = caller_named(audience, settings.key_cache_seconds,
+                                keys_required=settings.api_keys_required)
         if g.caller is None:
             raise InvalidPlayerToken(f"the player token names a front end this service "
                                      f"does not have ({audience[:64]!r})")

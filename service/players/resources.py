@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Response, current_app, g
+from flask import Response, g
 from flask.views import MethodView
 
 from ..engine import load_variant
@@ -18,6 +18,7 @@ from ..tenants.limits import budget
 from ..tenants.requests import actor, server_key_only, tenant, waiter
 from ..web.parser import Blueprint
 from ..web.problems import Problem, problem_doc
+from ..web.settings import current
 from ..web.streams import heartbeat_seconds, last_event_id, sse_response
 from . import blocks, presence
 from . import events as player_events
@@ -177,7 +178,7 @@ class PlayerById(MethodView):
     @blp.doc(operationId="getPlayer")
     def get(self, player_id: str) -> Record:
         """The player's ratings per pool (with their leaderboard rank) and totals."""
-        return record(tenant(), player_id, Listing.of(current_app.config))
+        return record(tenant(), player_id, Listing.of(current()))
 
 
 @blp.route("/<string:player_id>/ratings/<string:pool>")
@@ -224,9 +225,11 @@ class PlayerEvents(MethodView):
             raise NotThisPlayer(f"only player {player_id!r}'s token follows their events")
         still = stream_check()
         batches = player_events.follow(tenant(), player_id, last_event_id(),
-                                       heartbeat_seconds(kept=True), waiter(), still)
+                                       heartbeat_seconds(kept=True), waiter(), still,
+                                       settings=current())
         next(batches)  # here, not in the stream: a waiter refused answers as a problem
-        presence.opened(tenant(), player_id)
+        settings = current()
+        presence.opened(tenant(), player_id, settings)
         held = tenant()
         end_session()  # the stream lives for hours: what the opening loaded goes now
 
@@ -240,7 +243,7 @@ class PlayerEvents(MethodView):
                     yield "".join(f"id: {e.id}\nevent: {e.type}\ndata: {e.data}\n\n"
                                   for e in batch)
             finally:
-                presence.closed(held, player_id)
+                presence.closed(held, player_id, settings)
 
         return sse_response(chunks(), still)
 
@@ -290,6 +293,6 @@ class Leaderboard(MethodView):
         except UnknownVariant as exc:  # no such pool: not an empty board
             raise Problem(404, "unknown_variant", f"no leaderboard {pool[:64]!r}: a pool "
                           "is a variant's name (GET /v1/variants)") from exc
-        return leaderboard(tenant(), pool, current_app.config["SECRET_KEY"],
+        return leaderboard(tenant(), pool, current().secret_key,
                            cursor=query.get("cursor"), around=query.get("around"),
                            limit=query["limit"])

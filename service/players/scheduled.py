@@ -6,8 +6,7 @@ from __future__ import annotations
 import time
 from datetime import timedelta
 
-from flask import current_app
-
+from ..settings import Settings
 from ..storage.base import utcnow
 from . import events, presence
 from .leaderboards import Listing, refresh_ranks
@@ -15,15 +14,14 @@ from .leaderboards import Listing, refresh_ranks
 _ranked = [float("-inf")]
 
 
-def rank_leaderboards(force: bool = False) -> int:
+def rank_leaderboards(settings: Settings, force: bool = False) -> int:
     """Rank every leaderboard again, at most every BASRA_LEADERBOARD_REFRESH_SECONDS per
     process (``force``: now); how many places changed."""
-    config = current_app.config
     now = time.monotonic()
-    if not force and now - _ranked[0] < config["BASRA_LEADERBOARD_REFRESH_SECONDS"]:
+    if not force and now - _ranked[0] < settings.leaderboard_refresh_seconds:
         return 0
     _ranked[0] = now
-    return refresh_ranks(Listing.of(config))
+    return refresh_ranks(Listing.of(settings))
 
 
 def purge_events() -> int:

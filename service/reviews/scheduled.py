@@ -8,6 +8,7 @@ import threading
 
 from flask import Flask
 
+from ..settings import settings_of
 from ..storage.db import DISCONNECTED, end_session
 from ..storage.errors import DatabaseUnavailable
 from . import service
@@ -33,7 +34,7 @@ class Reviewer:
         with self.app.app_context():
             while not self.stopping.is_set():
                 try:
-                    made = service.make_next()
+                    made = service.make_next(settings_of(self.app))
                 except (DatabaseUnavailable, *DISCONNECTED):
                     log.warning("database unavailable; reviews wait")
                     end_session()

@@ -16,6 +16,7 @@ from ..bots import helpers
 from ..errors import MissingToken
 from ..matches import service as matches
 from ..players.service import Credential
+from ..settings import Settings
 from ..storage.base import utcnow
 from ..storage.db import DISCONNECTED, transaction
 from ..storage.errors import DatabaseUnavailable
@@ -107,7 +108,7 @@ _served: dict[int, float] = {}
 """When this process last made a review of each front end (monotonic seconds)."""
 
 
-def make_next() -> bool:
+def make_next(settings: Settings) -> bool:
     """Make one review (the worker's step): the front end served longest ago first, its
     review asked longest ago; whether one was made."""
     now = utcnow()
@@ -121,7 +122,8 @@ def make_next() -> bool:
         _served[tenant] = time.monotonic()
         try:
             played = matches.played(taken.match_id, tenant)
-            made = helpers.review(played.start, played.moves, owner=str(tenant))
+            made = helpers.review(played.start, played.moves, owner=str(tenant),
+                                  settings=settings)
         except (DatabaseUnavailable, *DISCONNECTED):
             raise  # the claim lapses; the worker retries
         except Exception:

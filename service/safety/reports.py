@@ -17,6 +17,7 @@ from ..events import publish
 from ..matches import service as matches
 from ..matches.results import MatchSummary
 from ..matches.service import MatchRecord
+from ..settings import Settings
 from ..storage import cursors
 from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
@@ -143,13 +144,13 @@ def _find(tenant: int, report_id: str, lock: bool = False) -> tuple[Report, str]
     return found, matches.match_ids([found.match_pk])[found.match_pk]
 
 
-def read(tenant: int, report_id: str) -> ReportView:
+def read(tenant: int, report_id: str, *, settings: Settings) -> ReportView:
     """A report with its evidence."""
     with transaction():
         row, match_id = _find(tenant, report_id)
     record = matches.match_record(match_id, tenant)
-    mine = _recent(tenant, row.reporter, RECENT)
-    theirs = _recent(tenant, row.player_id, RECENT)
+    mine = _recent(tenant, row.reporter, RECENT, settings)
+    theirs = _recent(tenant, row.player_id, RECENT, settings)
     together = [m for m in theirs if m.id != match_id
                 and row.reporter in {s.player_id for s in m.seats}]
     return _view(row, match_id, Evidence(record, together,
@@ -157,8 +158,9 @@ def read(tenant: int, report_id: str) -> ReportView:
                                          [m for m in theirs if m.id != match_id]))
 
 
-def _recent(tenant: int, player_id: str, limit: int) -> list[MatchSummary]:
-    return list(matches.player_matches(tenant, player_id, limit=limit).matches)
+def _recent(tenant: int, player_id: str, limit: int, settings: Settings) -> list[MatchSummary]:
+    return list(matches.player_matches(tenant, player_id, limit=limit,
+                                       settings=settings).matches)
 
 
 def resolve(tenant: int, report_id: str, action: ReportAction, note: str | None,

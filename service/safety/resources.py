@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app
 from flask.views import MethodView
 
 from ..matches.results import MatchView
@@ -18,6 +17,7 @@ from ..tenants.limits import budget
 from ..tenants.requests import actor, server_key_only, tenant
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
+from ..web.settings import current
 from . import reports
 from . import service as safety
 from .enums import ReportAction, ReportReason, ReportStatus
@@ -96,7 +96,7 @@ class Export(MethodView):
         they said at tables, blocks, the
         reports they made, tournament entries, suspension, sign-out, and the actions
         taken about them."""
-        return safety.export(tenant(), player_id)
+        return safety.export(tenant(), player_id, settings=current())
 
 
 @players_blp.route("/<string:player_id>")
@@ -151,7 +151,7 @@ class Audit(MethodView):
     def get(self, query: dict[str, Any]) -> Any:
         """Who did what, when: suspensions, sign-outs, voids, reports and their
         resolution, blocks, erasures, keys and secrets; newest first, by cursor."""
-        return safety.audit_page(tenant(), current_app.config["SECRET_KEY"],
+        return safety.audit_page(tenant(), current().secret_key,
                                  query.get("cursor"), query["limit"], query.get("action"),
                                  query.get("subject"))
 
@@ -185,7 +185,7 @@ class Reports(MethodView):
         """Reports, oldest first (`status=open`: the queue), by cursor; `player_id`: those
         about a player, `reporter`: those a player filed."""
         status = query.get("status")
-        return reports.listing(tenant(), current_app.config["SECRET_KEY"],
+        return reports.listing(tenant(), current().secret_key,
                                ReportStatus(status) if status else None,
                                query.get("player_id"), query.get("cursor"), query["limit"],
                                query.get("reporter"))
@@ -203,7 +203,7 @@ class ReportById(MethodView):
     def get(self, report_id: str) -> ReportView:
         """The report with its evidence: the match's state and whole log, every hand once
         it is over, and the two players' other recent matches, together and apart."""
-        return reports.read(tenant(), report_id)
+        return reports.read(tenant(), report_id, settings=current())
 
 
 @blp.route("/reports/<string:report_id>/resolve")

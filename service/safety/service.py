@@ -19,6 +19,7 @@ from ..matches.results import MatchSummary, MatchView
 from ..players import blocks, presence
 from ..players import service as players
 from ..players.leaderboards import Listing, rating_history, record
+from ..settings import Settings
 from ..social import challenges, friends, parties
 from ..storage.base import as_utc
 from ..storage.db import db, transaction
@@ -77,7 +78,7 @@ EXPORTED_MATCHES = 10_000
 """An export lists at most this many of the player's matches (newest first)."""
 
 
-def export(tenant: int, player_id: str) -> dict[str, Any]:
+def export(tenant: int, player_id: str, *, settings: Settings) -> dict[str, Any]:
     """All the service holds of a player, as JSON: their record, ratings over time,
     matches, the lines they said at tables, blocks, friends and requests, open
     challenges, the reports they made, tournament entries, suspension and sign-out, and
@@ -98,7 +99,7 @@ def export(tenant: int, player_id: str) -> dict[str, Any]:
         "ratings": [{"pool": r.pool, "mu": r.mu, "sigma": r.sigma, "games": r.games,
                      "history": [p.__dict__ for p in rating_history(tenant, player_id, r.pool)]}
                     for r in mine.ratings],
-        "matches": [_summary(m) for m in _all_matches(tenant, player_id)],
+        "matches": [_summary(m) for m in _all_matches(tenant, player_id, settings)],
         "chat": [{"match_id": match_id, "seat": line.seat, "name": line.name,
                   "phrase": line.phrase, "text": line.text, "filtered": line.filtered,
                   "at": line.at} for match_id, line in matches.chat_said_by(tenant, player_id)],
@@ -119,11 +120,11 @@ def export(tenant: int, player_id: str) -> dict[str, Any]:
     }
 
 
-def _all_matches(tenant: int, player_id: str) -> list[MatchSummary]:
+def _all_matches(tenant: int, player_id: str, settings: Settings) -> list[MatchSummary]:
     found: list[MatchSummary] = []
     cursor = None
     while len(found) < EXPORTED_MATCHES:
-        page = matches.player_matches(tenant, player_id, cursor, 100)
+        page = matches.player_matches(tenant, player_id, cursor, 100, settings=settings)
         found.extend(page.matches)
         if page.next is None:
             break

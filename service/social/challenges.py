@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from flask import current_app
 from sqlalchemy import delete, func, or_, select
 
 from ..engine import load_variant, with_house_rules
@@ -24,6 +23,7 @@ from ..matches.seats import PlayerSpec
 from ..matches.service import CreatedMatch
 from ..players import blocks
 from ..players import service as players
+from ..settings import Settings
 from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
 from .enums import ChallengeStatus
@@ -69,7 +69,7 @@ def event_data(view: ChallengeView) -> dict[str, Any]:
 
 def challenge(tenant: int, challenger: str, challenged: str, variant: str,
               rules: Mapping[str, Any], rated: bool,
-              clock: tuple[int, str] | None) -> ChallengeView:
+              clock: tuple[int, str] | None, *, settings: Settings) -> ChallengeView:
     """``challenger`` challenges ``challenged``; the challenged player's stream (and the
     front end's webhooks) hear ``challenge.created``."""
     if challenged == challenger:
@@ -80,13 +80,12 @@ def challenge(tenant: int, challenger: str, challenged: str, variant: str,
         raise WrongPlayerCount(f"{variant} with these rules is for "
                                        f"{effective.players} players: a challenge is for two",
                                        field="variant", problem="not a two-player variant")
-    config = current_app.config
     players.check_player(tenant, challenged)
     now = utcnow()
     with transaction(write=True):
         players.lock_players(tenant, [challenger, challenged])  # the counts hold
         blocks.check_not_blocked(tenant, challenger, [challenged])
-        most = config["BASRA_CHALLENGES_MAX"]
+        most = settings.challenges_max
         for column, player, what in ((Challenge.challenger, challenger, "made"),
                                      (Challenge.challenged, challenged, "received")):
             if _open_count(tenant, column, player, now) >= most:
@@ -97,7 +96,7 @@ def challenge(tenant: int, challenger: str, challenged: str, variant: str,
                         clock_seconds=clock[0] if clock else None,
                         clock_timeout=clock[1] if clock else None,
                         status=ChallengeStatus.OPEN, created_at=now,
-                        expires_at=now + timedelta(seconds=config["BASRA_CHALLENGE_SECONDS"]))
+                        expires_at=now + timedelta(seconds=settings.challenge_seconds))
         db.session.add(row)
         db.session.flush()
         view = view_of(row, now)
@@ -141,7 +140,7 @@ class Accepted:
     match: CreatedMatch
 
 
-def accept(tenant: int, challenge_id: str, by: str | None) -> Accepted:
+def accept(tenant: int, challenge_id: str, by: str | None, *, settings: Settings) -> Accepted:
     """The challenged player accepts: in one transaction, under the challenge's row lock,
     the match is made with both seated, the challenger in seat 0 (rated by the usual
     rules), and the challenger hears ``challenge.accepted`` with its id. Accepted once,
@@ -160,7 +159,8 @@ def accept(tenant: int, challenge_id: str, by: str | None) -> Accepted:
         new = matches.deal_match(c.variant, rules, specs, tenant=tenant)
         match = matches.insert_match(
             new, tenant, rated=c.rated,
-            clock=(c.clock_seconds, c.clock_timeout or "autoplay") if c.clock_seconds else None)
+            clock=(c.clock_seconds, c.clock_timeout or "autoplay") if c.clock_seconds else None,
+            settings=settings)
         c.status, c.match_id = ChallengeStatus.ACCEPTED, match.id
         view = view_of(c)
         publish(tenant, "challenge.accepted", event_data(view), [c.challenger, c.challenged])

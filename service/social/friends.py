@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from flask import current_app
 from sqlalchemy import and_, delete, func, or_, select
 
 from ..events import publish
 from ..players import blocks, presence
 from ..players import service as players
+from ..settings import Settings
 from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
 from ..tenants import audit
@@ -37,13 +37,12 @@ class Friend:
     """The match a friend is playing."""
 
 
-def ask(tenant: int, player_id: str, other: str, actor: str) -> Friend:
+def ask(tenant: int, player_id: str, other: str, actor: str, *, settings: Settings) -> Friend:
     """``player_id`` asks ``other`` to be friends, or accepts when ``other`` asked first;
     again: no change."""
     if other == player_id:
         raise blocks.BlockedPlayer("a player cannot befriend themselves", field="other",
                                    problem="the player's own id")
-    config = current_app.config
     with transaction(write=True):
         players.lock_players(tenant, [player_id, other])  # requests crossing queue
         mine = db.session.get(Friendship, (tenant, player_id, other))
@@ -54,7 +53,7 @@ def ask(tenant: int, player_id: str, other: str, actor: str) -> Friend:
         now = utcnow()
         theirs = db.session.get(Friendship, (tenant, other, player_id))
         if theirs is not None:  # they asked first: friends
-            _check_friends(tenant, [player_id, other], config["BASRA_FRIENDS_MAX"])
+            _check_friends(tenant, [player_id, other], settings.friends_max)
             theirs.status, theirs.accepted_at = FriendStatus.FRIENDS, now
             db.session.add(Friendship(tenant_pk=tenant, player_id=player_id, friend_id=other,
                                       status=FriendStatus.FRIENDS, created_at=now,
@@ -63,7 +62,7 @@ def ask(tenant: int, player_id: str, other: str, actor: str) -> Friend:
             publish(tenant, "friend.accepted", {"players": [other, player_id]},
                     [player_id, other])
             return Friend(other, FriendStatus.FRIENDS, now)
-        _check_requests(tenant, player_id, other, config["BASRA_FRIEND_REQUESTS_MAX"])
+        _check_requests(tenant, player_id, other, settings.friend_requests_max)
         db.session.add(Friendship(tenant_pk=tenant, player_id=player_id, friend_id=other,
                                   status=FriendStatus.REQUESTED, created_at=now))
         publish(tenant, "friend.requested", {"from": player_id, "to": other}, [player_id, other])

@@ -12,8 +12,6 @@ friend's stream and a webhook.
 
 from __future__ import annotations
 
-from flask import current_app
-
 from ..events import event, told
 from ..live.listener import CHANNEL
 from ..matches import service as matches
@@ -25,6 +23,7 @@ from ..players.presence import Seen
 from ..storage import writes
 from ..storage.base import utcnow
 from ..storage.db import transaction
+from ..web.settings import current
 from .friends import friend_ids
 
 SWEEP_BATCH = 500
@@ -63,7 +62,7 @@ def reconcile(tenant: int, player_id: str) -> None:
 def on_match(change: MatchChanged) -> list[writes.Rows]:
     """A match starting or ending changes its vouched players' presence (a subscriber to
     every match change: the rows go with the change)."""
-    if current_app.config["BASRA_PRESENCE"] == "off":
+    if not current().presence_on:  # a subscriber deep in every save: looked up here
         return []
     match = change.match
     started = change.before in (None, MatchStatus.WAITING) and match.status == MatchStatus.ACTIVE

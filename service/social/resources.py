@@ -17,6 +17,7 @@ from ..tenants.limits import budget
 from ..tenants.requests import actor, tenant
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
+from ..web.settings import current
 from . import challenges, friends, parties
 from .challenges import Accepted, ChallengeView
 from .friends import Friend
@@ -56,7 +57,7 @@ class FriendById(MethodView):
         """Ask `other` to be friends, or accept when they asked first (their stream and
         the webhooks hear `friend.requested`, then `friend.accepted`). Again: no change."""
         act_for(player_id)
-        return friends.ask(tenant(), player_id, other, actor())
+        return friends.ask(tenant(), player_id, other, actor(), settings=current())
 
     @budget("creates")
     @players_blp.response(204)
@@ -132,7 +133,8 @@ class Challenges(MethodView):
         return challenges.challenge(
             tenant(), token_player("a challenge is a player's"), body["to"], body["variant"],
             body["rules"], body["rated"],
-            (clock["move_seconds"], clock["timeout"]) if clock else None), 201
+            (clock["move_seconds"], clock["timeout"]) if clock else None,
+            settings=current()), 201
 
 
 @blp.route("/<string:challenge_id>")
@@ -161,7 +163,7 @@ class Accept(MethodView):
     def post(self, challenge_id: str) -> tuple[Accepted, int]:
         """The challenged player accepts: the match is made with both seated, the
         challenger in seat 0; the challenger hears `challenge.accepted` with its id."""
-        return challenges.accept(tenant(), challenge_id, _player()), 201
+        return challenges.accept(tenant(), challenge_id, _player(), settings=current()), 201
 
 
 @blp.route("/<string:challenge_id>/decline")

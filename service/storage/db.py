@@ -21,6 +21,7 @@ from prometheus_client import Gauge
 from sqlalchemy import event, exc
 from sqlalchemy.orm import DeclarativeBase
 
+from ..settings import Settings, settings_of
 from .errors import DatabaseUnavailable
 
 
@@ -60,17 +61,17 @@ def json_text(value: Any) -> str:
         return json.dumps(value)
 
 
-def init_db(app: Flask) -> None:
+def init_db(app: Flask, settings: Settings) -> None:
     """Bind ``db`` to the app: JSON columns written by :func:`json_text`, the PostgreSQL
-    pool's size, or on SQLite this app's engine set up (and no other engine)."""
+    pool's size (``settings``), or on SQLite this app's engine set up (and no other
+    engine)."""
     # SQLAlchemy hands the serializer to psycopg too: the store's own Json and Jsonb
     # parameters use it
     options: dict[str, Any] = {"json_serializer": json_text}
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql"):
         # a gevent worker runs a transaction per request at once: a pool smaller than
         # that opens and closes a connection (a PostgreSQL backend) per transaction
-        options.update(pool_size=app.config["BASRA_DB_POOL_SIZE"],
-                       max_overflow=app.config["BASRA_DB_MAX_OVERFLOW"])
+        options.update(pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow)
     app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {
         **options, **app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {})}
     db.init_app(app)
@@ -166,7 +167,7 @@ def _begin_write() -> None:
     if backend() != "sqlite":
         session.connection(execution_options={"basra_write": True})
         return
-    patience = current_app.config.get("BASRA_SQLITE_BUSY_TIMEOUT_MS", 30000) / 1000
+    patience = settings_of(current_app).sqlite_busy_timeout_ms / 1000
     deadline = time.monotonic() + patience
     pause = 0.002
     while True:

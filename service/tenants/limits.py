@@ -28,10 +28,12 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
-from flask import Flask, Response, current_app, g, has_request_context, request
+from flask import Flask, Response, g, has_request_context, request
 from flask_limiter import Limiter, RequestLimit
-from limits import parse
+from limits import RateLimitItem, parse
 
+from ..settings import Settings
+from ..web.settings import current
 from .models import LOCAL_TENANT
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -71,12 +73,13 @@ limiter = Limiter(_who, headers_enabled=True, retry_after="delta-seconds",
                   key_prefix=KEY_PREFIX)
 
 
-def init_limits(app: Flask) -> None:
+def init_limits(app: Flask, settings: Settings) -> None:
     """Bind the limiter to the app with its settings (storage, on or off)."""
-    app.config.setdefault("RATELIMIT_ENABLED", app.config["BASRA_RATE_LIMITS"] != "off")
-    app.config.setdefault("RATELIMIT_STORAGE_URI", app.config["REDIS_URL"] or "memory://")
-    if app.config["REDIS_URL"]:
-        seconds = app.config["BASRA_REDIS_TIMEOUT_SECONDS"]
+    # Flask-Limiter reads its own keys from the Flask config
+    app.config.setdefault("RATELIMIT_ENABLED", settings.rate_limits)
+    app.config.setdefault("RATELIMIT_STORAGE_URI", settings.redis_url or "memory://")
+    if settings.redis_url:
+        seconds = settings.redis_timeout_seconds
         app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {
             "socket_timeout": seconds, "socket_connect_timeout": seconds})
         app.config.setdefault("RATELIMIT_IN_MEMORY_FALLBACK_ENABLED", True)
@@ -109,7 +112,8 @@ def _retry_after_only_when_refused(response: Response) -> Response:
 def store_state() -> str | None:
     """Where the budgets are counted, for ``/readyz``: ``redis`` while Redis answers a
     ping, ``memory`` (each process its own) while it does not; None without Redis."""
-    if not current_app.config["REDIS_URL"] or not current_app.config["RATELIMIT_ENABLED"]:
+    settings = current()
+    if not settings.redis_url or not settings.rate_limits:
         return None
     try:
         return "redis" if limiter.storage.check() else "memory"
@@ -145,16 +149,17 @@ def charge(name: str, cost: int, who: str | None = None) -> None:
         _spend(name, who or _who(), cost)
 
 
-def _counting() -> bool:
-    """Whether budgets are counted here (an app with limits on; a request or the
-    worker's app context)."""
-    return bool(current_app.config["RATELIMIT_ENABLED"])
+def _counted(name: str) -> RateLimitItem | None:
+    """Budget ``name``'s limit where budgets are counted here (an app with limits on; a
+    request or the worker's app context), else None."""
+    settings = current()
+    return parse(settings.limits[name]) if settings.rate_limits else None
 
 
 def _retry_after(name: str, who: str) -> int | None:
-    if not _counting():
+    item = _counted(name)
+    if item is None:
         return None
-    item = parse(current_app.config[f"BASRA_LIMIT_{name.upper()}"])
     keys = [KEY_PREFIX, who, name]  # the keys Flask-Limiter counts a budget under
     try:
         if limiter.limiter.test(item, *keys):
@@ -170,9 +175,9 @@ def _retry_after(name: str, who: str) -> int | None:
 
 
 def _spend(name: str, who: str, cost: int) -> None:
-    if not _counting():
+    item = _counted(name)
+    if item is None:
         return
-    item = parse(current_app.config[f"BASRA_LIMIT_{name.upper()}"])
     try:
         limiter.limiter.hit(item, KEY_PREFIX, who, name, cost=cost)
     except Exception:
@@ -184,7 +189,7 @@ def _address() -> str:
 
 
 def _budget(name: str) -> Callable[[], str]:
-    return lambda: str(current_app.config[f"BASRA_LIMIT_{name.upper()}"])
+    return lambda: current().limits[name]
 
 
 def budget(name: str, *, when: Callable[[], bool] | None = None) -> Callable[[F], F]:
@@ -201,7 +206,7 @@ def budget(name: str, *, when: Callable[[], bool] | None = None) -> Callable[[F]
 
         @wraps(limited)  # with its mark, so a budget stacked on this one counts once
         def spend(*args: Any, **kwargs: Any) -> Any:
-            if current_app.config["RATELIMIT_ENABLED"]:
+            if current().rate_limits:
                 return limited(*args, **kwargs)
             return view(*args, **kwargs)
 

@@ -25,6 +25,7 @@ from flask import current_app, g, request
 from ..errors import MissingToken
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
+from ..web.settings import current
 from . import limits
 from .cache import LOCAL, Caller
 from .enums import StaffRole
@@ -138,7 +139,7 @@ def resolve_tenant() -> None:
     (:func:`speak_for_seat`)."""
     if request.method == "OPTIONS" or not request.path.startswith("/v1/"):
         return  # a CORS preflight carries no key; health checks and docs need none
-    config = current_app.config
+    settings = current()
     key = request.headers.get("X-API-Key")
     handler = _handler()  # once: the key's scope and a staff session's role read it
     if getattr(handler, _NO_KEY, False):
@@ -158,9 +159,9 @@ def resolve_tenant() -> None:
         return
     try:
         g.caller = caller_for(
-            key, required=config["BASRA_API_KEYS"] == "required",
+            key, required=settings.api_keys_required,
             origin=request.headers.get("Origin"),
-            cache_seconds=config["BASRA_KEY_CACHE_SECONDS"],
+            cache_seconds=settings.key_cache_seconds,
         )
     except InvalidApiKey as error:
         if error.malformed:
@@ -192,10 +193,10 @@ def speak_for_seat(tenant: int | None) -> None:
     that match's front end (``tenant``), with a browser key's rights, as a player token
     alone has; ``tenant`` None (no such match, or no seat of it): what any keyless
     request is (the local front end, or 401 where keys are required)."""
-    config = current_app.config
-    required = config["BASRA_API_KEYS"] == "required"
+    settings = current()
+    required = settings.api_keys_required
     caller = None if tenant is None else caller_numbered(
-        tenant, config["BASRA_KEY_CACHE_SECONDS"], keys_required=required)
+        tenant, settings.key_cache_seconds, keys_required=required)
     if caller is None and required:
         raise MissingApiKey("send your front end's API key as 'X-API-Key: <key>' (a seat "
                             "token alone speaks only for a match it holds a seat of)")
@@ -237,7 +238,7 @@ def key_holds(key: str | None) -> bool:
         return True
     try:
         caller_for(key, required=False, origin=None,
-                   cache_seconds=current_app.config["BASRA_KEY_CACHE_SECONDS"])
+                   cache_seconds=current().key_cache_seconds)
     except InvalidApiKey:
         return False
     return True

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, current_app, jsonify, request
+from flask import Response, jsonify, request
 from flask.views import MethodView
 
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
+from ..web.settings import current
 from . import limits
 from . import service as tenants
 from . import staff as staff_keys
@@ -62,7 +63,7 @@ class Sessions(MethodView):
                                     f"in {wait} s", retry_after=wait)
         try:
             made = staff_keys.sign_in(body["key"],
-                                      current_app.config["BASRA_STAFF_SESSION_MINUTES"])
+                                      current().staff_session_minutes)
         except InvalidStaffKey:
             limits.spend_failed_key()
             raise
@@ -71,7 +72,7 @@ class Sessions(MethodView):
         response.set_cookie(
             SESSION_COOKIE, made.token, httponly=True, samesite="Strict",
             secure=request.is_secure, path="/",
-            max_age=current_app.config["BASRA_STAFF_SESSION_MINUTES"] * 60)
+            max_age=current().staff_session_minutes * 60)
         return response
 
 

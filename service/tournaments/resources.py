@@ -15,6 +15,7 @@ from ..tenants.limits import budget
 from ..tenants.requests import server_key_only, tenant
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
+from ..web.settings import current
 from . import service as tournaments
 from .errors import TournamentNotFound
 from .schemas import (
@@ -69,7 +70,8 @@ class Tournaments(MethodView):
             body["name"], body["variant"], body["rules"], body["system"], body.get("rounds"),
             body.get("duration_minutes"), body["starts_at"], body["min_players"],
             body["max_players"], body["rated"], clock["move_seconds"], clock["timeout"],
-            body.get("deals", 1) if body["system"] == "duplicate" else None))
+            body.get("deals", 1) if body["system"] == "duplicate" else None),
+            settings=current())
         return view, 201, {"Location": url_for("tournaments.TournamentById",
                                                tournament_id=view.id)}
 

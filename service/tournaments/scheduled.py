@@ -26,6 +26,7 @@ from ..matches.enums import MatchStatus
 from ..matches.rows import MatchRow
 from ..matches.seats import PlayerSpec
 from ..matches.service import deal_match, games_of, insert_match, unseal
+from ..settings import Settings
 from ..storage.base import as_utc, utcnow
 from ..storage.db import DISCONNECTED, db, transaction
 from ..storage.errors import DatabaseUnavailable
@@ -92,7 +93,7 @@ def in_turn(found: list[tuple[int, int]]) -> list[int]:
             if n < len(mine[tenant])]
 
 
-def step(pk: int) -> bool:
+def step(pk: int, settings: Settings) -> bool:
     """Take the tournament's next step, unless another worker is taking one now; whether
     it changed anything."""
     with transaction(write=True):
@@ -105,12 +106,12 @@ def step(pk: int) -> bool:
         if t.status == TournamentStatus.SCHEDULED:
             if as_utc(t.starts_at) > now:
                 return False
-            _start(t, now)
+            _start(t, now, settings)
             return True
-        return _advance(t, now)
+        return _advance(t, now, settings)
 
 
-def _start(t: Tournament, now: datetime) -> None:
+def _start(t: Tournament, now: datetime, settings: Settings) -> None:
     """Start the tournament (pairing its first round or its first games), or cancel it
     below ``min_players``."""
     loaded = load(t)
@@ -125,10 +126,10 @@ def _start(t: Tournament, now: datetime) -> None:
     announce(t, "tournament.started", {"name": t.name, "system": t.system,
                                         "entrants": entrants, "names": names_of(loaded)},
               {p: {"name": t.name, "system": t.system} for p in entrants})
-    _pair(t, loaded, now)
+    _pair(t, loaded, now, settings)
 
 
-def _advance(t: Tournament, now: datetime) -> bool:
+def _advance(t: Tournament, now: datetime, settings: Settings) -> bool:
     """Pair what can be paired, or finish (results are recorded as matches end:
     :func:`results`). A pass with nothing to pair reads only who is playing (not every
     game so far)."""
@@ -145,7 +146,7 @@ def _advance(t: Tournament, now: datetime) -> bool:
                 < _least(t):
             end(t, now, TournamentStatus.FINISHED, loaded)
         else:
-            _pair(t, loaded, now)
+            _pair(t, loaded, now, settings)
         return True
     assert t.ends_at is not None
     if as_utc(t.ends_at) <= now:
@@ -159,7 +160,7 @@ def _advance(t: Tournament, now: datetime) -> bool:
         Entrant.player_id.not_in(busy))).scalar_one()
     if free < 2:
         return False
-    return _pair(t, load(t), now)
+    return _pair(t, load(t), now, settings)
 
 
 def _playing(t: Tournament, now: datetime) -> list[str]:
@@ -205,7 +206,7 @@ def _least(t: Tournament) -> int:
 
 
 def _open_match(t: Tournament, players: Sequence[str], names: dict[str, str],
-                seed: bytes | None = None) -> MatchRow:
+                settings: Settings, seed: bytes | None = None) -> MatchRow:
     """The match of a pairing, its seats bound to its players (their player tokens act
     for them), with the tournament's clock and rules (``seed``: a duplicate round's,
     its match sealed until the round is over)."""
@@ -213,10 +214,12 @@ def _open_match(t: Tournament, players: Sequence[str], names: dict[str, str],
         PlayerSpec(name=names[p], player_id=p, vouched=True) for p in players],
         tenant=t.tenant_pk, seed=seed)
     return insert_match(new, t.tenant_pk, clock=(t.clock_seconds, t.clock_timeout),
-                        rated=t.rated, tournament_game=True, sealed=seed is not None)
+                        rated=t.rated, tournament_game=True, sealed=seed is not None,
+                        settings=settings)
 
 
-def _pair_duplicate(t: Tournament, loaded: Loaded, now: datetime) -> bool:
+def _pair_duplicate(t: Tournament, loaded: Loaded, now: datetime,
+                    settings: Settings) -> bool:
     """A duplicate event's next round: every table dealt from one new seed, so every
     table holds the same cards, its match sealed until the round is over; the players
     drawn into tables and seats by the round's secret seed, those who sat out least
@@ -235,7 +238,7 @@ def _pair_duplicate(t: Tournament, loaded: Loaded, now: datetime) -> bool:
                  status=PairingStatus.FINISHED, created_at=now, finished_at=now), None)
         for who in out]
     for table in tables:
-        match = _open_match(t, table, names, seed)
+        match = _open_match(t, table, names, settings, seed)
         seats = dict(zip(("first", "second", "third", "fourth"), table, strict=False))
         made.append((Pairing(tournament_pk=t.pk, round=t.round, match_pk=match.pk,
                              status=PairingStatus.PLAYING, created_at=now, **seats), match))
@@ -257,11 +260,11 @@ def _pair_duplicate(t: Tournament, loaded: Loaded, now: datetime) -> bool:
     return True
 
 
-def _pair(t: Tournament, loaded: Loaded, now: datetime) -> bool:
+def _pair(t: Tournament, loaded: Loaded, now: datetime, settings: Settings) -> bool:
     """The next Swiss or duplicate round, or games for the arena's free players; whether
     any."""
     if t.system == TournamentSystem.DUPLICATE:
-        return _pair_duplicate(t, loaded, now)
+        return _pair_duplicate(t, loaded, now, settings)
     games = counted_games(t, loaded)
     order = [s for s in standings_of(t, loaded, games) if not s.withdrawn]
     names = names_of(loaded)
@@ -285,7 +288,7 @@ def _pair(t: Tournament, loaded: Loaded, now: datetime) -> bool:
             return False
         t.round += 1
     for first, second in pairs:
-        match = _open_match(t, (first, second), names)
+        match = _open_match(t, (first, second), names, settings)
         made.append((Pairing(tournament_pk=t.pk, round=t.round, first=first, second=second,
                              match_pk=match.pk, status=PairingStatus.PLAYING, created_at=now),
                      match))
@@ -355,7 +358,7 @@ def _failed(pk: int, now: float) -> None:
                       extra={"tournament_pk": pk, "failures": times})
 
 
-def run_tournaments() -> int:
+def run_tournaments(settings: Settings) -> int:
     """Every due tournament's step (the worker's pass); how many changed. A step that
     fails is rolled back and logged, the tournament backed off from (:func:`_failed`),
     and the others go on (a lost database is the worker's to retry)."""
@@ -370,7 +373,7 @@ def run_tournaments() -> int:
         if failing is not None and failing.retry_at > time.monotonic():
             continue
         try:
-            changed += step(pk)
+            changed += step(pk, settings)
             _failing.pop(pk, None)
         except (DatabaseUnavailable, *DISCONNECTED):
             raise

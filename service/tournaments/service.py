@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from flask import current_app
 from sqlalchemy import func, select, update
 
 from ..engine import load_variant, with_house_rules
 from ..matches import service as matches
 from ..matches.service import call_off, unseal
 from ..players import service as players
+from ..settings import Settings
 from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
 from ..tenants import service as tenants
@@ -124,7 +124,7 @@ class TournamentView:
 # --- the front end's and the players' requests ------------------------------------
 
 
-def create(tenant: int, spec: TournamentSpec) -> TournamentView:
+def create(tenant: int, spec: TournamentSpec, *, settings: Settings) -> TournamentView:
     """A new scheduled tournament (its rules checked now, as a match's would be)."""
     rules = with_house_rules(load_variant(spec.variant).rules, spec.rules)
     if rules.players != 2 and spec.system != TournamentSystem.DUPLICATE:
@@ -132,7 +132,7 @@ def create(tenant: int, spec: TournamentSpec) -> TournamentView:
             f"Swiss and arena matches are two-player; {spec.variant} with these rules is "
             f"for {rules.players}", field="rules", problem="must be a two-player game")
     with transaction(write=True):
-        _check_open_count(tenant)
+        _check_open_count(tenant, settings.tournaments_per_front_end)
         row = Tournament(
             id=str(uuid.uuid4()), tenant_pk=tenant, name=spec.name, variant=spec.variant,
             rules=spec.rules, system=spec.system, rounds=spec.rounds,
@@ -146,11 +146,10 @@ def create(tenant: int, spec: TournamentSpec) -> TournamentView:
         return _view(row)
 
 
-def _check_open_count(tenant: int) -> None:
+def _check_open_count(tenant: int, cap: int) -> None:
     """A front end holds at most ``BASRA_TOURNAMENTS_PER_FRONT_END`` tournaments scheduled
     or running (:class:`TooManyTournaments`); its creates queue on its row meanwhile."""
     tenants.queue_on(tenant)
-    cap = current_app.config["BASRA_TOURNAMENTS_PER_FRONT_END"]
     held = db.session.execute(select(func.count()).where(
         Tournament.tenant_pk == tenant, Tournament.status.not_in(OVER))).scalar_one()
     if held >= cap:

@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterator
 
 from flask import Response, current_app, request, stream_with_context
 
+from .settings import current
+
 
 def last_event_id() -> int | None:
     """The ``Last-Event-ID`` header as a number (None: absent or not one of ours)."""
@@ -19,10 +21,10 @@ def heartbeat_seconds(kept: bool = False) -> float:
     """How long a stream stays silent before a heartbeat comment; shorter with an API
     key, whose revocation the stream notices at each event or heartbeat, unless a
     keeper (:mod:`service.live.keeper`) is ``kept`` watching it."""
-    config = current_app.config
-    heartbeat: float = config["BASRA_HEARTBEAT_SECONDS"]
+    settings = current()
+    heartbeat = settings.heartbeat_seconds
     if request.headers.get("X-API-Key") and not kept:
-        heartbeat = min(heartbeat, max(config["BASRA_KEY_CACHE_SECONDS"] / 2, 0.5))
+        heartbeat = min(heartbeat, max(settings.key_cache_seconds / 2, 0.5))
     return heartbeat
 
 

@@ -22,6 +22,7 @@ from datetime import timedelta
 from flask import Flask
 
 from ..ops import metrics
+from ..settings import settings_of
 from ..storage.base import utcnow
 from ..storage.db import DISCONNECTED, end_session, transaction
 from ..storage.errors import DatabaseUnavailable
@@ -39,11 +40,11 @@ class Dispatcher:
     that ended are recorded together before the next claim."""
 
     def __init__(self, app: Flask) -> None:
-        config = app.config
+        settings = settings_of(app)
         self.app = app
-        self.size = config["BASRA_WEBHOOK_THREADS"]
-        self.share = min(self.size, config["BASRA_WEBHOOK_THREADS_PER_FRONT_END"])
-        self.per_endpoint = min(self.share, config["BASRA_WEBHOOK_PER_ENDPOINT"])
+        self.size = settings.webhook_threads
+        self.share = min(self.size, settings.webhook_threads_per_front_end)
+        self.per_endpoint = min(self.share, settings.webhook_per_endpoint)
         self.pool = ThreadPoolExecutor(self.size, thread_name_prefix="webhook")
         self.running: dict[Future[Outcome], Claimed] = {}
         """The tries under way."""
@@ -62,16 +63,16 @@ class Dispatcher:
             return 0
         tenants = Counter(message.tenant for message in self.running.values())
         endpoints = Counter(message.webhook_pk for message in self.running.values())
-        config = self.app.config
-        timeout = config["BASRA_WEBHOOK_TIMEOUT_SECONDS"]
+        settings = settings_of(self.app)  # once a pass: what the app holds now
+        timeout = settings.webhook_timeout_seconds
         # a try ends by its deadline (a connect that never got a socket by twice that);
         # the lease outlives it, so nobody claims the message while its try runs
         lease = timedelta(seconds=timeout * 2 + 10)
         try:
             with transaction(write=True):
-                statuses = queue.record(tries, config["BASRA_WEBHOOK_ATTEMPTS"],
-                                        config["BASRA_WEBHOOK_RETRY_SECONDS"],
-                                        config["BASRA_WEBHOOK_DISABLE_AFTER"]) if tries else []
+                statuses = queue.record(tries, settings.webhook_attempts,
+                                        settings.webhook_retry_seconds,
+                                        settings.webhook_disable_after) if tries else []
                 claimed = queue.take(free, lease, lambda tenant: self.share - tenants[tenant],
                                      lambda webhook: self.per_endpoint - endpoints[webhook],
                                      ) if free > 0 else []
@@ -86,7 +87,7 @@ class Dispatcher:
         _count(tries, statuses)
         for message in claimed:
             future = self.pool.submit(try_once, message, timeout,
-                                      config["BASRA_WEBHOOKS_ALLOW_PRIVATE"])
+                                      settings.webhooks_allow_private)
             future.add_done_callback(lambda _: self.woken.set())
             self.running[future] = message
         return len(claimed)
@@ -116,11 +117,11 @@ class Dispatcher:
         tries = [(message, future.result()) for future, message in self.running.items()]
         self.running.clear()
         if tries:
-            config = self.app.config
+            settings = settings_of(self.app)
             with self.app.app_context():
-                _count(tries, queue.settle(tries, config["BASRA_WEBHOOK_ATTEMPTS"],
-                                           config["BASRA_WEBHOOK_RETRY_SECONDS"],
-                                           config["BASRA_WEBHOOK_DISABLE_AFTER"]))
+                _count(tries, queue.settle(tries, settings.webhook_attempts,
+                                           settings.webhook_retry_seconds,
+                                           settings.webhook_disable_after))
         self.pool.shutdown(wait=True)
 
 

@@ -6,13 +6,13 @@ import re
 from typing import Any
 
 from apispec import APISpec
-from flask import current_app
 from flask.views import MethodView
 
 from ..tenants.limits import budget
 from ..tenants.requests import actor, keyed_tenant, server_key_only
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
+from ..web.settings import current
 from . import service as webhooks
 from .errors import DeliveryNotFound, WebhookNotFound
 from .schemas import (
@@ -74,7 +74,7 @@ class Webhooks(MethodView):
         `match.move`, `match.seat_dropped`, `match.seat_back`, `match.finished`, ...;
         each `{"type", "timestamp", "data"}`."""
         return webhooks.create_webhook(keyed_tenant(), body["url"], body["events"],
-                                       current_app.config["BASRA_WEBHOOKS_ALLOW_PRIVATE"])
+                                       current().webhooks_allow_private)
 
 
 @blp.route("/<string:webhook_id>")

@@ -19,7 +19,7 @@ from service.storage.db import db, transaction
 from service.tenants.models import Tenant
 from service.webhooks.models import WebhookMessage
 from tests.client import play, tokens, view
-from tests.conftest import api_key
+from tests.conftest import api_key, use_settings
 
 
 class Refused(Exception):
@@ -28,7 +28,7 @@ class Refused(Exception):
 
 def _hooked_tenant(app: Flask, client: FlaskClient) -> int:
     """A front end with a webhook on ``friend.requested`` (nothing delivers it); its pk."""
-    app.config["BASRA_WEBHOOKS_ALLOW_PRIVATE"] = True
+    use_settings(app, webhooks_allow_private=True)
     key = api_key(app, "acme")
     r = client.post("/v1/webhooks", headers=key, json={
         "url": "http://127.0.0.1:9/hook", "events": ["friend.requested"]})

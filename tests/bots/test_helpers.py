@@ -17,6 +17,7 @@ from service.bots import helpers, searcher
 from service.engine import apply_move, legal_moves, load_variant, new_match, with_house_rules
 from service.engine.bots import bot_move, run_bots
 from service.engine.codec import state_to_dict
+from service.settings import settings_of
 from tests.conftest import make_app
 
 CHOOSE_4P = with_house_rules(load_variant("egyptian-4p").rules, {
@@ -46,7 +47,7 @@ def test_a_helper_plays_the_move_the_web_process_would(tmp_path: Path) -> None:
         for state in _positions(6):
             seat = state.turn
             assert helpers.decide(state, seat, "expert") == bot_move(state, seat, "expert")
-        pool = helpers._pool()
+        pool = helpers._pool(settings_of(app))
         assert pool is not None and pool.made >= 1
 
 
@@ -60,7 +61,7 @@ def test_helpers_run_at_a_lower_priority_and_a_dead_one_is_replaced(tmp_path: Pa
     state = _positions(3)[-1]
     with app.app_context():
         helpers.decide(state, state.turn, "expert")
-        pool = helpers._pool()
+        pool = helpers._pool(settings_of(app))
         assert pool is not None
         (helper,) = list(pool.free)
         assert int(_stat(helper.proc.pid)[16]) == min(19, os.nice(0) + 7)  # 7 below us

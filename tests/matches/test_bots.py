@@ -16,11 +16,11 @@ from service.bots import helpers
 from service.engine import State, apply_move, resign
 from service.engine.bots import Pause, bot_move
 from service.engine.codec import move_from_parts
-from service.live.yielding import bot_pause
+from service.live.yielding import pause_for_others
 from service.matches import replies
 from service.matches.rows import MatchRow
 from tests.client import auth, play, stored, tokens, view
-from tests.conftest import api_key, make_app, require_postgres
+from tests.conftest import api_key, make_app, require_postgres, use_settings
 from tests.servers import gunicorn, request
 
 
@@ -39,7 +39,7 @@ def test_a_match_against_each_bot_runs_to_the_end(client: FlaskClient, app: Flas
     finishes; the logged bot moves are exactly what the bot recomputes from the seed
     (given the time to finish its search: a move cut short by BASRA_BOT_CPU_MS depends on
     the machine's speed, and only the log keeps it)."""
-    app.config["BASRA_BOT_CPU_MS"] = 60_000.0
+    use_settings(app, bot_cpu_ms=60_000.0)
     created = _create(client, level, rules={"target_score": 31})
     token = tokens(created)[0]
     assert created["seats"][1] == {"seat": 1, "name": f"{level} bot", "token": None,
@@ -177,8 +177,8 @@ def test_every_bot_move_stays_within_its_cpu_budget(
     client = app.test_client()
     stops: list[bool] = []
 
-    def recorded() -> Pause:
-        pause = bot_pause()
+    def recorded(cpu_ms: float) -> Pause:
+        pause = pause_for_others(cpu_ms)
         stops.append(False)
 
         def asked() -> bool:
@@ -188,7 +188,7 @@ def test_every_bot_move_stays_within_its_cpu_budget(
 
         return asked
 
-    monkeypatch.setattr(helpers, "bot_pause", recorded)
+    monkeypatch.setattr(helpers, "pause_for_others", recorded)
     r = client.post("/v1/matches", json={
         **CHOOSE_4P, "players": [{"name": "ann"}, {"bot": "expert"}, {"bot": "expert"},
                                  {"bot": "expert"}]})

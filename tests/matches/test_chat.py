@@ -17,8 +17,10 @@ from flask.testing import FlaskClient
 
 from service.matches import chat
 from service.matches.phrases import masked, word_list
+from service.settings import settings_of
 from service.storage.base import utcnow
 from tests.client import auth
+from tests.conftest import use_settings
 from tests.players.test_events import _parsed, _take
 from tests.tournaments.helpers import mint, resign
 
@@ -91,7 +93,7 @@ def test_chat_stays_open_a_while_after_the_end(app: Flask, client: FlaskClient,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 54, item 7: a "gg" 10 s after the last play is taken; a line after
     BASRA_CHAT_AFTER_END_SECONDS (60 by default) is refused with its reason."""
-    assert app.config["BASRA_CHAT_AFTER_END_SECONDS"] == 60
+    assert settings_of(app).chat_after_end_seconds == 60
     match_id, ana, bo = _table(client)
     resign(client, match_id, ana)
     ended = utcnow()  # just after the end
@@ -188,10 +190,9 @@ def test_a_front_ends_words_are_normalised_the_same_way() -> None:
 
 
 def test_lines_are_limited_per_speaker_and_per_match(
-    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch,
+    app: Flask, client: FlaskClient,
 ) -> None:
-    monkeypatch.setitem(app.config, "BASRA_CHAT_LINES_PER_MINUTE", 2)
-    monkeypatch.setitem(app.config, "BASRA_CHAT_LINES_PER_MATCH", 3)
+    use_settings(app, chat_lines_per_minute=2, chat_lines_per_match=3)
     match_id, ana, bo = _table(client)
     assert [_say(client, match_id, ana, phrase="wow").status_code for _ in range(2)] == [201, 201]
     fast = _say(client, match_id, ana, phrase="wow")

@@ -21,7 +21,7 @@ from service.players.models import PlayerEvent
 from service.storage.base import utcnow
 from service.storage.db import db
 from tests.client import auth, play
-from tests.conftest import make_app, require_postgres
+from tests.conftest import make_app, require_postgres, use_settings
 from tests.servers import call, gunicorn, sse_events
 
 
@@ -66,7 +66,7 @@ def _match(client: FlaskClient, token: str) -> dict[str, Any]:
 
 def test_a_player_stream_has_their_start_turns_and_finish_and_resumes(
         app: Flask, client: FlaskClient) -> None:
-    app.config["BASRA_HEARTBEAT_SECONDS"] = 0.3
+    use_settings(app, heartbeat_seconds=0.3)
     token = _mint(client, "ev")
     opened = client.get("/v1/players/ev/events", headers=auth(token), buffered=False)
     assert opened.status_code == 200 and opened.mimetype == "text/event-stream"

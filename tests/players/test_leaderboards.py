@@ -15,10 +15,11 @@ from sqlalchemy import update
 
 from service.players import scheduled
 from service.players.models import Player, Rating
+from service.settings import settings_of
 from service.storage.base import utcnow
 from service.storage.db import db
 from tests.client import auth, tokens
-from tests.conftest import api_key, make_app
+from tests.conftest import api_key, make_app, use_settings
 
 PLAYERS = ["p0", "p1", "p2", "p3", "p4", "p5"]
 
@@ -40,7 +41,7 @@ def league(backend: str, tmp_path: Path) -> Flask:
 def _rank(app: Flask) -> int:
     """What basra worker does every BASRA_LEADERBOARD_REFRESH_SECONDS: rank the boards."""
     with app.app_context():
-        return scheduled.rank_leaderboards(force=True)
+        return scheduled.rank_leaderboards(settings_of(app), force=True)
 
 
 def _rated_win(client: FlaskClient, winner: str, loser: str,
@@ -128,7 +129,7 @@ def test_only_players_with_enough_recent_games_are_listed(league: Flask) -> None
         db.session.execute(update(Rating).where(Rating.player_pk == p0.pk)
                            .values(rated_at=utcnow() - timedelta(days=40)))
         db.session.commit()
-    league.config["BASRA_LEADERBOARD_MIN_GAMES"] = 6
+    use_settings(league, leaderboard_min_games=6)
     assert _rank(league) >= 4  # p0..p3 leave the board, p4 and p5 move up
     client = league.test_client()
     assert [e["player_id"] for e in _board(client)["entries"]] == ["p4", "p5"]
@@ -166,14 +167,14 @@ def test_a_players_record_and_rating_history(league: Flask) -> None:
 
 
 def test_another_front_ends_players_are_not_found(league: Flask) -> None:
-    league.config["BASRA_API_KEYS"] = "required"
+    use_settings(league, api_keys_required=True)
     client = league.test_client()
     globex = api_key(league, "globex")
     assert client.get("/v1/players/p0", headers=globex).status_code == 404
     assert client.get("/v1/players/p0/ratings/egyptian-v2", headers=globex).status_code == 404
     assert _board_with(client, globex)["entries"] == []
     _rated_win(client, "g1", "g2", globex)
-    league.config["BASRA_LEADERBOARD_MIN_GAMES"] = 1
+    use_settings(league, leaderboard_min_games=1)
     _rank(league)
     g1 = client.get("/v1/players/g1", headers=globex).get_json()
     assert g1["totals"]["wins"] == 1

@@ -10,6 +10,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.reviews import service as reviews
+from service.settings import settings_of
 from tests.client import auth, play, tokens, view
 from tests.conftest import api_key, make_app
 
@@ -32,7 +33,7 @@ def _finished_against_greedy(client: FlaskClient) -> tuple[str, str]:
 def _make_all(app: Flask) -> int:
     made = 0
     with app.app_context():
-        while reviews.make_next():
+        while reviews.make_next(settings_of(app)):
             made += 1
     return made
 

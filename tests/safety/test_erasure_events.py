@@ -24,7 +24,7 @@ from service.storage.db import db
 from service.webhooks import service as webhooks
 from service.webhooks.models import WebhookMessage
 from tests.client import auth, play, tokens, view
-from tests.conftest import api_key
+from tests.conftest import api_key, use_settings
 from tests.players.test_events import _parsed, _take
 from tests.tournaments.helpers import entered, mint, read, resign, work
 
@@ -32,7 +32,7 @@ from tests.tournaments.helpers import entered, mint, read, resign, work
 def _hooked(app: Flask, client: FlaskClient, kinds: list[str] | None = None) -> None:
     """A front end whose server key every request of ``client`` sends, with a webhook on
     ``kinds`` (nothing delivers it: its messages stay pending)."""
-    app.config["BASRA_WEBHOOKS_ALLOW_PRIVATE"] = True
+    use_settings(app, webhooks_allow_private=True)
     client.environ_base["HTTP_X_API_KEY"] = api_key(app, "acme")["X-API-Key"]
     r = client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/hook",
                                           "events": kinds or list(webhooks.EVENTS)})

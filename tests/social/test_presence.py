@@ -22,7 +22,7 @@ from service.storage.base import utcnow
 from service.storage.db import db
 from service.webhooks.models import WebhookMessage
 from tests.client import auth
-from tests.conftest import api_key, require_postgres
+from tests.conftest import api_key, require_postgres, use_settings
 from tests.servers import call, gunicorn, sse_events
 from tests.tournaments.helpers import mint, resign
 
@@ -56,9 +56,9 @@ def _friend_presence(client: FlaskClient, token: str, player: str) -> dict[str, 
 
 
 def test_a_stream_makes_a_player_online_to_friends_only(
-    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch,
+    app: Flask, client: FlaskClient,
 ) -> None:
-    monkeypatch.setitem(app.config, "BASRA_PRESENCE_GRACE_SECONDS", 0)
+    use_settings(app, presence_grace_seconds=0)
     ana, bo = ("ana", mint(client, "ana")), ("bo", mint(client, "bo"))
     mint(client, "cy")
     _befriend(client, ana, bo)
@@ -78,9 +78,9 @@ def test_a_stream_makes_a_player_online_to_friends_only(
 
 
 def test_a_reconnect_within_the_grace_is_no_change(
-    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch,
+    app: Flask, client: FlaskClient,
 ) -> None:
-    monkeypatch.setitem(app.config, "BASRA_PRESENCE_GRACE_SECONDS", 60)
+    use_settings(app, presence_grace_seconds=60)
     ana, bo = ("ana", mint(client, "ana")), ("bo", mint(client, "bo"))
     _befriend(client, ana, bo)
     first = client.get("/v1/players/bo/events", headers=auth(bo[1]), buffered=False)
@@ -116,9 +116,9 @@ def test_a_dead_instances_lease_runs_out(app: Flask, client: FlaskClient) -> Non
 
 
 def test_playing_while_seated_in_an_active_match(
-    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch,
+    app: Flask, client: FlaskClient,
 ) -> None:
-    monkeypatch.setitem(app.config, "BASRA_PRESENCE_GRACE_SECONDS", 0)
+    use_settings(app, presence_grace_seconds=0)
     ana, bo = ("ana", mint(client, "ana")), ("bo", mint(client, "bo"))
     _befriend(client, ana, bo)
     stream = client.get("/v1/players/ana/events", headers=auth(ana[1]), buffered=False)
@@ -138,9 +138,9 @@ def test_playing_while_seated_in_an_active_match(
 
 
 def test_presence_is_told_as_a_webhook(
-    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch,
+    app: Flask, client: FlaskClient,
 ) -> None:
-    monkeypatch.setitem(app.config, "BASRA_WEBHOOKS_ALLOW_PRIVATE", True)
+    use_settings(app, webhooks_allow_private=True)
     key = api_key(app, "acme")
     made = client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/hooks",
                                              "events": ["presence"]}, headers=key)

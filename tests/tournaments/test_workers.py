@@ -17,6 +17,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service import worker
+from service.settings import Settings
 from service.tournaments import scheduled as tournaments
 from tests.conftest import make_app
 from tests.servers import start_worker
@@ -143,7 +144,7 @@ def test_a_failing_step_is_backed_off_from_and_logged_once(
     took = tournaments.step
     calls: list[int] = []
 
-    def fails(pk: int) -> bool:
+    def fails(pk: int, _settings: Settings) -> bool:
         calls.append(pk)
         raise KeyError("erased-0000")
 
