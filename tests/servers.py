@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -235,6 +236,79 @@ def throwaway_postgres() -> Iterator[Cluster]:
         with contextlib.suppress(subprocess.SubprocessError):
             cluster.stop()
         shutil.rmtree(cluster.folder, ignore_errors=True)
+
+
+PGBOUNCER_INI = """\
+[databases]
+* = host={host} port={port}
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = {listen}
+unix_socket_dir =
+auth_type = trust
+auth_file = {folder}/users.txt
+pool_mode = transaction
+max_client_conn = 1000
+default_pool_size = {pool}
+reserve_pool_size = 5
+logfile = {folder}/pgbouncer.log
+pidfile = {folder}/pgbouncer.pid
+"""
+"""A private PgBouncer in transaction mode before the database's server (any database
+name, as any user the file lists: trust, as the machine's PostgreSQL trusts 127.0.0.1)."""
+
+
+@contextlib.contextmanager
+def pgbouncer(database_url: str, pool: int = 20) -> Iterator[str]:
+    """A PgBouncer of its own (transaction mode, a free port, a temporary folder) before
+    ``database_url``'s server; yields the same database's URL through it, and stops it
+    after. ``pool``: the server connections it keeps per database and user."""
+    from sqlalchemy import make_url
+
+    process_stage()
+    binary = shutil.which("pgbouncer") or shutil.which("pgbouncer", path="/usr/sbin")
+    if binary is None:
+        pytest.fail("pgbouncer is not installed (Debian's pgbouncer: make system)")
+    url = make_url(database_url)
+    folder = Path(tempfile.mkdtemp(prefix="basra-pgbouncer-"))
+    listen = free_port()
+    (folder / "pgbouncer.ini").write_text(PGBOUNCER_INI.format(
+        host=url.host or "127.0.0.1", port=url.port or 5432, listen=listen, folder=folder,
+        pool=pool))
+    (folder / "users.txt").write_text(f'"{url.username or "postgres"}" ""\n')
+    command = [binary, str(folder / "pgbouncer.ini")]
+    if os.geteuid() == 0:  # PgBouncer refuses to run as root: it runs as postgres
+        shutil.chown(folder, "postgres", "postgres")
+        for name in ("pgbouncer.ini", "users.txt"):
+            shutil.chown(folder / name, "postgres", "postgres")
+        command[1:1] = ["-u", "postgres"]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    pooled = url.set(host="127.0.0.1", port=listen).render_as_string(hide_password=False)
+    try:
+        deadline = time.monotonic() + 15
+        while True:  # ready once a query passes through it to the server
+            try:
+                with psycopg.connect(pooled.replace("+psycopg", ""), connect_timeout=2,
+                                     prepare_threshold=None) as conn:
+                    conn.execute("SELECT 1")
+                break
+            except psycopg.OperationalError:
+                log = folder / "pgbouncer.log"
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail("pgbouncer did not start: " + (
+                        log.read_text(errors="replace")[-2000:] if log.exists() else ""))
+                time.sleep(0.05)
+        yield pooled
+    finally:
+        proc.terminate()  # SIGTERM: PgBouncer 1.18 shuts down at once
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 class OwnRedis:

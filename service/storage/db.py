@@ -18,8 +18,9 @@ from flask import Flask, current_app
 from flask_sqlalchemy import SQLAlchemy
 from flask_sqlalchemy.session import Session
 from prometheus_client import Gauge
-from sqlalchemy import event, exc
+from sqlalchemy import Engine, create_engine, event, exc, make_url
 from sqlalchemy.orm import DeclarativeBase
+from sqlalchemy.pool import NullPool
 
 from .errors import DatabaseUnavailable
 
@@ -60,6 +61,11 @@ def json_text(value: Any) -> str:
         return json.dumps(value)
 
 
+DIRECT = "BASRA_DIRECT_DATABASE_URL"
+"""The setting naming the database straight (not through the transaction pooler that
+``DATABASE_URL`` then names): for what needs a session of its own."""
+
+
 def init_db(app: Flask) -> None:
     """Bind ``db`` to the app: JSON columns written by :func:`json_text`, the PostgreSQL
     pool's size, or on SQLite this app's engine set up (and no other engine)."""
@@ -71,6 +77,10 @@ def init_db(app: Flask) -> None:
         # that opens and closes a connection (a PostgreSQL backend) per transaction
         options.update(pool_size=app.config["BASRA_DB_POOL_SIZE"],
                        max_overflow=app.config["BASRA_DB_MAX_OVERFLOW"])
+        if app.config.get(DIRECT):
+            # behind a transaction pooler each transaction may get another server
+            # connection, where a statement psycopg prepared on the last is unknown
+            options["connect_args"] = {"prepare_threshold": None}
     app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {
         **options, **app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {})}
     db.init_app(app)
@@ -380,13 +390,29 @@ def statement_connection(*, write: bool = True) -> Iterator[psycopg.Connection[A
 
 def libpq_conninfo() -> str:
     """The PostgreSQL database as a libpq connection string, for the connections this
-    service makes beside the pool (LISTEN, pings): the same hosts, ports and options as
-    the pool's, as SQLAlchemy's dialect reads ``DATABASE_URL`` (a multi-host URL with
+    service makes beside the pool that keep a session (LISTEN, its pings with their
+    ``SET``): ``BASRA_DIRECT_DATABASE_URL`` when set, else the pool's own hosts, ports and
+    options, as SQLAlchemy's dialect reads the URL (a multi-host URL with
     ``target_session_attrs`` included, which libpq cannot read as a URL itself)."""
     engine = db.engine
-    _, options = engine.dialect.create_connect_args(engine.url)
+    direct = current_app.config.get(DIRECT)
+    _, options = engine.dialect.create_connect_args(make_url(direct) if direct else engine.url)
     return psycopg.conninfo.make_conninfo(
         **{name: value for name, value in options.items() if isinstance(value, str | int)})
+
+
+def session_engine() -> Engine:
+    """An engine whose connections keep their session, for migrations (Alembic may lock
+    and set at session level): on ``BASRA_DIRECT_DATABASE_URL`` when set (made once per
+    app, keeping no connection between uses), else the app's own."""
+    direct = current_app.config.get(DIRECT)
+    if not direct:
+        return db.engine
+    engine: Engine | None = current_app.extensions.get("basra_direct_engine")
+    if engine is None:
+        engine = create_engine(direct, poolclass=NullPool, json_serializer=json_text)
+        current_app.extensions["basra_direct_engine"] = engine
+    return engine
 
 
 def end_session() -> None:
