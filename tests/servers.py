@@ -114,11 +114,11 @@ def sse_events(base: str, path: str, headers: dict[str, str] | None = None) -> I
         conn.close()
 
 
-def start_worker(database_url: str, *args: str) -> subprocess.Popen[bytes]:
-    """A ``basra worker`` process on ``database_url`` (its own session: kill it with
-    ``os.killpg``)."""
+def start_worker(database_url: str, *args: str, **settings: str) -> subprocess.Popen[bytes]:
+    """A ``basra worker`` process on ``database_url`` with ``settings`` in its environment
+    (its own session: kill it with ``os.killpg``)."""
     process_stage()
-    env = {**os.environ, "DATABASE_URL": database_url}
+    env = {**os.environ, "DATABASE_URL": database_url, **settings}
     return subprocess.Popen([sys.executable, "-m", "service.cli", "worker", *args], cwd=ROOT,
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
@@ -127,9 +127,10 @@ def start_worker(database_url: str, *args: str) -> subprocess.Popen[bytes]:
 _migrated: set[str] = set()
 
 
-def migrate(database_url: str) -> None:
+def migrate(database_url: str, direct_url: str = "") -> None:
     """Every migration on the database, as ``basra db upgrade`` runs them, in this process
-    (once a session for a database that stays)."""
+    (once a session for a database that stays); on ``direct_url`` when ``database_url``
+    is a transaction pooler's."""
     if database_url in _migrated:
         return
     import flask_migrate
@@ -138,7 +139,8 @@ def migrate(database_url: str) -> None:
     from service.storage import MIGRATIONS
     from service.storage.db import db
 
-    app = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "BASRA_LISTEN": False})
+    app = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "BASRA_LISTEN": False,
+                      "BASRA_DIRECT_DATABASE_URL": direct_url})
     with app.app_context():
         flask_migrate.upgrade(directory=MIGRATIONS)
         db.engine.dispose()
@@ -154,7 +156,7 @@ def gunicorn(database_url: str, workers: int = 3, *, kill: bool = False,
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "WEB_CONCURRENCY": str(workers),
            "BASRA_ACCESS_LOG": "", "BASRA_RATE_LIMITS": "off", **settings}
-    migrate(database_url)
+    migrate(database_url, settings.get("BASRA_DIRECT_DATABASE_URL", ""))
     binary = str(Path(sys.executable).with_name("gunicorn"))
     # the log goes to a file: a pipe nobody reads would stop the workers once it filled
     with tempfile.TemporaryFile() as log:
