@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import configparser
 import contextlib
 import glob
 import http.client
+import io
 import json
 import os
 import shutil
@@ -240,25 +242,27 @@ def throwaway_postgres() -> Iterator[Cluster]:
         shutil.rmtree(cluster.folder, ignore_errors=True)
 
 
-PGBOUNCER_INI = """\
-[databases]
-* = host={host} port={port}
+PGBOUNCER_INI = ROOT / "ops" / "pgbouncer" / "pgbouncer.ini"
+"""The production template: the test's PgBouncer is it, with addresses, auth and files of
+its own."""
 
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = {listen}
-unix_socket_dir =
-auth_type = trust
-auth_file = {folder}/users.txt
-pool_mode = transaction
-max_client_conn = 1000
-default_pool_size = {pool}
-reserve_pool_size = 5
-logfile = {folder}/pgbouncer.log
-pidfile = {folder}/pgbouncer.pid
-"""
-"""A private PgBouncer in transaction mode before the database's server (any database
-name, as any user the file lists: trust, as the machine's PostgreSQL trusts 127.0.0.1)."""
+
+def _pgbouncer_ini(host: str, port: int, listen: int, folder: Path, pool: int) -> str:
+    """The template's settings before ``host:port`` (any database name, trusted as the
+    machine's PostgreSQL trusts 127.0.0.1), listening on ``listen``, files in ``folder``."""
+    config = configparser.ConfigParser(inline_comment_prefixes=(";",), interpolation=None)
+    config.read(PGBOUNCER_INI)
+    assert config["pgbouncer"]["pool_mode"] == "transaction"
+    config.remove_section("databases")
+    config["databases"] = {"*": f"host={host} port={port}"}
+    config["pgbouncer"].update({
+        "listen_addr": "127.0.0.1", "listen_port": str(listen), "unix_socket_dir": "",
+        "auth_type": "trust", "auth_file": str(folder / "users.txt"),
+        "default_pool_size": str(pool), "logfile": str(folder / "pgbouncer.log"),
+        "pidfile": str(folder / "pgbouncer.pid")})
+    written = io.StringIO()
+    config.write(written)
+    return written.getvalue()
 
 
 @contextlib.contextmanager
@@ -275,9 +279,8 @@ def pgbouncer(database_url: str, pool: int = 20) -> Iterator[str]:
     url = make_url(database_url)
     folder = Path(tempfile.mkdtemp(prefix="basra-pgbouncer-"))
     listen = free_port()
-    (folder / "pgbouncer.ini").write_text(PGBOUNCER_INI.format(
-        host=url.host or "127.0.0.1", port=url.port or 5432, listen=listen, folder=folder,
-        pool=pool))
+    (folder / "pgbouncer.ini").write_text(
+        _pgbouncer_ini(url.host or "127.0.0.1", url.port or 5432, listen, folder, pool))
     (folder / "users.txt").write_text(f'"{url.username or "postgres"}" ""\n')
     command = [binary, str(folder / "pgbouncer.ini")]
     if os.geteuid() == 0:  # PgBouncer refuses to run as root: it runs as postgres
