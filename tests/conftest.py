@@ -23,6 +23,7 @@ in :mod:`tests.servers` refuse to start one for a test without the mark.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import tempfile
@@ -106,10 +107,18 @@ def _through_pooler(url: str | None, status: str) -> tuple[str | None, str]:
         return url, status
     if POOLER != "pgbouncer":
         raise pytest.UsageError(f"BASRA_TEST_POOLER is pgbouncer or empty, not {POOLER!r}")
-    running = servers.pgbouncer(url)
-    pooled = running.__enter__()
-    atexit.register(running.__exit__, None, None, None)
+    pooled = _POOLER.enter_context(servers.pgbouncer(url))
     return pooled, f"{status} through PgBouncer in transaction mode ({pooled})"
+
+
+_POOLER = contextlib.ExitStack()
+"""This process's PgBouncer, stopped when pytest ends (or, failing that, at exit)."""
+atexit.register(_POOLER.close)
+
+
+def pytest_unconfigure() -> None:
+    """Stop this process's PgBouncer, if it started one."""
+    _POOLER.close()
 
 
 POOLER = os.environ.get("BASRA_TEST_POOLER", "").strip()
