@@ -16,7 +16,7 @@ ENGINE_BUILD := $(COMPILED)/SOURCES
 
 PATRONI_VENV ?= /opt/basra-patroni
 
-.PHONY: install system patroni serve test test-pure compiled lint typecheck check bench openapi docs docs-serve clean
+.PHONY: install system patroni serve test test-pgbouncer test-pure compiled lint typecheck check bench openapi docs docs-serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,13 +31,15 @@ install: $(STAMP) $(ENGINE_BUILD)
 # what the tests need outside Python, as command:Debian package: the browser tests drive
 # Debian's chromium, the curl walk-through needs curl, jq and xxd, the mypyc build a C
 # compiler, the generated TypeScript client node and npm, the failover test etcd, the
-# alerting rules' tests promtool (in Debian's prometheus). As root they are installed
+# alerting rules' tests promtool (in Debian's prometheus), the pooled run pgbouncer (in
+# /usr/sbin, off a user's PATH: a command may be a path). As root they are installed
 # with apt-get; otherwise this stops at once with the one command that installs them.
 SYSTEM_PACKAGES := chromium:chromium curl:curl jq:jq xxd:xxd cc:gcc node:nodejs npm:npm \
-	etcd:etcd-server promtool:prometheus
+	etcd:etcd-server promtool:prometheus /usr/sbin/pgbouncer:pgbouncer
 system:
-	@missing=""; for pair in $(SYSTEM_PACKAGES); do \
-	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
+	@missing=""; for pair in $(SYSTEM_PACKAGES); do command=$${pair%:*}; \
+	  case $$command in /*) test -x $$command ;; *) command -v $$command >/dev/null 2>&1 ;; esac \
+	    || missing="$$missing $${pair##*:}"; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "installing$$missing (apt-get; its output in build/system.log)"; mkdir -p build; \
@@ -84,6 +86,13 @@ test: system install patroni
 	  -n $(TEST_WORKERS) --dist loadfile
 	$(BIN)/python -m pytest -m "process and alone"
 	$(MAKE) test-pure
+
+# the PostgreSQL half of the tests again through PgBouncer in transaction mode (one of
+# each pytest worker's own before its database; tests/conftest.py), as deployments
+# with many instances run: no prepared statements, LISTEN and migrations straight
+test-pgbouncer: system install
+	BASRA_TEST_POOLER=pgbouncer $(BIN)/python -m pytest -m "not process" -k postgres \
+	  -n $(TEST_WORKERS)
 
 # the engine compiled with mypyc into build/compiled: only the extension modules are
 # kept, with the digest of the sources they came from (service/engine/build.py uses the

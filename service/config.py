@@ -83,11 +83,16 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
     """The Flask config this service reads from the environment."""
     origins = os.environ.get("BASRA_CORS_ORIGINS", "*")
     read_url = os.environ.get("DATABASE_READ_URL", "").strip()
+    direct_url = os.environ.get("BASRA_DIRECT_DATABASE_URL", "").strip()
     return {
         "SQLALCHEMY_DATABASE_URI": database_url(instance_path),
         # reads that may be a moment behind go to the standbys of DATABASE_READ_URL (for
         # instance the cluster's hosts with target_session_attrs=prefer-standby)
         "SQLALCHEMY_BINDS": {"replica": _driver(read_url)} if read_url else {},
+        # set: DATABASE_URL is a transaction pooler (PgBouncer), which keeps no session
+        # from one transaction to the next: the pools send no prepared statements, and
+        # LISTEN, its pings and migrations connect here, straight to the primary
+        "BASRA_DIRECT_DATABASE_URL": _driver(direct_url) if direct_url else "",
         "SECRET_KEY": secret_key(instance_path),
         # PostgreSQL connections are pinged at checkout when idle a while (service/storage/db.py)
         "SQLALCHEMY_ENGINE_OPTIONS": {},

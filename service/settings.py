@@ -37,6 +37,7 @@ class Settings:
     """PostgreSQL: one LISTEN connection per process for version notifications."""
 
     # the database
+    direct_database_url: str  # set: DATABASE_URL is a transaction pooler
     db_pool_size: int
     db_max_overflow: int
     sqlite_busy_timeout_ms: int
@@ -106,6 +107,7 @@ class Settings:
             max_waiters=config["BASRA_MAX_WAITERS"],
             max_waiters_per_client=config["BASRA_MAX_WAITERS_PER_CLIENT"],
             listen=bool(config.get("BASRA_LISTEN", True)),
+            direct_database_url=config.get("BASRA_DIRECT_DATABASE_URL", ""),
             db_pool_size=config["BASRA_DB_POOL_SIZE"],
             db_max_overflow=config["BASRA_DB_MAX_OVERFLOW"],
             sqlite_busy_timeout_ms=config.get("BASRA_SQLITE_BUSY_TIMEOUT_MS", 30000),

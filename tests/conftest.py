@@ -11,6 +11,9 @@ The ``postgres`` half of every API test runs on ``BASRA_TEST_DATABASE_URL``, or 
 the default local database (postgres@127.0.0.1:5432/test) when that answers;
 the header of the run says which, or why those tests are skipped. CI sets
 ``BASRA_REQUIRE_POSTGRES=1``, so a missing database fails instead of skipping.
+With ``BASRA_TEST_POOLER=pgbouncer`` (``make test-pgbouncer``) that half goes through a
+PgBouncer in transaction mode of each process's own, its apps told the database's own
+URL in ``BASRA_DIRECT_DATABASE_URL`` (as production behind a pooler is).
 
 Tests that start processes (gunicorn, browsers, PostgreSQL clusters, Patroni, node)
 are marked ``process`` and run as a stage of their own (``make test``); the helpers
@@ -20,6 +23,7 @@ in :mod:`tests.servers` refuse to start one for a test without the mark.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -100,7 +104,35 @@ def _find_postgres() -> tuple[str | None, str]:
     return url, f"PostgreSQL tests run on {where} ({url})"
 
 
-PG_URL, PG_STATUS = _find_postgres()
+def _through_pooler(url: str | None, status: str) -> tuple[str | None, str]:
+    """Under ``BASRA_TEST_POOLER=pgbouncer``: the test database through a PgBouncer in
+    transaction mode of this process's own (stopped at exit), with the line saying so."""
+    if url is None or POOLER == "":
+        return url, status
+    if POOLER != "pgbouncer":
+        raise pytest.UsageError(f"BASRA_TEST_POOLER is pgbouncer or empty, not {POOLER!r}")
+    pooled = _POOLER.enter_context(servers.pgbouncer(url))
+    return pooled, f"{status} through PgBouncer in transaction mode ({pooled})"
+
+
+_POOLER = contextlib.ExitStack()
+"""This process's PgBouncer, stopped when pytest ends (or, failing that, at exit)."""
+atexit.register(_POOLER.close)
+
+
+def pytest_unconfigure() -> None:
+    """Stop this process's PgBouncer, if it started one."""
+    _POOLER.close()
+
+
+POOLER = os.environ.get("BASRA_TEST_POOLER", "").strip()
+"""``pgbouncer``: the PostgreSQL half runs through a transaction pooler, the apps told the
+direct URL (BASRA_DIRECT_DATABASE_URL) for what needs a session."""
+PG_DIRECT_URL, _STATUS = _find_postgres()
+"""The test database itself (under a pooler, what the apps connect to straight)."""
+PG_URL, PG_STATUS = _through_pooler(PG_DIRECT_URL, _STATUS)
+PG_SETTINGS = {"BASRA_DIRECT_DATABASE_URL": PG_DIRECT_URL} if PG_URL != PG_DIRECT_URL else {}
+"""What an app on the test database is told beside its URL."""
 
 
 def pytest_report_header() -> str:
@@ -120,8 +152,18 @@ def require_postgres() -> str:
 
 @pytest.fixture
 def pg_url() -> str:
-    """The test PostgreSQL database, for tests that need PostgreSQL alone."""
+    """The test PostgreSQL database, for tests that need PostgreSQL alone (through the
+    pooler, under one)."""
     return require_postgres()
+
+
+@pytest.fixture
+def pg_direct_url() -> str:
+    """The test PostgreSQL database itself, never through a pooler: for a session of
+    its own (LISTEN)."""
+    require_postgres()
+    assert PG_DIRECT_URL is not None
+    return PG_DIRECT_URL
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -185,6 +227,7 @@ def make_app(backend: str, tmp_path: Path, **config: object) -> Flask:
     if kept is None:
         if backend == "postgres":
             url = require_postgres()
+            settings = {**settings, **PG_SETTINGS}
         else:
             path = (tmp_path if fresh else _SESSION) / f"app-{len(_apps)}.sqlite3"
             shutil.copyfile(_sqlite_template(), path)

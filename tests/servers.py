@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import configparser
 import contextlib
 import glob
 import http.client
+import io
 import json
 import os
 import shutil
@@ -20,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -113,11 +116,11 @@ def sse_events(base: str, path: str, headers: dict[str, str] | None = None) -> I
         conn.close()
 
 
-def start_worker(database_url: str, *args: str) -> subprocess.Popen[bytes]:
-    """A ``basra worker`` process on ``database_url`` (its own session: kill it with
-    ``os.killpg``)."""
+def start_worker(database_url: str, *args: str, **settings: str) -> subprocess.Popen[bytes]:
+    """A ``basra worker`` process on ``database_url`` with ``settings`` in its environment
+    (its own session: kill it with ``os.killpg``)."""
     process_stage()
-    env = {**os.environ, "DATABASE_URL": database_url}
+    env = {**os.environ, "DATABASE_URL": database_url, **settings}
     return subprocess.Popen([sys.executable, "-m", "service.cli", "worker", *args], cwd=ROOT,
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
@@ -126,9 +129,10 @@ def start_worker(database_url: str, *args: str) -> subprocess.Popen[bytes]:
 _migrated: set[str] = set()
 
 
-def migrate(database_url: str) -> None:
+def migrate(database_url: str, direct_url: str = "") -> None:
     """Every migration on the database, as ``basra db upgrade`` runs them, in this process
-    (once a session for a database that stays)."""
+    (once a session for a database that stays); on ``direct_url`` when ``database_url``
+    is a transaction pooler's."""
     if database_url in _migrated:
         return
     import flask_migrate
@@ -137,7 +141,8 @@ def migrate(database_url: str) -> None:
     from service.storage import MIGRATIONS
     from service.storage.db import db
 
-    app = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "BASRA_LISTEN": False})
+    app = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "BASRA_LISTEN": False,
+                      "BASRA_DIRECT_DATABASE_URL": direct_url})
     with app.app_context():
         flask_migrate.upgrade(directory=MIGRATIONS)
         db.engine.dispose()
@@ -153,7 +158,7 @@ def gunicorn(database_url: str, workers: int = 3, *, kill: bool = False,
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "WEB_CONCURRENCY": str(workers),
            "BASRA_ACCESS_LOG": "", "BASRA_RATE_LIMITS": "off", **settings}
-    migrate(database_url)
+    migrate(database_url, settings.get("BASRA_DIRECT_DATABASE_URL", ""))
     binary = str(Path(sys.executable).with_name("gunicorn"))
     # the log goes to a file: a pipe nobody reads would stop the workers once it filled
     with tempfile.TemporaryFile() as log:
@@ -235,6 +240,80 @@ def throwaway_postgres() -> Iterator[Cluster]:
         with contextlib.suppress(subprocess.SubprocessError):
             cluster.stop()
         shutil.rmtree(cluster.folder, ignore_errors=True)
+
+
+PGBOUNCER_INI = ROOT / "ops" / "pgbouncer" / "pgbouncer.ini"
+"""The production template: the test's PgBouncer is it, with addresses, auth and files of
+its own."""
+
+
+def _pgbouncer_ini(host: str, port: int, listen: int, folder: Path, pool: int) -> str:
+    """The template's settings before ``host:port`` (any database name, trusted as the
+    machine's PostgreSQL trusts 127.0.0.1), listening on ``listen``, files in ``folder``."""
+    config = configparser.ConfigParser(inline_comment_prefixes=(";",), interpolation=None)
+    config.read(PGBOUNCER_INI)
+    assert config["pgbouncer"]["pool_mode"] == "transaction"
+    config.remove_section("databases")
+    config["databases"] = {"*": f"host={host} port={port}"}
+    config["pgbouncer"].update({
+        "listen_addr": "127.0.0.1", "listen_port": str(listen), "unix_socket_dir": "",
+        "auth_type": "trust", "auth_file": str(folder / "users.txt"),
+        "default_pool_size": str(pool), "logfile": str(folder / "pgbouncer.log"),
+        "pidfile": str(folder / "pgbouncer.pid")})
+    written = io.StringIO()
+    config.write(written)
+    return written.getvalue()
+
+
+@contextlib.contextmanager
+def pgbouncer(database_url: str, pool: int = 20) -> Iterator[str]:
+    """A PgBouncer of its own (transaction mode, a free port, a temporary folder) before
+    ``database_url``'s server; yields the same database's URL through it, and stops it
+    after. ``pool``: the server connections it keeps per database and user."""
+    from sqlalchemy import make_url
+
+    process_stage()
+    binary = shutil.which("pgbouncer") or shutil.which("pgbouncer", path="/usr/sbin")
+    if binary is None:
+        pytest.fail("pgbouncer is not installed (Debian's pgbouncer: make system)")
+    url = make_url(database_url)
+    folder = Path(tempfile.mkdtemp(prefix="basra-pgbouncer-"))
+    listen = free_port()
+    (folder / "pgbouncer.ini").write_text(
+        _pgbouncer_ini(url.host or "127.0.0.1", url.port or 5432, listen, folder, pool))
+    (folder / "users.txt").write_text(f'"{url.username or "postgres"}" ""\n')
+    command = [binary, str(folder / "pgbouncer.ini")]
+    if os.geteuid() == 0:  # PgBouncer refuses to run as root: it runs as postgres
+        shutil.chown(folder, "postgres", "postgres")
+        for name in ("pgbouncer.ini", "users.txt"):
+            shutil.chown(folder / name, "postgres", "postgres")
+        command[1:1] = ["-u", "postgres"]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    pooled = url.set(host="127.0.0.1", port=listen).render_as_string(hide_password=False)
+    try:
+        deadline = time.monotonic() + 15
+        while True:  # ready once a query passes through it to the server
+            try:
+                with psycopg.connect(pooled.replace("+psycopg", ""), connect_timeout=2,
+                                     prepare_threshold=None) as conn:
+                    conn.execute("SELECT 1")
+                break
+            except psycopg.OperationalError:
+                log = folder / "pgbouncer.log"
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail("pgbouncer did not start: " + (
+                        log.read_text(errors="replace")[-2000:] if log.exists() else ""))
+                time.sleep(0.05)
+        yield pooled
+    finally:
+        proc.terminate()  # SIGTERM: PgBouncer 1.18 shuts down at once
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 class OwnRedis:

@@ -18,8 +18,9 @@ from flask import Flask, current_app
 from flask_sqlalchemy import SQLAlchemy
 from flask_sqlalchemy.session import Session
 from prometheus_client import Gauge
-from sqlalchemy import event, exc
+from sqlalchemy import Engine, create_engine, event, exc, make_url
 from sqlalchemy.orm import DeclarativeBase
+from sqlalchemy.pool import NullPool
 
 from ..settings import Settings, settings_of
 from .errors import DatabaseUnavailable
@@ -72,6 +73,10 @@ def init_db(app: Flask, settings: Settings) -> None:
         # a gevent worker runs a transaction per request at once: a pool smaller than
         # that opens and closes a connection (a PostgreSQL backend) per transaction
         options.update(pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow)
+        if settings.direct_database_url:
+            # behind a transaction pooler each transaction may get another server
+            # connection, where a statement psycopg prepared on the last is unknown
+            options["connect_args"] = {"prepare_threshold": None}
     app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {
         **options, **app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {})}
     db.init_app(app)
@@ -381,13 +386,29 @@ def statement_connection(*, write: bool = True) -> Iterator[psycopg.Connection[A
 
 def libpq_conninfo() -> str:
     """The PostgreSQL database as a libpq connection string, for the connections this
-    service makes beside the pool (LISTEN, pings): the same hosts, ports and options as
-    the pool's, as SQLAlchemy's dialect reads ``DATABASE_URL`` (a multi-host URL with
+    service makes beside the pool that keep a session (LISTEN, its pings with their
+    ``SET``): ``BASRA_DIRECT_DATABASE_URL`` when set, else the pool's own hosts, ports and
+    options, as SQLAlchemy's dialect reads the URL (a multi-host URL with
     ``target_session_attrs`` included, which libpq cannot read as a URL itself)."""
     engine = db.engine
-    _, options = engine.dialect.create_connect_args(engine.url)
+    direct = settings_of(current_app).direct_database_url
+    _, options = engine.dialect.create_connect_args(make_url(direct) if direct else engine.url)
     return psycopg.conninfo.make_conninfo(
         **{name: value for name, value in options.items() if isinstance(value, str | int)})
+
+
+def session_engine() -> Engine:
+    """An engine whose connections keep their session, for migrations (Alembic may lock
+    and set at session level): on ``BASRA_DIRECT_DATABASE_URL`` when set (made once per
+    app, keeping no connection between uses), else the app's own."""
+    direct = settings_of(current_app).direct_database_url
+    if not direct:
+        return db.engine
+    engine: Engine | None = current_app.extensions.get("basra_direct_engine")
+    if engine is None:
+        engine = create_engine(direct, poolclass=NullPool, json_serializer=json_text)
+        current_app.extensions["basra_direct_engine"] = engine
+    return engine
 
 
 def end_session() -> None:

@@ -14,9 +14,9 @@ from tests.conftest import libpq_url
 
 
 @pytest.fixture
-def dsn(pg_url: str) -> str:
-    """A libpq URL of the test database."""
-    return libpq_url(pg_url)
+def dsn(pg_direct_url: str) -> str:
+    """A libpq URL of the test database itself (LISTEN needs a session: no pooler)."""
+    return libpq_url(pg_direct_url)
 
 
 def _until(condition, seconds: float = 10.0) -> bool:  # noqa: ANN001

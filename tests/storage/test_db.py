@@ -14,7 +14,13 @@ from psycopg.types.json import Json, Jsonb
 from sqlalchemy.exc import OperationalError
 
 from service import create_app
-from service.storage.db import db, json_text, libpq_conninfo, statement_connection
+from service.storage.db import (
+    db,
+    json_text,
+    libpq_conninfo,
+    session_engine,
+    statement_connection,
+)
 from service.storage.errors import DatabaseUnavailable
 from tests.conftest import make_app
 
@@ -67,6 +73,30 @@ def test_a_multi_host_url_reaches_the_listener_as_libpq_reads_it() -> None:
     assert parsed == {"dbname": "basra", "user": "u", "password": "p@ss",
                       "host": "10.0.0.1,10.0.0.2,10.0.0.3", "port": "5433,5434,5435",
                       "target_session_attrs": "read-write"}
+
+
+def test_behind_a_transaction_pooler_only_what_needs_a_session_goes_straight(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With BASRA_DIRECT_DATABASE_URL, DATABASE_URL is a pooler's: its connections prepare
+    no statements, while LISTEN (and its pings) and migrations connect to the direct URL;
+    without it everything goes to DATABASE_URL, prepared statements on."""
+    monkeypatch.setenv("BASRA_SECRET_KEY", "not kept in the instance folder")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://u@pooler:6432/basra")
+    monkeypatch.setenv("BASRA_DIRECT_DATABASE_URL", "postgresql://u@primary:5432/basra")
+    app = create_app()
+    with app.app_context():
+        assert app.config["SQLALCHEMY_ENGINE_OPTIONS"]["connect_args"] == {
+            "prepare_threshold": None}
+        assert conninfo_to_dict(libpq_conninfo())["host"] == "primary"
+        assert session_engine().url.host == "primary"
+        assert session_engine().url.drivername == "postgresql+psycopg"
+        assert db.engine.url.host == "pooler"
+    monkeypatch.delenv("BASRA_DIRECT_DATABASE_URL")
+    app = create_app()
+    with app.app_context():
+        assert "connect_args" not in app.config["SQLALCHEMY_ENGINE_OPTIONS"]
+        assert conninfo_to_dict(libpq_conninfo())["host"] == "pooler"
+        assert session_engine() is db.engine
 
 
 def test_a_connection_lost_as_the_request_ends_still_answers(

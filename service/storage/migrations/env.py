@@ -5,6 +5,8 @@ from flask import current_app
 
 from alembic import context
 
+from service.storage.db import session_engine
+
 # this is the Alembic Config object, which provides
 # access to the values within the .ini file in use.
 config = context.config
@@ -16,7 +18,8 @@ logger = logging.getLogger('alembic.env')
 
 
 def get_engine():
-    return current_app.extensions['migrate'].db.engine
+    # straight to the database when DATABASE_URL is a transaction pooler
+    return session_engine()
 
 
 def get_engine_url():
