@@ -16,6 +16,10 @@ as fast as ``/play`` allows, under the default budgets: :mod:`bench.pace`) and
 after it: ``python -m bench load --players 20,50,100 --duration 60``: :mod:`bench.load`)
 run only when named. The last
 line printed is one JSON object with every figure measured (rounded medians).
+
+``python -m bench topology up`` is no benchmark: it starts the topology operators run
+(HAProxy, gunicorn instances, PgBouncer, Redis, workers) until Ctrl-C
+(:mod:`bench.topology`).
 """
 
 from __future__ import annotations
@@ -102,7 +106,12 @@ def bot_bench(positions: int = 200) -> dict[str, float]:
 
 
 def main(argv: list[str]) -> int:
-    """Run the benchmarks named in ``argv`` (default: all); ``load``'s flags follow it."""
+    """Run the benchmarks named in ``argv`` (default: all); ``load``'s flags follow it;
+    ``topology up`` starts the topology instead (:mod:`bench.topology`)."""
+    if argv[:1] == ["topology"]:
+        from bench import topology
+
+        return topology.main(argv[1:])
     load_flags = argv[argv.index("load") + 1:] if "load" in argv else []
     argv = argv[:len(argv) - len(load_flags)]
     wanted = set(argv) or {"engine", "bots", "http", "waiters", "history", "players",
