@@ -16,7 +16,7 @@ ENGINE_BUILD := $(COMPILED)/SOURCES
 
 PATRONI_VENV ?= /opt/basra-patroni
 
-.PHONY: install system patroni serve test test-pgbouncer test-pure compiled lint typecheck check bench openapi docs docs-serve clean
+.PHONY: install system topology patroni serve test test-pgbouncer test-pure compiled lint typecheck check bench openapi docs docs-serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,11 +31,13 @@ install: $(STAMP) $(ENGINE_BUILD)
 # what the tests need outside Python, as command:Debian package: the browser tests drive
 # Debian's chromium, the curl walk-through needs curl, jq and xxd, the mypyc build a C
 # compiler, the generated TypeScript client node and npm, the failover test etcd, the
-# alerting rules' tests promtool (in Debian's prometheus), the pooled run pgbouncer (in
-# /usr/sbin, off a user's PATH: a command may be a path). As root they are installed
+# alerting rules' tests promtool (in Debian's prometheus), the pooled run pgbouncer, the
+# topology haproxy too (both in /usr/sbin, off a user's PATH: a command may be a path) and
+# redis-server (a private Redis of a test's own). As root they are installed
 # with apt-get; otherwise this stops at once with the one command that installs them.
 SYSTEM_PACKAGES := chromium:chromium curl:curl jq:jq xxd:xxd cc:gcc node:nodejs npm:npm \
-	etcd:etcd-server promtool:prometheus /usr/sbin/pgbouncer:pgbouncer
+	etcd:etcd-server promtool:prometheus /usr/sbin/pgbouncer:pgbouncer \
+	/usr/sbin/haproxy:haproxy redis-server:redis-server
 system:
 	@missing=""; for pair in $(SYSTEM_PACKAGES); do command=$${pair%:*}; \
 	  case $$command in /*) test -x $$command ;; *) command -v $$command >/dev/null 2>&1 ;; esac \
@@ -49,6 +51,14 @@ system:
 	  echo "the tests need$$missing; install them with:" >&2; \
 	  echo "  sudo apt-get install -y$$missing" >&2; exit 1; \
 	fi
+
+# the topology operators run, on this machine (bench/topology.py): HAProxy round-robin over
+# gunicorn instances, PgBouncer in transaction mode, Redis and basra workers, on a fresh
+# basra_topology database; it prints the balancer's URL and a server API key, and stays up
+# until Ctrl-C. TOPOLOGY="--instances 3 --workers-per-instance 2 --basra-workers 2 --port 8080"
+TOPOLOGY ?=
+topology: system install
+	$(BIN)/python -m bench topology up $(TOPOLOGY)
 
 # Patroni from PyPI for the failover test (tests/storage/test_failover.py), in a virtualenv
 # of Debian's Python outside the checkout: it runs PostgreSQL as the postgres user, who

@@ -181,12 +181,6 @@ class Plan:
     """More environment for the instances and the workers (``BASRA_*``)."""
 
 
-def _knows_direct_url() -> bool:
-    """Whether this checkout's service reads ``BASRA_DIRECT_DATABASE_URL`` (no prepared
-    statements through the pooler; LISTEN and migrations direct)."""
-    return "BASRA_DIRECT_DATABASE_URL" in (ROOT / "service" / "config.py").read_text()
-
-
 class Topology:
     """The processes of a :class:`Plan`, in a temporary folder: :meth:`start`, then
     :meth:`close`."""
@@ -218,8 +212,11 @@ class Topology:
         """Start everything and return once the balancer has every instance up."""
         if self.plan.database_url is None:
             fresh_database(self.direct_url)
-        self._basra("db", "upgrade")
-        self.api_key = self._basra("keys", "create", "topology").strip()
+        # ``basra db upgrade`` then ``basra keys create topology``, in one process (each
+        # start costs seconds of imports on a busy machine)
+        printed = self._basra("-c", "import sys; from service.cli import main; sys.exit("
+                              "main(['db', 'upgrade']) or main(['keys', 'create', 'topology']))")
+        self.api_key = printed.split()[-1]
         self._start_redis()
         self._start_bouncer()
         self.instances = [self._instance(n) for n in range(self.plan.instances)]
@@ -250,8 +247,8 @@ class Topology:
         return "\n".join(p.tail() for p in procs if p is not None and p.log.exists())
 
     def _basra(self, *args: str) -> str:
-        """What ``basra ARGS`` prints, on the database directly."""
-        return subprocess.run([sys.executable, "-m", "service.cli", *args], cwd=ROOT,
+        """What ``python ARGS`` prints, on the database directly."""
+        return subprocess.run([sys.executable, *args], cwd=ROOT,
                               env={**os.environ, "DATABASE_URL": self.direct_url}, check=True,
                               capture_output=True, text=True).stdout
 
@@ -335,17 +332,10 @@ class Topology:
         metrics.mkdir(exist_ok=True)
         env = {**self._env(), "WEB_CONCURRENCY": str(self.plan.workers_per_instance),
                "PROMETHEUS_MULTIPROC_DIR": str(metrics)}
-        app = "service:create_app()"
-        if not _knows_direct_url():
-            # until the service reads BASRA_DIRECT_DATABASE_URL: psycopg's prepared
-            # statements would land on another server connection, and a LISTEN through
-            # transaction pooling hears nothing (polls read the database instead)
-            app = ("service:create_app({'SQLALCHEMY_ENGINE_OPTIONS': "
-                   "{'connect_args': {'prepare_threshold': None}}, 'BASRA_LISTEN': False})")
         binary = str(Path(sys.executable).with_name("gunicorn"))
         return Process(f"instance i{n}", [
             binary, "--config", "service/gunicorn_conf.py", "--bind", f"127.0.0.1:{port}",
-            "--graceful-timeout", str(self.plan.graceful_seconds), app,
+            "--graceful-timeout", str(self.plan.graceful_seconds), "service:create_app()",
         ], env, self.folder / f"instance-i{n}.log")
 
     def instance_url(self, n: int) -> str:
@@ -424,13 +414,10 @@ class Topology:
     # --- the workers ---------------------------------------------------------------
 
     def _worker(self, n: int) -> Process:
-        env = self._env()
-        if not _knows_direct_url():  # see _instance: the workers go direct until then
-            env["DATABASE_URL"] = self.direct_url
         return Process(f"worker w{n}", [
             sys.executable, "-m", "service.cli", "worker",
             "--metrics-port", str(self.worker_metrics_ports[n]),
-        ], env, self.folder / f"worker-w{n}.log")
+        ], self._env(), self.folder / f"worker-w{n}.log")
 
     def kill_worker(self, n: int, sig: int = signal.SIGKILL) -> None:
         """End ``basra worker`` ``n``: SIGKILL by default."""
