@@ -35,10 +35,10 @@ FAILED = (502, 503, 504)
 """The balancer's answers when the instance it chose went away: the request is retried."""
 
 
-def _database(pg_url: str) -> str:
-    """The topology's database beside the test database (made once, kept: the topology
-    migrates it)."""
-    url = make_url(pg_url)
+def _database(pg_direct_url: str) -> str:
+    """The topology's database beside the test database, on its server (made once, kept:
+    the topology migrates it)."""
+    url = make_url(pg_direct_url)
     name = f"{url.database}_topology"
     admin = url.set(drivername="postgresql", database="postgres")
     with psycopg.connect(admin.render_as_string(hide_password=False), autocommit=True) as conn:
@@ -139,10 +139,10 @@ def _server_sessions(top: Topology, n: int) -> int:
 
 
 def test_an_instance_killed_behind_the_balancer_loses_no_acknowledged_move(
-        pg_url: str) -> None:
+        pg_direct_url: str) -> None:
     process_stage()
     plan = Plan(instances=2, workers_per_instance=1, basra_workers=1, port=0,
-                database_url=_database(pg_url), graceful_seconds=2, settings={
+                database_url=_database(pg_direct_url), graceful_seconds=2, settings={
                     "BASRA_ACCESS_LOG": "", "BASRA_LIMIT_MOVES": "100000/minute",
                     "BASRA_LIMIT_READS": "100000/minute",
                     "BASRA_LIMIT_CREATES": "100000/minute"})
