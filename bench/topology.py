@@ -139,13 +139,25 @@ class Process:
     def running(self) -> bool:
         return self.popen is not None and self.popen.poll() is None
 
+    def up(self) -> bool:
+        """True while it runs; an error with the end of its log once it has ended (a
+        condition to wait on while it starts)."""
+        if not self.running:
+            raise RuntimeError(f"{self.name} ended:\n{self.tail()}")
+        return True
+
+    def send(self, sig: int) -> None:
+        """Send ``sig`` to the process and its children."""
+        if self.popen is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.popen.pid, sig)
+
     def kill(self, sig: int = signal.SIGKILL, wait: float = 15.0) -> None:
         """Send ``sig`` to the process and its children; wait for it to end (SIGKILL after
         ``wait`` seconds)."""
         if self.popen is None:
             return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.popen.pid, sig)
+        self.send(sig)
         try:
             self.popen.wait(wait)
         except subprocess.TimeoutExpired:
@@ -214,7 +226,7 @@ class Topology:
             fresh_database(self.direct_url)
         # ``basra db upgrade`` then ``basra keys create topology``, in one process (each
         # start costs seconds of imports on a busy machine)
-        printed = self._basra("-c", "import sys; from service.cli import main; sys.exit("
+        printed = self._python("-c", "import sys; from service.cli import main; sys.exit("
                               "main(['db', 'upgrade']) or main(['keys', 'create', 'topology']))")
         self.api_key = printed.split()[-1]
         self._start_redis()
@@ -232,13 +244,14 @@ class Topology:
             worker.start()
 
     def close(self) -> None:
-        """Stop every process (gracefully, then for good) and remove the folder."""
-        for proc in [self.balancer, *self.workers, *self.instances]:
-            if proc is not None:
+        """Stop every process (gracefully, all at once; then for good) and remove the
+        folder: the balancer, the instances and the workers, then PgBouncer and Redis."""
+        for group in ([self.balancer, *self.workers, *self.instances], [self.bouncer, self.redis]):
+            procs = [proc for proc in group if proc is not None]
+            for proc in procs:
+                proc.send(signal.SIGTERM)
+            for proc in procs:
                 proc.kill(signal.SIGTERM, wait=self.plan.graceful_seconds + 5)
-        for proc in (self.bouncer, self.redis):
-            if proc is not None:
-                proc.kill(signal.SIGTERM)
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def tail(self) -> str:
@@ -246,7 +259,7 @@ class Topology:
         procs = [self.bouncer, self.balancer, self.redis, *self.instances, *self.workers]
         return "\n".join(p.tail() for p in procs if p is not None and p.log.exists())
 
-    def _basra(self, *args: str) -> str:
+    def _python(self, *args: str) -> str:
         """What ``python ARGS`` prints, on the database directly."""
         return subprocess.run([sys.executable, *args], cwd=ROOT,
                               env={**os.environ, "DATABASE_URL": self.direct_url}, check=True,
@@ -285,9 +298,10 @@ class Topology:
                password=f" password={db.password}" if db.password else "",
                listen_port=self.bouncer_port, folder=self.folder,
                pool_size=self.plan.pool_size, run_as="user = postgres" if as_root else "")
-        self.bouncer = Process("pgbouncer", [sbin("pgbouncer"), str(config)], dict(os.environ),
-                               self.folder / "pgbouncer.out")
-        self.bouncer.start()
+        bouncer = Process("pgbouncer", [sbin("pgbouncer"), str(config)], dict(os.environ),
+                          self.folder / "pgbouncer.out")
+        self.bouncer = bouncer
+        bouncer.start()
 
         def connects() -> bool:
             try:
@@ -298,7 +312,7 @@ class Topology:
             except psycopg.Error:
                 return False
 
-        wait_for(connects, START_SECONDS, "PgBouncer did not answer")
+        wait_for(lambda: bouncer.up() and connects(), START_SECONDS, "PgBouncer did not answer")
 
     def _start_redis(self) -> None:
         if not self.plan.own_redis and answers(*MACHINE_REDIS):
@@ -351,8 +365,9 @@ class Topology:
             self.wait_server(n, "UP")
 
     def _wait_instance(self, n: int) -> None:
-        url = self.instance_url(n) + "/readyz"
-        wait_for(lambda: status_of(url) == 200, START_SECONDS, f"instance i{n} was not ready")
+        url, proc = self.instance_url(n) + "/readyz", self.instances[n]
+        wait_for(lambda: proc.up() and status_of(url) == 200, START_SECONDS,
+                 f"instance i{n} was not ready")
 
     def kill_instance(self, n: int, sig: int = signal.SIGKILL) -> None:
         """End instance ``n`` (its master and workers): SIGKILL, a machine that dies, by
@@ -379,10 +394,12 @@ class Topology:
                bind=f"127.0.0.1:{self.port}", servers=servers)
         haproxy = sbin("haproxy")
         subprocess.run([haproxy, "-c", "-q", "-f", str(config)], check=True)
-        self.balancer = Process("haproxy", [haproxy, "-db", "-f", str(config)],
-                                dict(os.environ), self.folder / "haproxy.log")
-        self.balancer.start()
-        wait_for(self.socket.exists, START_SECONDS, "HAProxy did not start")
+        balancer = Process("haproxy", [haproxy, "-db", "-f", str(config)], dict(os.environ),
+                           self.folder / "haproxy.log")
+        self.balancer = balancer
+        balancer.start()
+        wait_for(lambda: balancer.up() and self.socket.exists(), START_SECONDS,
+                 "HAProxy did not start")
 
     def admin(self, command: str) -> str:
         """One command of HAProxy's runtime API; its answer."""
