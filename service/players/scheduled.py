@@ -27,8 +27,11 @@ def rank_leaderboards(force: bool = False) -> int:
 
 
 def purge_events() -> int:
-    """Remove stream events older than :data:`events.EVENT_DAYS`; how many."""
-    return events.purge(utcnow() - timedelta(days=events.EVENT_DAYS))
+    """The events' days ahead made, and the events older than
+    BASRA_RETENTION_DAYS_PLAYER_EVENTS removed (none with 0); how many deleted one by one."""
+    events.make_days()
+    days = current_app.config["BASRA_RETENTION_DAYS_PLAYER_EVENTS"]
+    return events.purge(utcnow() - timedelta(days=days)) if days > 0 else 0
 
 
 def purge_leases() -> int:

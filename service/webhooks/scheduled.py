@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from flask import current_app
+
 from ..storage.base import utcnow
 from . import queue
 
-WEBHOOK_DAYS = 7
-"""Delivered and failed webhook messages, and attempts, are kept this long."""
-
 
 def purge_old() -> None:
-    """Remove messages and attempts older than :data:`WEBHOOK_DAYS`."""
-    queue.purge(utcnow() - timedelta(days=WEBHOOK_DAYS))
+    """The days ahead made, and messages and attempts older than
+    BASRA_RETENTION_DAYS_WEBHOOKS removed (none with 0; pending messages kept)."""
+    queue.make_days()
+    days = current_app.config["BASRA_RETENTION_DAYS_WEBHOOKS"]
+    if days > 0:
+        queue.purge(utcnow() - timedelta(days=days))
