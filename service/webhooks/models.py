@@ -52,8 +52,8 @@ class WebhookMessage(db.Model):  # type: ignore[name-defined,misc]
     """One event for one webhook: written in the transaction of the change that caused
     it (an outbox), delivered by ``basra worker`` with the same ``msg_id`` every try. On
     PostgreSQL partitioned by the day of ``created_at``: a day is dropped whole after the
-    retention, its messages still pending kept (so ``msg_id``, random, is indexed, not
-    unique: a partitioned table's unique keys hold its partition's column)."""
+    retention, its messages still pending kept (so ``msg_id``, random, is unique with its
+    ``created_at``: a partitioned table's unique keys hold its partition's column)."""
 
     __tablename__ = "webhook_messages"
 
@@ -90,7 +90,7 @@ class WebhookMessage(db.Model):  # type: ignore[name-defined,misc]
         Index("ix_webhook_messages_created_at", "created_at"),
         Index("ix_webhook_messages_lane", "webhook_pk", "lane", "pk",
               postgresql_where=text("holds_lane"), sqlite_where=text("holds_lane")),
-        Index("ix_webhook_messages_msg_id", "msg_id"),
+        Index("ix_webhook_messages_msg_id", "msg_id", "created_at", unique=True),
         {"postgresql_partition_by": "RANGE (created_at)"},
     )
 

@@ -3,8 +3,8 @@ stream events, the webhook messages and their tries become tables partitioned by
 (the rows kept so far one partition, ``<table>_history``, attached as it is, no copy;
 a default partition; the days ahead to a week); a match a report points to is marked
 kept (its moves outlive any retention). A partitioned table's unique keys hold its
-partition's column, so a message's random ``msg_id`` is indexed rather than unique and a
-try no longer has a foreign key to its message, on SQLite too (one model for both);
+partition's column, so a message's random ``msg_id`` is unique with its ``created_at``
+(as every message of one change is) and a try no longer has a foreign key to its message, on SQLite too (one model for both);
 SQLite's tables are not partitioned.
 
 Revision ID: 0030
@@ -37,7 +37,7 @@ TABLES = {
         ("ix_webhook_messages_webhook", "webhook_pk, pk", None),
         ("ix_webhook_messages_created_at", "created_at", None),
         ("ix_webhook_messages_lane", "webhook_pk, lane, pk", "holds_lane"),
-        ("ix_webhook_messages_msg_id", "msg_id", None),
+        ("ix_webhook_messages_msg_id", "msg_id, created_at", None),
     ], [("webhook_pk", "webhooks")], "webhook_messages_pk_seq"),
     "webhook_attempts": ("at", "pk", [
         ("ix_webhook_attempts_webhook", "webhook_pk, pk", None),
@@ -60,7 +60,8 @@ def upgrade() -> None:
                                   type_="foreignkey")
         with op.batch_alter_table("webhook_messages", naming_convention=NAMES) as batch:
             batch.drop_constraint("uq_webhook_messages_msg_id", type_="unique")
-            batch.create_index("ix_webhook_messages_msg_id", ["msg_id"])
+            batch.create_index("ix_webhook_messages_msg_id", ["msg_id", "created_at"],
+                               unique=True)
         return
     op.execute("ALTER TABLE webhook_attempts DROP CONSTRAINT webhook_attempts_message_pk_fkey")
     op.execute("ALTER TABLE webhook_messages DROP CONSTRAINT webhook_messages_msg_id_key")
@@ -87,7 +88,8 @@ def _partition(table: str, column: str, key: str, indexes: list, foreign: list,
     op.execute(f"ALTER TABLE {table} ADD CONSTRAINT {table}_pkey "
                f"PRIMARY KEY ({key}, {column})")
     for name, columns, where in indexes:
-        op.execute(f"CREATE INDEX {name} ON {table} ({columns})"
+        unique = "UNIQUE " if name == "ix_webhook_messages_msg_id" else ""
+        op.execute(f"CREATE {unique}INDEX {name} ON {table} ({columns})"
                    + (f" WHERE {where}" if where else ""))
     for mine, referred in foreign:
         op.execute(f"ALTER TABLE {table} ADD CONSTRAINT {table}_{mine}_fkey FOREIGN KEY "
