@@ -91,6 +91,8 @@ def test_a_finished_match_s_moves_go_after_the_retention_a_reported_or_active_on
     assert kept == {reported["id"]: before[reported["id"]], playing["id"]: before[playing["id"]]}
     record = client.get(f"/v1/matches/{gone['id']}").get_json()  # its row stays
     assert record["status"] == "finished"
+    log = client.get(f"/v1/matches/{gone['id']}/moves").get_json()  # its log is gone
+    assert (log["version"], log["moves"], log["seed"] is not None) == (1, [], True)
 
     with app.app_context():  # today's day made again: the moves held aside move into it
         made = retention.make_days()
