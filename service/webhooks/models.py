@@ -98,8 +98,8 @@ class WebhookMessage(db.Model):  # type: ignore[name-defined,misc]
 class WebhookAttempt(db.Model):  # type: ignore[name-defined,misc]
     """One try at delivering a message: what the receiver answered, or the error. On
     PostgreSQL partitioned by the day of ``at``, dropped whole after the retention; no
-    foreign key names its message (it would need the message's day: a try may outlive its
-    message by a day, and is read only through it)."""
+    foreign key names its message (it would need the message's day, and a try and its
+    message go with different days: a try is read only through its message)."""
 
     __tablename__ = "webhook_attempts"
 
