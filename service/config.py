@@ -18,6 +18,12 @@ LIMIT_DEFAULTS = {
 failed-key budget always per address."""
 
 
+RETENTION_DEFAULTS = {"moves": 0, "player_events": 7, "webhooks": 7}
+"""Days each kind of row that stops growing is kept (0: for ever), unless
+``BASRA_RETENTION_DAYS_<KIND>`` or, for every kind, ``BASRA_RETENTION_DAYS`` says: a
+finished match's moves, the players' stream events, webhook messages with their tries."""
+
+
 def database_url(instance_path: str) -> str:
     """``DATABASE_URL`` with psycopg 3 as the PostgreSQL driver; SQLite file by default."""
     url = os.environ.get("DATABASE_URL", "").strip()
@@ -123,6 +129,11 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "BASRA_REDIS_TIMEOUT_SECONDS": _float("BASRA_REDIS_TIMEOUT_SECONDS", 0.25),
         **{f"BASRA_LIMIT_{name.upper()}": os.environ.get(f"BASRA_LIMIT_{name.upper()}", value)
            for name, value in LIMIT_DEFAULTS.items()},
+        # days kept of each kind of row that stops growing (0: for ever; docs/operations.md)
+        **{f"BASRA_RETENTION_DAYS_{kind.upper()}": _int(
+            f"BASRA_RETENTION_DAYS_{kind.upper()}",
+            _int("BASRA_RETENTION_DAYS", days, low=0), low=0)
+           for kind, days in RETENTION_DEFAULTS.items()},
         # the CPU a bot's search (or a hint's) may use for one move, milliseconds: then it
         # plays the best move found so far
         "BASRA_BOT_CPU_MS": _float("BASRA_BOT_CPU_MS", 150.0),

@@ -64,6 +64,11 @@ class Settings:
     rated_move_seconds: int
     waiting_minutes: float
     idempotency_hours: float
+    # days each kind of row is kept (0: for ever): finished matches' moves, player
+    # stream events, webhook messages and their tries
+    retention_days_moves: int
+    retention_days_player_events: int
+    retention_days_webhooks: int
     chat_lines_per_minute: int
     chat_lines_per_match: int
     chat_after_end_seconds: int
@@ -130,6 +135,9 @@ class Settings:
             rated_move_seconds=int(config["BASRA_RATED_MOVE_SECONDS"]),
             waiting_minutes=config["BASRA_WAITING_MINUTES"],
             idempotency_hours=config["BASRA_IDEMPOTENCY_HOURS"],
+            retention_days_moves=config["BASRA_RETENTION_DAYS_MOVES"],
+            retention_days_player_events=config["BASRA_RETENTION_DAYS_PLAYER_EVENTS"],
+            retention_days_webhooks=config["BASRA_RETENTION_DAYS_WEBHOOKS"],
             chat_lines_per_minute=config["BASRA_CHAT_LINES_PER_MINUTE"],
             chat_lines_per_match=config["BASRA_CHAT_LINES_PER_MATCH"],
             chat_after_end_seconds=config["BASRA_CHAT_AFTER_END_SECONDS"],

@@ -12,10 +12,12 @@ next pass (or the next read of the match) applies what is due.
 Each pass also takes every due tournament's next step (start, pair, record results,
 finish: :mod:`service.tournaments.scheduled`, under the tournament's row lock, so each
 happens once) and ranks the leaderboards again when due. Once a minute the worker
-also purges what has expired: idempotency keys, and webhook messages, attempts and
-stream events older than a week. Webhook messages are delivered beside the passes by
-:class:`webhooks.dispatcher.Dispatcher` (its own threads, so a slow receiver never delays a
-deadline, and a claim as soon as a try ends, not at the next pass), and the reviews
+also purges what has expired: idempotency keys, and what is past its retention
+(``BASRA_RETENTION_DAYS_*``: webhook messages and attempts, stream events, finished
+matches' moves), dropping whole days on PostgreSQL, and makes the days ahead. Webhook
+messages are delivered beside the passes by :class:`webhooks.dispatcher.Dispatcher` (its
+own threads, so a slow receiver never delays a deadline, and a claim as soon as a try
+ends, not at the next pass), and the reviews
 asked for are made by :class:`Reviewer` (a thread of its own, each review in a bot
 helper process).
 """
@@ -56,15 +58,17 @@ def run_once() -> int:
 
 
 PURGE_SECONDS = 60.0
-"""What has expired (idempotency keys, week-old webhook messages and stream events) is
-purged at most this often per worker: a pass comes every 0.2 s."""
+"""What has expired (idempotency keys, rows past their retention) is purged at most this
+often per worker: a pass comes every 0.2 s."""
 
 
 def purge() -> None:
-    """Every domain's purge of what has expired."""
-    match_chores.purge_expired(current())
-    webhook_chores.purge_old()
-    player_chores.purge_events()
+    """Every domain's purge of what has expired, and its partitions' days ahead made."""
+    settings = current()
+    match_chores.purge_expired(settings)
+    match_chores.expire_moves(settings)
+    webhook_chores.purge_old(settings)
+    player_chores.purge_events(settings)
     player_chores.purge_leases()
 
 

@@ -92,6 +92,9 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     """A duplicate round's table: its seed and plays kept from everyone but its seats
     (and the front end's server) until the round is over, for every table holds the
     same cards."""
+    kept: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False,
+                                       server_default=false())
+    """Its moves kept whatever the retention: a report points to it."""
 
     seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", lazy="selectin")
     """Loaded with the match: in the same query where the store asks (joinedload). One
@@ -139,7 +142,9 @@ class Seat(db.Model):  # type: ignore[name-defined,misc]
 
 
 class MoveRecord(db.Model):  # type: ignore[name-defined,misc]
-    """The append-only move log, unique per (match, seq): the source of truth of a match."""
+    """The append-only move log, unique per (match, seq): the source of truth of a match.
+    On PostgreSQL partitioned by the day of ``created_at`` (so its primary key holds it),
+    a day dropped whole once the retention passed (``storage/partitions.py``)."""
 
     __tablename__ = "moves"
 
@@ -159,7 +164,10 @@ class MoveRecord(db.Model):  # type: ignore[name-defined,misc]
     stand_in: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False,
                                            server_default=false())
     """Played by the stand-in bot that keeps the seat while its player is away."""
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True,
+                                                 default=utcnow)
+
+    __table_args__ = ({"postgresql_partition_by": "RANGE (created_at)"},)
 
 
 class IdempotencyKey(db.Model):  # type: ignore[name-defined,misc]

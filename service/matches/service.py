@@ -24,10 +24,11 @@ from .records import (
     pseudonymize,
     states_of,
 )
+from .retention import keep
 
 __all__ = [
     "CreatedMatch", "MatchRecord", "call_off", "chat_said_by", "check_ratable", "deal_match",
-    "finished_match", "forfeit_player", "games_of", "insert_match", "match_history",
+    "finished_match", "forfeit_player", "games_of", "insert_match", "keep", "match_history",
     "match_ids", "match_pk", "match_record", "played", "player_matches", "playing_in",
     "pseudonymize", "states_of", "unseal", "void_match",
 ]

@@ -18,19 +18,21 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Text, bindparam, cast, delete, func, literal_column, select
+from sqlalchemy import Text, bindparam, cast, func, literal_column, select
 
 from ..events import Published
 from ..live import keeper, listener, waiters
 from ..ops import metrics
 from ..settings import Settings
+from ..storage import partitions
 from ..storage.base import utcnow
-from ..storage.db import db, postgresql_text, statement_connection, transaction
+from ..storage.db import db, postgresql_text, statement_connection
 from ..storage.writes import Rows
 from .models import PlayerEvent
 
 EVENT_DAYS = 7
-"""Events are kept this long: a stream resumes within a week."""
+"""Events are kept this long unless BASRA_RETENTION_DAYS_PLAYER_EVENTS says: a stream
+resumes within a week."""
 REPLAY_ROWS = 200
 """At most this many events are read at once (a stream resuming far back pages)."""
 
@@ -143,10 +145,13 @@ def follow(tenant: int, player_id: str, last_seen: int | None, heartbeat: float,
             unread = epoch is None or listener.epoch() != epoch or listener.heard(key) != heard
 
 
-def purge(before: datetime, limit: int = 10_000) -> int:
-    """Remove up to ``limit`` events made before ``before``; how many."""
-    with transaction(write=True):
-        old = select(PlayerEvent.pk).where(PlayerEvent.created_at < before).limit(limit)
-        return db.session.execute(
-            delete(PlayerEvent).where(PlayerEvent.pk.in_(old))
-        ).rowcount or 0  # type: ignore[attr-defined]
+def purge(before: datetime) -> int:
+    """Remove the events made before ``before``: on PostgreSQL each day wholly older
+    dropped (and the default partition's old rows deleted), on SQLite deleted; how many
+    rows were deleted one by one."""
+    return partitions.expire("player_events", "created_at", before).rows
+
+
+def make_days() -> list[str]:
+    """The events' days ahead, made (PostgreSQL)."""
+    return partitions.make_ahead("player_events", "created_at")

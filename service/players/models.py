@@ -169,7 +169,8 @@ class Presence(db.Model):  # type: ignore[name-defined,misc]
 
 class PlayerEvent(db.Model):  # type: ignore[name-defined,misc]
     """One event of a player's stream (``GET /v1/players/{id}/events``), written in the
-    transaction of the change that caused it; its pk is the stream's event id."""
+    transaction of the change that caused it; its pk is the stream's event id. On
+    PostgreSQL partitioned by the day of ``created_at``, dropped whole after the retention."""
 
     __tablename__ = "player_events"
 
@@ -181,10 +182,12 @@ class PlayerEvent(db.Model):  # type: ignore[name-defined,misc]
     type: Mapped[str] = mapped_column(String(32), nullable=False)
     body: Mapped[str] = mapped_column(Text, nullable=False)
     """The event's data, serialised once."""
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True,
+                                                 default=utcnow)
 
     __table_args__ = (
         Index("ix_player_events_player", "tenant_pk", "player_id", "pk"),
         Index("ix_player_events_created_at", "created_at"),
+        {"postgresql_partition_by": "RANGE (created_at)"},
     )
 

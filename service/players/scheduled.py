@@ -24,9 +24,12 @@ def rank_leaderboards(settings: Settings, force: bool = False) -> int:
     return refresh_ranks(Listing.of(settings))
 
 
-def purge_events() -> int:
-    """Remove stream events older than :data:`events.EVENT_DAYS`; how many."""
-    return events.purge(utcnow() - timedelta(days=events.EVENT_DAYS))
+def purge_events(settings: Settings) -> int:
+    """The events' days ahead made, and the events older than
+    BASRA_RETENTION_DAYS_PLAYER_EVENTS removed (none with 0); how many deleted one by one."""
+    events.make_days()
+    days = settings.retention_days_player_events
+    return events.purge(utcnow() - timedelta(days=days)) if days > 0 else 0
 
 
 def purge_leases() -> int:

@@ -83,6 +83,7 @@ def file(tenant: int, reporter: str, match_id: str, player_id: str, reason: Repo
                          status=ReportStatus.OPEN, created_at=now)
             db.session.add(row)
             db.session.flush()  # a report made already (at once too): its unique index says
+            matches.keep(match_pk)  # its moves outlive any retention: the evidence
             audit.record(tenant, f"player:{reporter}", "report.filed", f"report:{report_id}",
                          match_id=match_id, player_id=player_id, reason=str(reason))
             publish(tenant, "report.created", {

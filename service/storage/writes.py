@@ -210,13 +210,14 @@ def rewrite_json_text(text_column: Any, kind_column: Any, where: Any, needles: S
     each parsed, ``rewrite`` applied with the row's ``kind_column`` (its event kind),
     written back. How many rows changed."""
     table = text_column.table
-    (pk,) = table.primary_key.columns
-    found = db.session.execute(select(pk, kind_column, text_column).where(
+    keys = list(table.primary_key.columns)  # a partitioned table's holds its day too
+    found = db.session.execute(select(kind_column, text_column, *keys).where(
         where, or_(*(text_column.contains(json.dumps(n)) for n in needles)))).all()
     changed = 0
-    for key, kind, body in found:
+    for kind, body, *key in found:
         new = json.dumps(rewrite(kind, json.loads(body)), separators=(",", ":"))
         if new != body:
-            db.session.execute(table.update().where(pk == key).values({text_column.name: new}))
+            same = (c == v for c, v in zip(keys, key, strict=True))
+            db.session.execute(table.update().where(*same).values({text_column.name: new}))
             changed += 1
     return changed

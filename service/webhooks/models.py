@@ -50,7 +50,10 @@ class Webhook(db.Model):  # type: ignore[name-defined,misc]
 
 class WebhookMessage(db.Model):  # type: ignore[name-defined,misc]
     """One event for one webhook: written in the transaction of the change that caused
-    it (an outbox), delivered by ``basra worker`` with the same ``msg_id`` every try."""
+    it (an outbox), delivered by ``basra worker`` with the same ``msg_id`` every try. On
+    PostgreSQL partitioned by the day of ``created_at``: a day is dropped whole after the
+    retention, its messages still pending kept (so ``msg_id``, random, is unique with its
+    ``created_at``: a partitioned table's unique keys hold its partition's column)."""
 
     __tablename__ = "webhook_messages"
 
@@ -58,7 +61,7 @@ class WebhookMessage(db.Model):  # type: ignore[name-defined,misc]
     webhook_pk: Mapped[int] = mapped_column(
         ForeignKey("webhooks.pk", ondelete="CASCADE"), nullable=False
     )
-    msg_id: Mapped[str] = mapped_column(String(40), unique=True, nullable=False)
+    msg_id: Mapped[str] = mapped_column(String(40), nullable=False)
     type: Mapped[str] = mapped_column(String(32), nullable=False)
     body: Mapped[str] = mapped_column(Text, nullable=False)
     """The payload as sent: serialised once, so every retry sends the same bytes."""
@@ -68,7 +71,8 @@ class WebhookMessage(db.Model):  # type: ignore[name-defined,misc]
     attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     """When a worker may try it (also a claim's lease: a killed worker's try is retried)."""
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True,
+                                                 default=utcnow)
     lane: Mapped[str | None] = mapped_column(String(40))
     """The match (or tournament) whose messages go out in order; none for a finish."""
     holds_lane: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False,
@@ -86,22 +90,26 @@ class WebhookMessage(db.Model):  # type: ignore[name-defined,misc]
         Index("ix_webhook_messages_created_at", "created_at"),
         Index("ix_webhook_messages_lane", "webhook_pk", "lane", "pk",
               postgresql_where=text("holds_lane"), sqlite_where=text("holds_lane")),
+        Index("ix_webhook_messages_msg_id", "msg_id", "created_at", unique=True),
+        {"postgresql_partition_by": "RANGE (created_at)"},
     )
 
 
 class WebhookAttempt(db.Model):  # type: ignore[name-defined,misc]
-    """One try at delivering a message: what the receiver answered, or the error."""
+    """One try at delivering a message: what the receiver answered, or the error. On
+    PostgreSQL partitioned by the day of ``at``, dropped whole after the retention; no
+    foreign key names its message (it would need the message's day, and a try and its
+    message go with different days: a try is read only through its message)."""
 
     __tablename__ = "webhook_attempts"
 
     pk: Mapped[int] = mapped_column(PK, primary_key=True, autoincrement=True)
-    message_pk: Mapped[int] = mapped_column(
-        ForeignKey("webhook_messages.pk", ondelete="CASCADE"), nullable=False
-    )
+    message_pk: Mapped[int] = mapped_column(PK, nullable=False)
     webhook_pk: Mapped[int] = mapped_column(
         ForeignKey("webhooks.pk", ondelete="CASCADE"), nullable=False
     )
-    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True,
+                                         default=utcnow)
     status_code: Mapped[int | None] = mapped_column(Integer)
     error: Mapped[str | None] = mapped_column(String(300))
     duration_ms: Mapped[int] = mapped_column(Integer, nullable=False)
@@ -109,5 +117,6 @@ class WebhookAttempt(db.Model):  # type: ignore[name-defined,misc]
     __table_args__ = (
         Index("ix_webhook_attempts_webhook", "webhook_pk", "pk"),
         Index("ix_webhook_attempts_at", "at"),
+        {"postgresql_partition_by": "RANGE (at)"},
     )
 

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, or_, select, tuple_
+from sqlalchemy import or_, select, tuple_
 
+from ..storage import partitions
 from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
 from . import cache
@@ -239,9 +240,15 @@ def record(tries: Sequence[tuple[Claimed, Outcome]], max_attempts: int, retry_ba
 
 
 def purge(before: datetime) -> None:
-    """Forget finished messages and attempts older than ``before``."""
-    with transaction(write=True):
-        db.session.execute(delete(WebhookAttempt).where(WebhookAttempt.at < before))
-        db.session.execute(delete(WebhookMessage).where(
-            WebhookMessage.status != MessageStatus.PENDING, WebhookMessage.created_at < before))
+    """Forget finished messages and attempts older than ``before`` (a message still to
+    deliver is kept): on PostgreSQL each day wholly older dropped, on SQLite deleted."""
+    partitions.expire("webhook_attempts", "at", before)
+    partitions.expire("webhook_messages", "created_at", before,
+                      "status = :pending", {"pending": str(MessageStatus.PENDING)})
+
+
+def make_days() -> None:
+    """The messages' and attempts' days ahead, made (PostgreSQL)."""
+    partitions.make_ahead("webhook_messages", "created_at")
+    partitions.make_ahead("webhook_attempts", "at")
 

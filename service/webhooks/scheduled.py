@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from ..settings import Settings
 from ..storage.base import utcnow
 from . import queue
 
-WEBHOOK_DAYS = 7
-"""Delivered and failed webhook messages, and attempts, are kept this long."""
 
-
-def purge_old() -> None:
-    """Remove messages and attempts older than :data:`WEBHOOK_DAYS`."""
-    queue.purge(utcnow() - timedelta(days=WEBHOOK_DAYS))
+def purge_old(settings: Settings) -> None:
+    """The days ahead made, and messages and attempts older than
+    BASRA_RETENTION_DAYS_WEBHOOKS removed (none with 0; pending messages kept)."""
+    queue.make_days()
+    days = settings.retention_days_webhooks
+    if days > 0:
+        queue.purge(utcnow() - timedelta(days=days))

@@ -556,7 +556,7 @@ def test_a_trickling_receiver_is_cut_at_the_deadline_and_delays_only_its_front_e
     assert most_slow <= 2  # never more than its share open at once
     with app.app_context():
         attempts = db.session.execute(select(WebhookAttempt.duration_ms, WebhookAttempt.error)
-                                      .join(WebhookMessage).join(Webhook)
+                                      .join(Webhook, Webhook.pk == WebhookAttempt.webhook_pk)
                                       .join(Tenant, Tenant.pk == Webhook.tenant_pk)
                                       .where(Tenant.name == "slowpoke")).all()
         tries = db.session.scalars(select(WebhookMessage.attempts).join(Webhook)

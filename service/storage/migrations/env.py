@@ -6,6 +6,7 @@ from flask import current_app
 from alembic import context
 
 from service.storage.db import session_engine
+from service.storage.partitions import include_name
 
 # this is the Alembic Config object, which provides
 # access to the values within the .ini file in use.
@@ -89,6 +90,8 @@ def run_migrations_online():
                 logger.info('No changes in schema detected.')
 
     conf_args = current_app.extensions['migrate'].configure_args
+    # a partitioned table's days are not the models' tables (service/storage/partitions.py)
+    conf_args.setdefault("include_name", include_name)
     if conf_args.get("process_revision_directives") is None:
         conf_args["process_revision_directives"] = process_revision_directives
 
