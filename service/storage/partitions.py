@@ -145,7 +145,8 @@ def expire(table: str, column: str, before: datetime, hold: str = "false",
     """Remove ``table``'s rows older than ``before`` but those ``hold`` (SQL over the
     table's columns, with ``params`` and ``:before``) keeps: on PostgreSQL every partition
     wholly older dropped, its held rows moved into the default partition first, and the
-    default partition's old rows no longer held deleted; on SQLite the rows deleted."""
+    old rows no longer held deleted from the default partition and from the partition of
+    the rows from before partitioning; on SQLite the rows deleted."""
     bound = {**(params or {}), "before": before}
     if backend() != "postgresql":
         with transaction(write=True):
@@ -168,9 +169,13 @@ def expire(table: str, column: str, before: datetime, hold: str = "false",
             db.session.execute(text(f"DROP TABLE {old.name}"))
             dropped += 1
         deleted = 0
-        if default is not None:
-            deleted = db.session.execute(text(
-                f"DELETE FROM {default.name} WHERE {column} < :before AND NOT ({hold})"),
+        # the default partition, and the one that took the rows from before partitioning
+        # (no low bound) while it still reaches past ``before``, lose their old rows one by one
+        straddling = [p for p in present if p.default or (p.low is None and p.high is not None
+                                                            and p.high > before)]
+        for partition in straddling:
+            deleted += db.session.execute(text(
+                f"DELETE FROM {partition.name} WHERE {column} < :before AND NOT ({hold})"),
                 bound).rowcount or 0  # type: ignore[attr-defined]
     if dropped:
         log.info("partitions dropped", extra={"table": table, "partitions": dropped})
