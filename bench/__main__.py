@@ -12,9 +12,12 @@ against greedy, 1,000 matches each in v1 and v2: :mod:`bench.strength`), ``ceili
 match's review is ready: :mod:`bench.review`), ``pace`` (a person against the experts
 as fast as ``/play`` allows, under the default budgets: :mod:`bench.pace`) and
 ``instructions`` (callgrind's counts per move, per ``/healthz`` and per round:
-:mod:`bench.instructions`) and ``load`` (a day of a big front end on Locust, its flags
+:mod:`bench.instructions`), ``load`` (a day of a big front end on Locust, its flags
 after it: ``python -m bench load --players 20,50,100 --duration 60``: :mod:`bench.load`)
-run only when named. The last
+and ``soak`` (those players at a steady count on the topology for half an hour while
+instances, workers, Redis and a Patroni leader are killed, its flags after it:
+``python -m bench soak --minutes 30 --players 70``: :mod:`bench.soak`) run only when
+named. The last
 line printed is one JSON object with every figure measured (rounded medians).
 
 ``python -m bench topology up`` is no benchmark: it starts the topology operators run
@@ -106,14 +109,15 @@ def bot_bench(positions: int = 200) -> dict[str, float]:
 
 
 def main(argv: list[str]) -> int:
-    """Run the benchmarks named in ``argv`` (default: all); ``load``'s flags follow it;
-    ``topology up`` starts the topology instead (:mod:`bench.topology`)."""
+    """Run the benchmarks named in ``argv`` (default: all); the flags of ``load`` or
+    ``soak`` follow it (the last part named); ``topology up`` starts the topology
+    instead (:mod:`bench.topology`)."""
     if argv[:1] == ["topology"]:
         from bench import topology
 
         return topology.main(argv[1:])
-    load_flags = argv[argv.index("load") + 1:] if "load" in argv else []
-    argv = argv[:len(argv) - len(load_flags)]
+    flagged = next((i for i, part in enumerate(argv) if part in ("load", "soak")), len(argv))
+    flags, argv = argv[flagged + 1:], argv[:flagged + 1]
     wanted = set(argv) or {"engine", "bots", "http", "waiters", "history", "players",
                            "tournaments", "webhooks", "trust", "social", "console"}
     figures: dict[str, float] = {}
@@ -192,7 +196,11 @@ def main(argv: list[str]) -> int:
     if "load" in wanted:  # players online in steps, a minute each: only when asked for
         from bench.load import run as load
 
-        figures.update(load.main(load_flags))
+        figures.update(load.main(flags))
+    if "soak" in wanted:  # the load on the topology while faults strike: half an hour
+        from bench import soak
+
+        figures.update(soak.main(flags))
     print(json.dumps(figures, sort_keys=True))
     return 0
 

@@ -185,6 +185,9 @@ class Plan:
     is, migrated."""
     own_redis: bool = False
     redis_db: int = 9
+    pooler: bool = True
+    """False: no PgBouncer, the instances on ``database_url`` itself (a multi-host URL
+    with ``target_session_attrs=read-write`` follows a Patroni cluster's leader)."""
     pool_size: int = 20
     """PostgreSQL backends PgBouncer opens at most (per database and user)."""
     graceful_seconds: int = 10
@@ -230,7 +233,8 @@ class Topology:
                               "main(['db', 'upgrade']) or main(['keys', 'create', 'topology']))")
         self.api_key = printed.split()[-1]
         self._start_redis()
-        self._start_bouncer()
+        if self.plan.pooler:
+            self._start_bouncer()
         self.instances = [self._instance(n) for n in range(self.plan.instances)]
         for n in range(self.plan.instances):
             self.start_instance(n, wait=False)
@@ -267,7 +271,8 @@ class Topology:
 
     def _env(self) -> dict[str, str]:
         """What the instances and the workers share."""
-        env = {**os.environ, "DATABASE_URL": self.pooled_url,
+        pooled = self.pooled_url if self.plan.pooler else self.direct_url
+        env = {**os.environ, "DATABASE_URL": pooled,
                "BASRA_DIRECT_DATABASE_URL": self.direct_url, "REDIS_URL": self.redis_url,
                "BASRA_SECRET_KEY": self._secret(), "BASRA_TRUSTED_PROXIES": "1",
                "BASRA_API_KEYS": "required", "BASRA_WORKER_METRICS_PORT": "0"}
@@ -458,7 +463,8 @@ class Topology:
             f"  server API key (X-API-Key): {self.api_key}",
             f"  instances ({plan.workers_per_instance} gevent workers each): {instances}",
             f"  PgBouncer (transaction mode): 127.0.0.1:{self.bouncer_port} -> "
-            f"{make_url(self.direct_url).render_as_string()}",
+            f"{make_url(self.direct_url).render_as_string()}" if plan.pooler else
+            f"  no PgBouncer: the instances on {make_url(self.direct_url).render_as_string()}",
             f"  Redis: {redis}",
             f"  basra workers: {workers or 'none'}",
             f"  logs: {self.folder}",

@@ -23,11 +23,14 @@ from bench.load.habits import Mix
 
 class Receiver:
     """The webhook endpoint: counts messages by ``webhook-id`` (a message tried again
-    counted apart, as a duplicate), checks each signature and notes its lag (arrival less
-    the message's ``timestamp``)."""
+    counted apart, as a duplicate, with when it came), checks each signature and notes its
+    lag (arrival less the message's ``timestamp``)."""
 
     def __init__(self) -> None:
-        self.seen: set[str] = set()
+        self.seen: dict[str, float] = {}
+        """``webhook-id`` -> when its first delivery arrived (``time.time()``)."""
+        self.repeats: list[tuple[str, float]] = []
+        """(``webhook-id``, arrival) of each delivery after the first."""
         self.duplicates = 0
         self.bad_signatures = 0
         self.kinds: Counter[str] = Counter()
@@ -57,8 +60,9 @@ class Receiver:
                 self.bad_signatures += 1
             elif headers.get("webhook-id") in self.seen:
                 self.duplicates += 1
+                self.repeats.append((headers.get("webhook-id", ""), arrived))
             else:
-                self.seen.add(headers.get("webhook-id", ""))
+                self.seen[headers.get("webhook-id", "")] = arrived
                 self.kinds[payload.get("type", "?")] += 1
                 stamp = payload.get("timestamp")
                 if stamp:
@@ -81,6 +85,11 @@ class FrontEnd:
         self.moved: dict[tuple[str, int], float] = {}
         """(match, version) -> when the move that made that version was answered: the
         other seat's ``match.turn`` event is timed from it."""
+        self.acked_moves: list[tuple[str, int, int, str, int]] = []
+        """Every move a player was answered 201 for: (match, round, seat, card, the
+        version answered), for the soak to find in the match's log."""
+        self.acked_chat: list[tuple[str, int]] = []
+        """Every chat line answered 201: (match, the line's id)."""
         self.phrases: list[str] = []
         self._http = requests.Session()
         self._http.headers["X-API-Key"] = server_key

@@ -229,9 +229,11 @@ class Player(FastHttpUser):
                     continue
                 gevent.sleep(think_time(self.rng, self.mix))
                 if self.front.phrases and self.rng.random() < self.mix.chat_share:
-                    self.client.post(f"{path}/chat", json={
+                    said = self.client.post(f"{path}/chat", json={
                         "phrase": self.rng.choice(self.front.phrases)}, headers=self.auth,
                         name="POST /v1/matches/[id]/chat")
+                    if said.status_code == 201:
+                        self.front.acked_chat.append((match, said.json()["id"]))
                 view = self._move(path, move, view)
                 changed = time.monotonic()
         finally:
@@ -272,7 +274,11 @@ class Player(FastHttpUser):
                 # a clock that ran out while they thought, say: read the view again
                 made.failure(f"{made.status_code}: {made.text[:200]}")
                 return self._read(path, None)
-            state = made.json()["state"]
+            answer = made.json()
+        state, played = answer["state"], answer["move"]
+        if played is not None:
+            self.front.acked_moves.append((view["id"], played["round"], played["seat"],
+                                           played["card"], state["version"]))
         if state["status"] == "active":
             self.front.moved[(view["id"], state["version"])] = time.time()
         return state
