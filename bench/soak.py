@@ -233,6 +233,13 @@ class Failures:
         end = time.time()
         self.seen.append((start_time or end - response_time / 1000, end, name, status, what))
 
+    def split(self, faults: list[Fault], grace: float
+              ) -> tuple[list[tuple[float, float, str, int, str]],
+                         list[tuple[float, float, str, int, str]]]:
+        """(those within a fault's window widened by ``grace``, the others)."""
+        inside = [f for f in self.seen if any(x.covers(f[0], f[1], grace) for x in faults)]
+        return inside, [f for f in self.seen if f not in inside]
+
 
 class Memory:
     """Each instance's RSS (its master and workers), sampled: (seconds after the
@@ -301,18 +308,23 @@ def drain(engine: sqlalchemy.Engine, front: FrontEnd, seconds: float) -> float:
     return time.monotonic() - started
 
 
-def check_moves(engine: sqlalchemy.Engine, front: FrontEnd) -> list[str]:
-    """The acknowledged moves not in their match's log (at or before the version
-    answered)."""
-    ids = sorted({match for match, *_ in front.acked_moves})
-    logged: dict[tuple[str, int, int, str], int] = {}
-    for row in _rows(engine, "SELECT m.id, mv.round, mv.seat, mv.card, mv.seq FROM moves mv "
-                             "JOIN matches m ON m.pk = mv.match_pk "
-                             "WHERE m.id = ANY(:ids) AND mv.kind = 'play'", ids=ids):
-        logged[(row[0], row[1], row[2], row[3])] = row[4]
+def lost_moves(acked: list[tuple[str, int, int, str, int]],
+               logged: dict[tuple[str, int, int, str], int]) -> list[str]:
+    """The acknowledged moves (match, round, seat, card, version answered) that the
+    logs (the same key -> its ``seq``) lack, or hold after the version answered."""
     return [f"{match} round {rnd} seat {seat} {card} (version {version})"
-            for match, rnd, seat, card, version in front.acked_moves
+            for match, rnd, seat, card, version in acked
             if logged.get((match, rnd, seat, card), version + 1) > version]
+
+
+def check_moves(engine: sqlalchemy.Engine, front: FrontEnd) -> list[str]:
+    """The acknowledged moves not in their match's log."""
+    ids = sorted({match for match, *_ in front.acked_moves})
+    logged = {(row[0], row[1], row[2], row[3]): row[4] for row in _rows(
+        engine, "SELECT m.id, mv.round, mv.seat, mv.card, mv.seq FROM moves mv "
+                "JOIN matches m ON m.pk = mv.match_pk WHERE m.id = ANY(:ids) "
+                "AND mv.kind = 'play'", ids=ids)}
+    return lost_moves(front.acked_moves, logged)
 
 
 def check_chat(engine: sqlalchemy.Engine, front: FrontEnd) -> list[str]:
@@ -342,8 +354,18 @@ class Deliveries:
 
 def check_webhooks(engine: sqlalchemy.Engine, front: FrontEnd, faults: list[Fault],
                    grace: float) -> Deliveries:
+    """The outbox's messages against what the front end's server received."""
     rows = _rows(engine, "SELECT msg_id, status FROM webhook_messages")
-    received = front.receiver.seen
+    return deliveries_of([(row[0], row[1]) for row in rows], front.receiver.seen,
+                         front.receiver.repeats, faults, grace)
+
+
+def deliveries_of(rows: list[tuple[str, str]], received: dict[str, float],
+                  repeats: list[tuple[str, float]], faults: list[Fault], grace: float
+                  ) -> Deliveries:
+    """The outbox's (``msg_id``, status) against the first arrivals (id -> when) and the
+    repeats (id, when): a repeat is excused when a fault's window (widened by ``grace``)
+    meets the span from its first arrival to it."""
     out = Deliveries(messages=len(rows))
     for msg_id, status in rows:
         if status == "pending":
@@ -354,7 +376,7 @@ def check_webhooks(engine: sqlalchemy.Engine, front: FrontEnd, faults: list[Faul
             out.missing.append(msg_id)
     known = {msg_id for msg_id, _ in rows}
     out.strangers = sum(1 for msg_id in received if msg_id not in known)
-    for msg_id, arrived in front.receiver.repeats:
+    for msg_id, arrived in repeats:
         first = received[msg_id]
         if any(f.covers(first, arrived, grace) for f in faults):
             out.repeats_in_faults += 1
@@ -441,8 +463,7 @@ def run(args: argparse.Namespace) -> dict[str, float]:
         rss = memory.judged(baseline, injector.restarted)
         engine.dispose()
     faults = injector.faults
-    inside = [f for f in failures.seen if any(x.covers(f[0], f[1], args.grace) for x in faults)]
-    outside = [f for f in failures.seen if f not in inside]
+    inside, outside = failures.split(faults, args.grace)
     changes = [change for _, _, change, _ in rss.values() if change is not None]
     worst = max(changes, key=abs) if changes else None
     delivered = deliveries.messages - deliveries.pending - deliveries.failed \
