@@ -136,7 +136,8 @@ typecheck: $(STAMP)
 check: lint typecheck docs test
 
 # the benchmarks' own packages (Locust, matplotlib: the bench extra) beside dev's;
-# BENCH names parts and their flags: make bench BENCH="load --players 20,50,100"
+# BENCH names parts and their flags: make bench BENCH="load --players 20,50,100", or
+# BENCH="soak --minutes 30 --players 70 --patroni" (the soak: docs/performance.md)
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	touch $(BENCH_STAMP)
