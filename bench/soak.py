@@ -43,6 +43,7 @@ import contextlib
 import json
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -237,8 +238,12 @@ class Failures:
               ) -> tuple[list[tuple[float, float, str, int, str]],
                          list[tuple[float, float, str, int, str]]]:
         """(those within a fault's window widened by ``grace``, the others)."""
-        inside = [f for f in self.seen if any(x.covers(f[0], f[1], grace) for x in faults)]
-        return inside, [f for f in self.seen if f not in inside]
+        inside: list[tuple[float, float, str, int, str]] = []
+        outside: list[tuple[float, float, str, int, str]] = []
+        for seen in self.seen:
+            met = any(fault.covers(seen[0], seen[1], grace) for fault in faults)
+            (inside if met else outside).append(seen)
+        return inside, outside
 
 
 class Memory:
@@ -407,6 +412,8 @@ def _database(args: argparse.Namespace) -> Iterator[tuple[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> dict[str, float]:
+    """Start the topology, bring the players online, inject the faults on schedule, stop
+    and check: the figures."""
     kinds = KINDS + (("leader",) if args.patroni else ())
     planned = schedule(args.minutes, kinds, args.fault_every)
     baseline = baseline_minute(args.minutes) * 60.0
@@ -498,7 +505,7 @@ def run(args: argparse.Namespace) -> dict[str, float]:
             f"{sum(1 for f in faults if not f.error)} of {len(faults)}",
             bool(faults) and not any(f.error for f in faults)),
     }
-    _print_tables(faults, started, checks)
+    _print_tables(faults, started, checks, failures, args.grace)
     for what, examples in (("moves lost", moves_lost), ("chat lines lost", chat_lost),
                            ("webhook messages never received", deliveries.missing),
                            ("webhook repeats outside faults", deliveries.repeats_outside),
@@ -529,12 +536,17 @@ def _mb(value: int | None) -> str:
     return "-" if value is None else f"{value / 2**20:.0f}"
 
 
-def _print_tables(faults: list[Fault], started: float,
-                  checks: dict[str, tuple[str, bool]]) -> None:
-    print(f"  {'fault':<9} {'target':<7} {'start':>9} {'at min':>7} {'recovery s':>11}  error")
+def _print_tables(faults: list[Fault], started: float, checks: dict[str, tuple[str, bool]],
+                  failures: Failures, grace: float) -> None:
+    print(f"  {'fault':<9} {'target':<7} {'start':>9} {'at min':>7} {'recovery s':>11}  "
+          f"5xx or cut in its window (status: count; 0 a cut)  error")
     for f in faults:
+        met = Counter(status for first, last, _, status, _ in failures.seen
+                      if f.covers(first, last, grace))
+        shown = ", ".join(f"{status}: {count}" for status, count in sorted(met.items()))
         print(f"  {f.kind:<9} {f.target:<7} {_clock(f.start):>9} "
-              f"{(f.start - started) / 60:>7.1f} {f.end - f.start:>11.1f}  {f.error or '-'}")
+              f"{(f.start - started) / 60:>7.1f} {f.end - f.start:>11.1f}  "
+              f"{shown or 'none':<48}  {f.error or '-'}")
     print(f"  {'check':<48} {'verdict':<7} figures")
     for name, (figure, ok) in checks.items():
         print(f"  {name:<48} {'ok' if ok else 'FAILED':<7} {figure}")

@@ -45,6 +45,12 @@ RUN = os.environ.get("BASRA_LOAD_RUN", f"{int(time.time()) % 100000}")
 """Player ids of one run are ``load-<RUN>-<n>``: runs on one database never collide."""
 
 
+def _said(answer: Any) -> str:
+    """An answer's status and the start of its body, for a failure's message (no body:
+    the connection was cut)."""
+    return f"{answer.status_code}: {(answer.text or '')[:200]}"
+
+
 @events.test_start.add_listener
 def _front_end(environment: Environment, **_: Any) -> None:
     global FRONT_END
@@ -201,7 +207,7 @@ class Player(FastHttpUser):
         with self.client.post("/v1/matches/quick", json={}, headers=self.auth,
                               name="POST /v1/matches/quick", catch_response=True) as made:
             if made.status_code != 200 and made.status_code != 201:
-                made.failure(f"{made.status_code}: {made.text[:200]}")
+                made.failure(_said(made))
                 return
             seated = made.json()
         self.known.add(seated["id"])
@@ -262,7 +268,7 @@ class Player(FastHttpUser):
             if read.status_code == 304:
                 return last
             if read.status_code != 200:
-                read.failure(f"{read.status_code}: {read.text[:200]}")
+                read.failure(_said(read))
                 return None
             return read.json()
 
@@ -272,7 +278,7 @@ class Player(FastHttpUser):
                               catch_response=True) as made:
             if made.status_code != 201:
                 # a clock that ran out while they thought, say: read the view again
-                made.failure(f"{made.status_code}: {made.text[:200]}")
+                made.failure(_said(made))
                 return self._read(path, None)
             answer = made.json()
         state, played = answer["state"], answer["move"]
@@ -296,7 +302,7 @@ class Player(FastHttpUser):
                 made.success()
                 return
             if made.status_code not in (200, 201):
-                made.failure(f"{made.status_code}: {made.text[:200]}")
+                made.failure(_said(made))
                 return
             seated = made.json()
         self.known.add(seated["match_id"])
@@ -320,7 +326,7 @@ class Player(FastHttpUser):
                 made.success()
                 return
             if made.status_code != 201:
-                made.failure(f"{made.status_code}: {made.text[:200]}")
+                made.failure(_said(made))
                 return
             challenge = made.json()["id"]
         waiting = self.answers[challenge] = AsyncResult()
