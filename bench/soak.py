@@ -518,7 +518,10 @@ def run(args: argparse.Namespace) -> dict[str, float]:
                            ("webhook repeats outside faults", deliveries.repeats_outside),
                            ("5xx or cut outside faults", [
                                f"{_clock(s)}-{_clock(e)} {name}: {status or 'cut'} {what}"
-                               for s, e, name, status, what in outside])):
+                               for s, e, name, status, what in outside]),
+                           ("in a fault's window, other than the balancer's 502", [
+                               f"{_clock(s)}-{_clock(e)} {name}: {status or 'cut'} {what}"
+                               for s, e, name, status, what in inside if status != 502])):
         for example in examples[:5]:
             print(f"  {what}: {example}")
     return {
