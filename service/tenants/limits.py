@@ -69,8 +69,10 @@ def holder(tenant: int) -> str:
 
 
 KEY_PREFIX = "basra"
+# swallow_errors: a store lost between a request's check and its headers (or its hit) is
+# logged and the request answered; the in-memory fallback covers the checks after it
 limiter = Limiter(_who, headers_enabled=True, retry_after="delta-seconds",
-                  key_prefix=KEY_PREFIX)
+                  key_prefix=KEY_PREFIX, swallow_errors=True)
 
 
 def init_limits(app: Flask, settings: Settings) -> None:

@@ -168,6 +168,29 @@ def test_a_stopped_or_frozen_redis_makes_limits_per_process_not_errors(
             assert client.get("/readyz").get_json()["rate_limits"] == "redis"
 
 
+def test_redis_lost_between_the_check_and_the_headers_is_no_500(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Redis dying after a request's budget was checked and before its X-RateLimit headers
+    are read (the soak's Redis restart found it): the request still answers, without those
+    headers, rather than a 500."""
+    monkeypatch.setattr(limits.limiter, "_storage_dead", False)  # another test's store
+    app = _limited("sqlite", tmp_path)
+    client = app.test_client()
+    assert client.post("/v1/matches", json=PLAYERS).status_code == 201
+
+    calls = []
+
+    def lost(*_args: object, **_kwargs: object) -> None:
+        calls.append(1)
+        raise redis.exceptions.ConnectionError("Connection refused")
+
+    # every limiter of its kind: the one counting this app's budgets reads its window here
+    monkeypatch.setattr(type(limits.limiter.limiter), "get_window_stats", lost)
+    answer = client.post("/v1/matches", json=PLAYERS)
+    assert calls and answer.status_code == 201
+    assert answer.headers.get("X-RateLimit-Remaining") is None
+
+
 def _play_against_the_computer(client: FlaskClient, created: dict) -> tuple[list[int], float]:
     """Play the person's seat (0) to the end as fast as the answers come, each move on the
     view the last answer gave (as /play does): every move's status, and the seconds."""
