@@ -127,6 +127,8 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "REDIS_URL": os.environ.get("REDIS_URL", "").strip(),
         # a Redis call gives up after this; the budgets are then counted per process
         "BASRA_REDIS_TIMEOUT_SECONDS": _float("BASRA_REDIS_TIMEOUT_SECONDS", 0.25),
+        # a server key's budgets: this many times one caller's (it signs in every player)
+        "BASRA_LIMIT_SERVER_SCALE": _int("BASRA_LIMIT_SERVER_SCALE", 200, low=1),
         **{f"BASRA_LIMIT_{name.upper()}": os.environ.get(f"BASRA_LIMIT_{name.upper()}", value)
            for name, value in LIMIT_DEFAULTS.items()},
         # days kept of each kind of row that stops growing (0: for ever; docs/operations.md)

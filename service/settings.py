@@ -52,6 +52,9 @@ class Settings:
     redis_timeout_seconds: float
     limits: Mapping[str, str]
     """Each budget's Flask-Limiter limit string by name (``moves``, ``expensive``...)."""
+    server_scale: int
+    """A server key's budgets are this many times one caller's: it speaks for all its
+    front end's players (signing them in, making their tables)."""
 
     # bots
     bot_cpu_ms: float
@@ -127,6 +130,7 @@ class Settings:
             redis_timeout_seconds=config["BASRA_REDIS_TIMEOUT_SECONDS"],
             limits=MappingProxyType({name: str(config[f"BASRA_LIMIT_{name.upper()}"])
                                      for name in LIMIT_DEFAULTS}),
+            server_scale=int(config.get("BASRA_LIMIT_SERVER_SCALE", 200)),
             bot_cpu_ms=config["BASRA_BOT_CPU_MS"],
             bot_processes=int(config["BASRA_BOT_PROCESSES"]),
             bot_nice=int(config["BASRA_BOT_NICE"]),

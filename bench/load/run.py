@@ -32,6 +32,7 @@ from typing import Any
 import gevent
 import psutil
 from locust.env import Environment
+from sqlalchemy import make_url
 
 from bench.http import ROOT, cli, fresh_database, serve, worker
 from bench.load import locustfile
@@ -59,6 +60,16 @@ def parse(argv: list[str]) -> argparse.Namespace:
     where.add_argument("--url", help="a running service (or its load balancer)")
     where.add_argument("--start", action="store_true",
                        help="start gunicorn and basra worker on a fresh database (default)")
+    where.add_argument("--topology", action="store_true",
+                       help="start the topology operators run (bench/topology.py: HAProxy, "
+                            "gunicorn instances, PgBouncer, Redis, basra workers) and measure "
+                            "each part apart")
+    parser.add_argument("--instances", type=int, default=2,
+                        help="with --topology: gunicorn instances (2)")
+    parser.add_argument("--workers-per-instance", type=int, default=1,
+                        help="with --topology: gunicorn workers in each instance (1)")
+    parser.add_argument("--basra-workers", type=int, default=2,
+                        help="with --topology: basra worker processes (2)")
     parser.add_argument("--server-key", help="a server key of the front end (with --url)")
     parser.add_argument("--players", default="20,50,100",
                         help="players online at each step, comma-separated (20,50,100)")
@@ -169,8 +180,8 @@ def _ms(value: float | None) -> float | None:
 
 
 def measure(env: Environment, front: FrontEnd, players: int, spawn_rate: float,
-            seconds: float, groups: dict[str, CpuGroup], settle: float = 0.0
-            ) -> dict[str, Any]:
+            seconds: float, groups: dict[str, CpuGroup], settle: float = 0.0,
+            database: Database | None = None, instances: Any = None) -> dict[str, Any]:
     """Bring ``players`` online, let ``settle`` seconds pass (the newcomers' first quick
     plays all at once: quick play is serialised per front end and rules) and measure a
     window of ``seconds``."""
@@ -188,10 +199,15 @@ def measure(env: Environment, front: FrontEnd, players: int, spawn_rate: float,
     webhooks_before, lags_before = front.receiver.messages, len(front.receiver.lags)
     for group in groups.values():
         group.mark()
+    if database is not None:
+        database.mark()
     started = time.monotonic()
     gevent.sleep(seconds)  # the measured window: the players play on meanwhile
     wall = time.monotonic() - started
     cores = {name: round(group.since() / wall, 3) for name, group in groups.items()}
+    stored = database.since() if database is not None else {}
+    rss = (sum(p.memory_info().rss for p in instances() if p.is_running()) / 2**20
+           if instances is not None else None)
     env.events.request.remove_listener(window.note)
     moves = window.latencies.get(locustfile.MOVE, [])
     timed = [t for name, ts in window.latencies.items() if name not in WAITED
@@ -218,6 +234,7 @@ def measure(env: Environment, front: FrontEnd, players: int, spawn_rate: float,
         "webhooks_per_s": round((front.receiver.messages - webhooks_before) / wall, 1),
         "webhook_lag_p99_ms": _ms(None if not lags else percentile(lags, 0.99) * 1000),
         **{f"{name}_cores": value for name, value in cores.items()},
+        **stored, **({} if rss is None else {"instances_rss_mb": round(rss, 1)}),
     }
 
 
@@ -235,6 +252,16 @@ def _print_step(step: dict[str, Any]) -> None:
           f"(lag p99 {f(step['webhook_lag_p99_ms'])} ms); cores: generator "
           f"{step['generator_cores']:.2f}, service {step['service_cores']:.2f}, "
           f"postgres backends {step['postgres_cores']:.2f}")
+    if "workers_cores" in step:
+        print(f"        topology: workers {step['workers_cores']:.2f} cores, balancer+pooler+"
+              f"redis {step['edge_cores']:.2f}; instances' RSS {step['instances_rss_mb']:,.0f} MB; "
+              f"database {step['db_commits_per_s']:,.0f} commits/s, "
+              f"{step['db_rows_written_per_s']:,.0f} rows written/s, "
+              f"{step['db_connections']} connections")
+    elif "db_commits_per_s" in step:
+        print(f"        database {step['db_commits_per_s']:,.0f} commits/s, "
+              f"{step['db_rows_written_per_s']:,.0f} rows written/s, "
+              f"{step['db_connections']} connections")
     print("        slowest p99: " + ", ".join(f"{name} {p99:,.0f} ms"
                                               for name, p99 in step["slowest_p99_ms"].items()))
     for kind, count in step["error_kinds"].items():
@@ -303,13 +330,68 @@ def _started_service() -> Iterator[tuple[str, str, list[int], str]]:
         yield f"http://127.0.0.1:{PORT}", key, [server.pid, work.pid], DATABASE.rsplit("/", 1)[1]
 
 
+@contextlib.contextmanager
+def _started_topology(args: argparse.Namespace) -> Iterator[tuple[str, str, Any]]:
+    """The topology on a fresh database: (the balancer's URL, a server key, the topology)."""
+    from bench import topology
+
+    plan = topology.Plan(instances=args.instances, workers_per_instance=args.workers_per_instance,
+                         basra_workers=args.basra_workers, port=0,
+                         settings={k: str(v) for k, v in SERVICE_SETTINGS.items()})
+    with topology.topology(plan) as top:
+        yield top.url, top.api_key, top
+
+
+def _pids(processes: list[Any]) -> Any:
+    """The processes (and their children) of a topology's parts, as they are now."""
+    return lambda: _trees([p.popen.pid for p in processes if p is not None
+                           and p.popen is not None and p.popen.poll() is None])()
+
+
+class Database:
+    """What PostgreSQL says of one database between two marks: transactions and rows
+    written a second, and the connections open to it now."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._seen: tuple[float, int, int] = (time.monotonic(), 0, 0)
+
+    def _now(self) -> tuple[float, int, int]:
+        import psycopg
+
+        with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres") as conn:
+            commits, written = conn.execute(
+                "SELECT xact_commit, tup_inserted + tup_updated + tup_deleted "
+                "FROM pg_stat_database WHERE datname = %s", (self.name,)).fetchone() or (0, 0)
+        return time.monotonic(), int(commits), int(written)
+
+    def mark(self) -> None:
+        self._seen = self._now()
+
+    def since(self) -> dict[str, float]:
+        import psycopg
+
+        now = self._now()
+        wall = now[0] - self._seen[0]
+        with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres") as conn:
+            connections = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s",
+                                       (self.name,)).fetchone()
+        return {"db_commits_per_s": round((now[1] - self._seen[1]) / wall, 1),
+                "db_rows_written_per_s": round((now[2] - self._seen[2]) / wall, 1),
+                "db_connections": int(connections[0]) if connections else 0}
+
+
 def run(args: argparse.Namespace) -> dict[str, float]:
     """The steps against the service; the figures."""
     with contextlib.ExitStack() as stack:
+        top = None
         if args.url:
             url, key = args.url, args.server_key
             pids = [int(p) for p in args.service_pids.split(",") if p.strip()]
             database = args.database
+        elif args.topology:
+            url, key, top = stack.enter_context(_started_topology(args))
+            pids, database = [], make_url(top.direct_url).database or ""
         else:
             url, key, pids, database = stack.enter_context(_started_service())
         os.environ.update(args.mix.env())
@@ -322,6 +404,12 @@ def run(args: argparse.Namespace) -> dict[str, float]:
         stack.callback(runner.quit)
         groups = {"generator": CpuGroup(lambda: [psutil.Process()]),
                   "service": CpuGroup(_trees(pids)), "postgres": CpuGroup(_backends(database))}
+        if top is not None:  # each part of the topology apart
+            groups.update({
+                "service": CpuGroup(_pids(top.instances)),
+                "workers": CpuGroup(_pids(top.workers)),
+                "edge": CpuGroup(_pids([top.balancer, top.bouncer, top.redis]))})
+            pids = [p.popen.pid for p in top.instances if p.popen is not None]
         print(f"load: a front end's players against {url}, steps {args.steps}, "
               f"{args.duration:g} s each from {args.settle:g} s after the last sign-in "
               f"(spawning {args.spawn_rate:g}/s); "
@@ -330,7 +418,8 @@ def run(args: argparse.Namespace) -> dict[str, float]:
         steps = []
         for players in args.steps:
             step = measure(env, front, players, args.spawn_rate, args.duration, groups,
-                           args.settle)
+                           args.settle, Database(database) if database else None,
+                           _trees(pids) if top is not None else None)
             _print_step(step)
             steps.append(step)
         received = front.receiver

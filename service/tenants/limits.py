@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 from flask import Flask, Response, g, has_request_context, request
 from flask_limiter import Limiter, RequestLimit
-from limits import RateLimitItem, parse
+from limits import RateLimitItem, parse, parse_many
 
 from ..settings import Settings
 from ..web.settings import current
@@ -57,7 +57,7 @@ def _who() -> str:
     if caller.tenant == LOCAL_TENANT:
         return _address()
     if caller.server:
-        return f"tenant:{caller.tenant}"
+        return f"{_SERVER}{caller.tenant}"
     return f"browser:{caller.tenant}:{request.remote_addr or 'unknown'}"
 
 
@@ -69,6 +69,8 @@ def holder(tenant: int) -> str:
 
 
 KEY_PREFIX = "basra"
+_SERVER = "tenant:"
+"""The start of a server key's budget's name (its front end's)."""
 # swallow_errors: a store lost between a request's check and its headers (or its hit) is
 # logged and the request answered; the in-memory fallback covers the checks after it
 limiter = Limiter(_who, headers_enabled=True, retry_after="delta-seconds",
@@ -151,15 +153,26 @@ def charge(name: str, cost: int, who: str | None = None) -> None:
         _spend(name, who or _who(), cost)
 
 
-def _counted(name: str) -> RateLimitItem | None:
-    """Budget ``name``'s limit where budgets are counted here (an app with limits on; a
-    request or the worker's app context), else None."""
+def _counted(name: str, who: str) -> RateLimitItem | None:
+    """Budget ``name``'s limit for ``who`` where budgets are counted here (an app with
+    limits on; a request or the worker's app context), else None."""
     settings = current()
-    return parse(settings.limits[name]) if settings.rate_limits else None
+    return parse(_limit(settings, name, who)) if settings.rate_limits else None
+
+
+def _limit(settings: Settings, name: str, who: str) -> str:
+    """Budget ``name``'s limit string for ``who``: a server key's front end's is
+    ``server_scale`` times one caller's (one key speaks for all its players)."""
+    written = settings.limits[name]
+    if not who.startswith(_SERVER) or settings.server_scale == 1:
+        return written
+    items = parse_many(written)
+    return "; ".join(f"{item.amount * settings.server_scale}/{item.multiples} "
+                     f"{item.GRANULARITY.name}" for item in items)
 
 
 def _retry_after(name: str, who: str) -> int | None:
-    item = _counted(name)
+    item = _counted(name, who)
     if item is None:
         return None
     keys = [KEY_PREFIX, who, name]  # the keys Flask-Limiter counts a budget under
@@ -177,7 +190,7 @@ def _retry_after(name: str, who: str) -> int | None:
 
 
 def _spend(name: str, who: str, cost: int) -> None:
-    item = _counted(name)
+    item = _counted(name, who)
     if item is None:
         return
     try:
@@ -191,7 +204,7 @@ def _address() -> str:
 
 
 def _budget(name: str) -> Callable[[], str]:
-    return lambda: current().limits[name]
+    return lambda: _limit(current(), name, _who())
 
 
 def budget(name: str, *, when: Callable[[], bool] | None = None) -> Callable[[F], F]:

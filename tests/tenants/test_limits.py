@@ -50,6 +50,24 @@ def test_a_spent_budget_is_429_with_retry_after(backend: str, tmp_path: Path) ->
     assert client.post("/v1/matches", json=PLAYERS, headers=key).status_code == 201
 
 
+def test_a_server_keys_budget_is_scaled_for_all_its_players(backend: str,
+                                                          tmp_path: Path) -> None:
+    """One server key signs in and seats all of its front end's players: its budgets are
+    BASRA_LIMIT_SERVER_SCALE times one caller's (the load test's 300 sign-ins met 429s at
+    60 a minute); a browser key of the same front end keeps one caller's."""
+    app = _limited(backend, tmp_path, BASRA_LIMIT_SERVER_SCALE=2)
+    client = app.test_client()
+    with app.app_context():
+        server = {"X-API-Key": tenants.create_key("acme", [])}
+        browser = {"X-API-Key": tenants.create_key("acme-web", ["https://acme.example"]),
+                   "Origin": "https://acme.example"}
+    answers = [client.post("/v1/matches", json=PLAYERS, headers=server) for _ in range(7)]
+    assert [a.status_code for a in answers] == [201] * 6 + [429]
+    assert answers[0].headers["X-RateLimit-Limit"] == "6"
+    visitor = [client.post("/v1/matches", json=PLAYERS, headers=browser) for _ in range(4)]
+    assert [a.status_code for a in visitor] == [201, 201, 201, 429]
+
+
 def test_expert_hints_have_their_own_small_budget(backend: str, tmp_path: Path) -> None:
     """Hints of every searching level spend the expensive budget; greedy hints do not."""
     app = _limited(backend, tmp_path)
