@@ -3,6 +3,7 @@ and tables nobody filled in time."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -81,6 +82,17 @@ def leave_match(match_id: str, tenant: int, token: Credential | None) -> MatchVi
     return match_view(match, state, None)
 
 
+_GATES = tuple(threading.Lock() for _ in range(64))
+"""Quick-play callers of one front end and rule set queue here, in this process, before
+they take a database connection: the database lets one through at a time anyway, and a
+queue waiting on its lock held every pooled connection (a burst of 250 sign-ins left
+``/readyz`` none, and the balancer took the instance out)."""
+
+
+def _gate(tenant: int, rules_hash: str) -> threading.Lock:
+    return _GATES[hash((tenant, rules_hash)) % len(_GATES)]
+
+
 def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
                who: PlayerSpec, rated: bool = False, party: str | None = None, *,
                settings: Settings) -> Seated:
@@ -93,7 +105,7 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
     as partners (:func:`_party_play`)."""
     rules = with_house_rules(load_variant(variant).rules, overrides)
     since = clocks.waiting_since(settings)
-    with transaction(write=True):
+    with _gate(tenant, rules.content_hash), transaction(write=True):
         if party is not None:
             return _party_play(tenant, variant, rules, who, rated, party, since, settings)
         if who.vouched and who.player_id is not None:  # asked again: the table they wait at
