@@ -198,16 +198,53 @@ def _sqlite_template() -> Path:
     return template
 
 
+_emptiers: dict[str, str] = {}
+"""Per PostgreSQL database, the one statement that empties it (:func:`_pg_emptier`)."""
+
+
+def _pg_emptier() -> str:
+    """A DO block that deletes every row but the built-in tenant and restarts the
+    sequences of the tables' columns that were drawn from, in one round trip.
+
+    DELETE, not TRUNCATE: a test leaves a few rows in a few tables, and TRUNCATE of
+    every table makes new files for each (0.1-0.3 s a test, where this takes 3 ms)."""
+    url = db.engine.url.render_as_string(hide_password=False)
+    if url not in _emptiers:
+        names = TABLES.split(", ")
+        owned = db.session.execute(text(
+            "SELECT format('%I.%I', n.nspname, s.relname) FROM pg_class s"
+            " JOIN pg_namespace n ON n.oid = s.relnamespace"
+            " JOIN pg_depend d ON d.classid = 'pg_class'::regclass AND d.objid = s.oid"
+            "  AND d.deptype IN ('a', 'i')"  # a serial's or an identity's own sequence
+            " JOIN pg_class t ON t.oid = d.refobjid"
+            " WHERE s.relkind = 'S' AND t.relname = ANY(:names)"), {"names": names}).scalars()
+        tables = ", ".join(f"'{name}'" for name in names)
+        sequences = ", ".join(f"'{name}'" for name in owned)
+        _emptiers[url] = f"""DO $$
+            DECLARE t text; s regclass;
+            BEGIN
+              FOREACH t IN ARRAY ARRAY[{tables}] LOOP
+                EXECUTE format('DELETE FROM %I', t);
+              END LOOP;
+              DELETE FROM tenants WHERE pk <> 1;
+              FOR s IN SELECT q FROM unnest(ARRAY[{sequences}]::regclass[]) q
+                       WHERE pg_sequence_last_value(q) IS NOT NULL LOOP
+                EXECUTE format('ALTER SEQUENCE %s RESTART', s);
+              END LOOP;
+            END $$"""
+    return _emptiers[url]
+
+
 def _empty(app: Flask) -> None:
     """Every table emptied but the built-in tenant, numbering restarted; the process's
     caches forgotten."""
     with app.app_context():
         if app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql"):
-            db.session.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
+            db.session.execute(text(_pg_emptier()))
         else:
             for table in TABLES.split(", "):  # rowids restart at 1 in an empty table
                 db.session.execute(text(f"DELETE FROM {table}"))
-        db.session.execute(text("DELETE FROM tenants WHERE pk <> 1"))  # keep "local"
+            db.session.execute(text("DELETE FROM tenants WHERE pk <> 1"))  # keep "local"
         db.session.commit()
         db.session.remove()
     reset_caches()
@@ -238,8 +275,9 @@ def make_app(backend: str, tmp_path: Path, **config: object) -> Flask:
         if not fresh:
             _apps[key] = kept
     app, built, made = kept
-    for other, _, _ in _apps.values():  # only one app's pool holds connections at a time
-        if other is not app:
+    url = built["SQLALCHEMY_DATABASE_URI"]
+    for other, its, _ in _apps.values():  # one app's pool at a time holds a database's connections
+        if other is not app and its["SQLALCHEMY_DATABASE_URI"] == url:
             with other.app_context():
                 db.engine.dispose()
     app.config.clear()
