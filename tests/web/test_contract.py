@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
+from schemathesis.core.control import SkipTest
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     negative_data_rejection,
@@ -115,6 +116,10 @@ def test_api_fuzz(app: Flask, mode: GenerationMode) -> None:
     create(app.test_client())
     spec = app.test_client().get("/openapi.json").get_json()
     schema = schemathesis.openapi.from_wsgi("/openapi.json", app)
+    if mode == GenerationMode.NEGATIVE:
+        # negative alone: an operation with nothing to get wrong is said so at its first
+        # case (SkipTest), where with both modes hypothesis gives up after ~460 rejected
+        schema.config.generation.update(modes=[mode])
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) >= 10
     checks = CHECKS if mode == GenerationMode.POSITIVE else NEGATIVE_CHECKS
@@ -130,7 +135,7 @@ def test_api_fuzz(app: Flask, mode: GenerationMode) -> None:
         try:
             run()
             tried += 1
-        except Unsatisfiable:  # nothing in the request to get wrong (path ids alone)
+        except (SkipTest, Unsatisfiable):  # nothing in the request to get wrong (path ids alone)
             assert mode == GenerationMode.NEGATIVE, operation.label
             raw = spec["paths"][operation.path][operation.method.lower()]
             assert "requestBody" not in raw and not any(
