@@ -84,18 +84,27 @@ serve: install
 	$(BIN)/basra worker --metrics-port $(WORKER_METRICS_PORT) & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/gunicorn --config service/gunicorn_conf.py --bind $(HOST):$(PORT) 'service:create_app()'
 
-# the whole suite on the engine as installed (compiled where it could be), in two stages:
+# the whole suite on the engine as installed (compiled where it could be), in stages:
 # the tests that share one app per backend, on every core (pytest-xdist, a database per
-# worker), then those that start processes (gunicorn, browsers, clusters): a file per
-# core, then those whose timings hold only alone, one at a time; then the engine's
-# tests on the pure-Python engine
+# worker); then those that start processes (gunicorn, browsers, clusters), a file per
+# core, the longest files first, while the engine's tests run again on the pure-Python
+# engine beside them (those stages mostly wait on their processes; its report follows
+# theirs); then those whose timings hold only alone, one at a time
 TEST_WORKERS ?= auto
+# each stage's processes load the tests' and the service's bytecode compiled once (with
+# PYTHONDONTWRITEBYTECODE set, every pytest worker, gunicorn worker and CLI run
+# recompiled them, and pytest rewrote every test file's asserts: 3-4 s of each)
+test test-pure: export PYTHONDONTWRITEBYTECODE =
+test test-pure: export PYTHONPYCACHEPREFIX ?= $(abspath build/pycache)
 test: system install patroni
 	$(BIN)/python -m pytest -m "not process" -n $(TEST_WORKERS)
+	@mkdir -p build; BASRA_ENGINE_BUILD=pure $(BIN)/python -m pytest -q $(PURE_TESTS) \
+	  > build/test-pure.log 2>&1 & pure=$$!; \
 	BASRA_PATRONI=$(PATRONI_VENV)/bin/patroni $(BIN)/python -m pytest -m "process and not alone" \
-	  -n $(TEST_WORKERS) --dist loadfile
+	  -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder; processes=$$?; \
+	wait $$pure; pure=$$?; echo "--- the engine's tests on the pure-Python engine:"; \
+	cat build/test-pure.log; [ $$processes = 0 ] && [ $$pure = 0 ]
 	$(BIN)/python -m pytest -m "process and alone"
-	$(MAKE) test-pure
 
 # the PostgreSQL half of the tests again through PgBouncer in transaction mode (one of
 # each pytest worker's own before its database; tests/conftest.py), as deployments
@@ -123,8 +132,9 @@ $(ENGINE_BUILD): $(STAMP) $(ENGINE_SOURCES)
 compiled: $(ENGINE_BUILD)
 
 # the engine's tests again on the pure-Python engine (the suite ran on the default build)
+PURE_TESTS := tests/engine tests/app/test_cli.py
 test-pure: $(STAMP)
-	BASRA_ENGINE_BUILD=pure $(BIN)/python -m pytest -q -n $(TEST_WORKERS) tests/engine tests/app/test_cli.py
+	BASRA_ENGINE_BUILD=pure $(BIN)/python -m pytest -q -n $(TEST_WORKERS) $(PURE_TESTS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests bench

@@ -166,6 +166,13 @@ def pg_direct_url() -> str:
     return PG_DIRECT_URL
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files marked ``long`` first (the process stage hands out whole files in this
+    order, ``--no-loadscope-reorder``): a worker left alone with one at the end would
+    hold the stage up by that much."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Tell :mod:`tests.servers` which test runs, before its fixtures are made (it starts
     processes only for tests marked ``process``)."""

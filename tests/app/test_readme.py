@@ -17,7 +17,7 @@ import pytest
 
 from tests.servers import ROOT, gunicorn, request
 
-pytestmark = pytest.mark.process  # starts processes: the process stage
+pytestmark = [pytest.mark.process, pytest.mark.long]  # processes; first: 30 s or more
 
 
 def shell_block(page: str, heading: str) -> str:

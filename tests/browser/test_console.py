@@ -18,7 +18,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 from tests.browser.conftest import DESKTOP
 from tests.servers import ROOT, gunicorn
 
-pytestmark = pytest.mark.process  # starts processes: the process stage
+pytestmark = [pytest.mark.process, pytest.mark.long]  # processes; first: 30 s or more
 
 NewContext = Callable[..., BrowserContext]
 Shots = Callable[[Page, str], Path]

@@ -22,7 +22,7 @@ from service.matches.enums import EndReason
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.servers import ROOT, call, gunicorn
 
-pytestmark = pytest.mark.process  # starts processes: the process stage
+pytestmark = [pytest.mark.process, pytest.mark.long]  # processes; first: 30 s or more
 
 Shots = Callable[[Page, str], Path]
 NewContext = Callable[..., BrowserContext]

@@ -17,7 +17,7 @@ import pytest
 
 from tests.servers import ROOT, gunicorn
 
-pytestmark = pytest.mark.process  # starts processes: the process stage
+pytestmark = [pytest.mark.process, pytest.mark.long]  # processes; first: 30 s or more
 
 SDK = ROOT / "clients" / "typescript"
 WORK = ROOT / "build" / "typescript-sdk"

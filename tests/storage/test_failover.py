@@ -15,7 +15,7 @@ import pytest
 
 from tests.servers import gunicorn, patroni_cluster, request
 
-pytestmark = pytest.mark.process  # starts processes: the process stage
+pytestmark = [pytest.mark.process, pytest.mark.long]  # processes; first: 30 s or more
 
 MATCHES = 3
 
