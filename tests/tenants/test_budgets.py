@@ -23,7 +23,8 @@ PEOPLE = {"players": [{"name": "a"}, {"name": "b"}]}
 
 
 def _limited(backend: str, tmp_path: Path, **settings: object) -> Flask:
-    settings = {"BASRA_LIMIT_CREATES": "3/minute", **settings}
+    # a server key's budgets as one caller's: these tests spend them to the end
+    settings = {"BASRA_LIMIT_CREATES": "3/minute", "BASRA_LIMIT_SERVER_SCALE": 1, **settings}
     return make_app(backend, tmp_path, BASRA_RATE_LIMITS="on", BASRA_API_KEYS="required",
                     BASRA_LIMIT_EXPENSIVE="3/minute", **settings)
 
