@@ -63,6 +63,7 @@ def _database(direct: str, through: str) -> Iterator[tuple[str, dict[str, str]]]
 
 
 @pytest.mark.process
+@pytest.mark.long  # first in the process stage: 30 s or more
 @pytest.mark.parametrize("through", ["direct", "pgbouncer"])
 def test_two_workers_apply_each_timeout_and_deliver_each_webhook_once(
         pg_direct_url: str, through: str) -> None:

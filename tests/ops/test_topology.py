@@ -22,7 +22,7 @@ from sqlalchemy import make_url
 from bench.topology import Plan, Topology, topology, wait_for
 from tests.servers import process_stage, request
 
-pytestmark = pytest.mark.process
+pytestmark = [pytest.mark.process, pytest.mark.long]  # processes; first: 30 s or more
 
 TABLES = 4
 """Player threads, each playing both seats of one match at a time."""
