@@ -115,7 +115,7 @@ class Settings:
             max_waiters=config["BASRA_MAX_WAITERS"],
             max_waiters_per_client=config["BASRA_MAX_WAITERS_PER_CLIENT"],
             listen=bool(config.get("BASRA_LISTEN", True)),
-            direct_database_url=config.get("BASRA_DIRECT_DATABASE_URL", ""),
+            direct_database_url=config["BASRA_DIRECT_DATABASE_URL"],
             db_pool_size=config["BASRA_DB_POOL_SIZE"],
             db_max_overflow=config["BASRA_DB_MAX_OVERFLOW"],
             sqlite_busy_timeout_ms=config.get("BASRA_SQLITE_BUSY_TIMEOUT_MS", 30000),
@@ -130,7 +130,7 @@ class Settings:
             redis_timeout_seconds=config["BASRA_REDIS_TIMEOUT_SECONDS"],
             limits=MappingProxyType({name: str(config[f"BASRA_LIMIT_{name.upper()}"])
                                      for name in LIMIT_DEFAULTS}),
-            server_scale=int(config.get("BASRA_LIMIT_SERVER_SCALE", 200)),
+            server_scale=config["BASRA_LIMIT_SERVER_SCALE"],
             bot_cpu_ms=config["BASRA_BOT_CPU_MS"],
             bot_processes=int(config["BASRA_BOT_PROCESSES"]),
             bot_nice=int(config["BASRA_BOT_NICE"]),

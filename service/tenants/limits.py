@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from functools import wraps
+from functools import lru_cache, wraps
 from typing import Any, TypeVar
 
 from flask import Flask, Response, g, has_request_context, request
@@ -166,9 +166,15 @@ def _limit(settings: Settings, name: str, who: str) -> str:
     written = settings.limits[name]
     if not who.startswith(_SERVER) or settings.server_scale == 1:
         return written
-    items = parse_many(written)
-    return "; ".join(f"{item.amount * settings.server_scale}/{item.multiples} "
-                     f"{item.GRANULARITY.name}" for item in items)
+    return _scaled(written, settings.server_scale)
+
+
+@lru_cache(maxsize=64)
+def _scaled(written: str, scale: int) -> str:
+    """A limit string with every amount ``scale`` times (asked each server-key request:
+    the settings' few strings, worked out once)."""
+    return "; ".join(f"{item.amount * scale}/{item.multiples} {item.GRANULARITY.name}"
+                     for item in parse_many(written))
 
 
 def _retry_after(name: str, who: str) -> int | None:
