@@ -354,31 +354,29 @@ class Database:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self._seen: tuple[float, int, int] = (time.monotonic(), 0, 0)
+        self._seen: tuple[float, int, int, int] = (time.monotonic(), 0, 0, 0)
 
-    def _now(self) -> tuple[float, int, int]:
+    def _now(self) -> tuple[float, int, int, int]:
+        """(when, commits, rows written, connections open), in one query."""
         import psycopg
 
         with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres") as conn:
-            commits, written = conn.execute(
-                "SELECT xact_commit, tup_inserted + tup_updated + tup_deleted "
-                "FROM pg_stat_database WHERE datname = %s", (self.name,)).fetchone() or (0, 0)
-        return time.monotonic(), int(commits), int(written)
+            found = conn.execute(
+                "SELECT xact_commit, tup_inserted + tup_updated + tup_deleted, "
+                "(SELECT count(*) FROM pg_stat_activity a WHERE a.datname = d.datname) "
+                "FROM pg_stat_database d WHERE datname = %s", (self.name,)).fetchone()
+        commits, written, connections = found or (0, 0, 0)
+        return time.monotonic(), int(commits), int(written), int(connections)
 
     def mark(self) -> None:
         self._seen = self._now()
 
     def since(self) -> dict[str, float]:
-        import psycopg
-
         now = self._now()
         wall = now[0] - self._seen[0]
-        with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres") as conn:
-            connections = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s",
-                                       (self.name,)).fetchone()
         return {"db_commits_per_s": round((now[1] - self._seen[1]) / wall, 1),
                 "db_rows_written_per_s": round((now[2] - self._seen[2]) / wall, 1),
-                "db_connections": int(connections[0]) if connections else 0}
+                "db_connections": now[3]}
 
 
 def run(args: argparse.Namespace) -> dict[str, float]:
