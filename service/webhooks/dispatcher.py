@@ -48,6 +48,10 @@ class Dispatcher:
         self.pool = ThreadPoolExecutor(self.size, thread_name_prefix="webhook")
         self.running: dict[Future[Outcome], Claimed] = {}
         """The tries under way."""
+        self.ended: list[tuple[Claimed, Outcome]] = []
+        """Tries that ended but are not yet stored: kept until a pass stores them, so a
+        failed pass (a deadlock, a failover) never lets a delivered message's lease run
+        out and send it again."""
         self.woken = threading.Event()
         """Set when a try ends: its lane, and its thread, are free for the next."""
         self.stopping = threading.Event()
@@ -57,7 +61,8 @@ class Dispatcher:
         """Record the tries that ended and claim due messages, in one transaction, then
         start the claimed; how many were started."""
         ended = [future for future in self.running if future.done()]
-        tries = [(self.running.pop(future), future.result()) for future in ended]
+        self.ended += [(self.running.pop(future), future.result()) for future in ended]
+        tries = self.ended
         free = self.size - len(self.running)
         if not tries and free <= 0:
             return 0
@@ -84,6 +89,7 @@ class Dispatcher:
             log.exception("could not record %d webhook tries or claim more", len(tries))
             end_session()
             return 0
+        self.ended = []
         _count(tries, statuses)
         for message in claimed:
             future = self.pool.submit(try_once, message, timeout,
@@ -114,8 +120,10 @@ class Dispatcher:
         self.woken.set()
         if self.thread is not None:
             self.thread.join()
-        tries = [(message, future.result()) for future, message in self.running.items()]
+        tries = self.ended + [(message, future.result())
+                              for future, message in self.running.items()]
         self.running.clear()
+        self.ended = []
         if tries:
             settings = settings_of(self.app)
             with self.app.app_context():

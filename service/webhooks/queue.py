@@ -95,8 +95,9 @@ def take(limit: int, lease: timedelta, room: Room, endpoint_room: Room) -> list[
     The due messages are read in order without a lock and their lanes worked out here
     (a lane's first due message is its next unless an earlier one is out on a try); the
     chosen ones are then leased by one UPDATE that checks them due again under their row
-    locks, so a message another worker leased meanwhile is left to it and a lane's later
-    message is never taken while its earlier one is."""
+    locks, skipping rows another worker holds (two workers never wait on, nor deadlock
+    over, the same messages), so a message another worker leased meanwhile is left to it
+    and a lane's later message is never taken while its earlier one is."""
     now = utcnow()
     enabled = _endpoints()
     messages = WebhookMessage.__table__
@@ -107,10 +108,13 @@ def take(limit: int, lease: timedelta, room: Room, endpoint_room: Room) -> list[
     chosen = _choose(now, limit, enabled, out, room, endpoint_room)
     if not chosen:
         return []
+    free = (select(messages.c.pk)  # a row another worker is leasing is passed, not awaited
+            .where(messages.c.pk.in_(chosen), messages.c.status == MessageStatus.PENDING,
+                   messages.c.next_attempt_at <= now)
+            .with_for_update(skip_locked=True))
     taken = db.session.execute(
         messages.update()
-        .where(messages.c.pk.in_(chosen), messages.c.status == MessageStatus.PENDING,
-               messages.c.next_attempt_at <= now)
+        .where(messages.c.pk.in_(free.scalar_subquery()))
         .values(attempts=messages.c.attempts + 1, next_attempt_at=now + lease)
         .returning(messages.c.pk, messages.c.webhook_pk, messages.c.msg_id, messages.c.body,
                    messages.c.attempts, messages.c.created_at)).all()

@@ -378,6 +378,41 @@ def test_two_workers_never_send_a_message_twice_at_once(
     assert len(ids) == 12 and len(set(ids)) == 12
 
 
+def test_a_pass_that_cannot_store_its_tries_keeps_them_for_the_next(
+    backend: str, tmp_path: Path, receiver: Receiver, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A pass whose transaction fails (a deadlock, a failover) after its tries were sent
+    stores them on the next pass: the delivered messages are never sent again when their
+    leases run out."""
+    from service.webhooks import queue
+
+    app = hooked(backend, tmp_path)
+    client = app.test_client()
+    key = key_of(app)
+    subscribe(client, key, receiver.url, ["match.started"])
+    for _ in range(3):
+        client.post("/v1/matches", headers=key, json={"players": [{"name": "a"}, {"name": "b"}]})
+    dispatcher = Dispatcher(app)
+    real = queue.record
+    failures = iter([True])
+
+    def record_once_failing(*args: Any) -> Any:
+        if next(failures, False):
+            raise RuntimeError("deadlock detected")
+        return real(*args)
+
+    monkeypatch.setattr(queue, "record", record_once_failing)
+    with app.app_context():
+        assert dispatcher.pass_once() == 3
+        while len(receiver.got) < 3 or any(not f.done() for f in dispatcher.running):
+            time.sleep(0.01)
+        assert dispatcher.pass_once() == 0 and len(dispatcher.ended) == 3  # the failed pass
+        dispatcher.pass_once()
+        assert dispatcher.ended == [] and pending(app) == 0
+    dispatcher.wait()
+    assert len(receiver.got) == 3
+
+
 def test_metrics_move_after_a_played_match(client: FlaskClient,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """/metrics (Prometheus text): moves, requests by route and status, matches by status."""
