@@ -86,24 +86,33 @@ serve: install
 
 # the whole suite on the engine as installed (compiled where it could be), in stages:
 # the tests that share one app per backend, on every core (pytest-xdist, a database per
-# worker); then those that start processes (gunicorn, browsers, clusters), a file per
-# core, the longest files first, while the engine's tests run again on the pure-Python
-# engine beside them (those stages mostly wait on their processes; its report follows
-# theirs); then those whose timings hold only alone, one at a time
+# worker); beside them, those that start processes (gunicorn, browsers, clusters),
+# PROCESS_WORKERS files at once, the longest files first (they mostly wait on their
+# processes; their workers' databases are named apart), and the engine's tests again on
+# the pure-Python engine (both reports follow the core's). The core and the pure engine
+# run niced: they only use the cores, while a process test's clocks and deadlines need
+# its processes served when they wake. Then those whose timings hold only alone, one at
+# a time
 TEST_WORKERS ?= auto
+PROCESS_WORKERS ?= 4
 # each stage's processes load the tests' and the service's bytecode compiled once (with
 # PYTHONDONTWRITEBYTECODE set, every pytest worker, gunicorn worker and CLI run
 # recompiled them, and pytest rewrote every test file's asserts: 3-4 s of each)
 test test-pure: export PYTHONDONTWRITEBYTECODE =
 test test-pure: export PYTHONPYCACHEPREFIX ?= $(abspath build/pycache)
 test: system install patroni
-	$(BIN)/python -m pytest -m "not process" -n $(TEST_WORKERS)
-	@mkdir -p build; BASRA_ENGINE_BUILD=pure $(BIN)/python -m pytest -q $(PURE_TESTS) \
+	@mkdir -p build; \
+	BASRA_ENGINE_BUILD=pure nice -n 10 $(BIN)/python -m pytest -q $(PURE_TESTS) \
 	  > build/test-pure.log 2>&1 & pure=$$!; \
-	BASRA_PATRONI=$(PATRONI_VENV)/bin/patroni $(BIN)/python -m pytest -m "process and not alone" \
-	  -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder; processes=$$?; \
-	wait $$pure; pure=$$?; echo "--- the engine's tests on the pure-Python engine:"; \
-	cat build/test-pure.log; [ $$processes = 0 ] && [ $$pure = 0 ]
+	BASRA_TEST_STAGE=processes BASRA_PATRONI=$(PATRONI_VENV)/bin/patroni $(BIN)/python -m pytest \
+	  -m "process and not alone" -n $(PROCESS_WORKERS) --dist loadfile --no-loadscope-reorder \
+	  > build/test-processes.log 2>&1 & processes=$$!; \
+	nice -n 10 $(BIN)/python -m pytest -m "not process" -n $(TEST_WORKERS); core=$$?; \
+	wait $$processes; processes=$$?; wait $$pure; pure=$$?; \
+	echo "--- the tests that start processes (run beside the others):"; \
+	cat build/test-processes.log; \
+	echo "--- the engine's tests on the pure-Python engine:"; cat build/test-pure.log; \
+	[ $$core = 0 ] && [ $$processes = 0 ] && [ $$pure = 0 ]
 	$(BIN)/python -m pytest -m "process and alone"
 
 # the PostgreSQL half of the tests again through PgBouncer in transaction mode (one of

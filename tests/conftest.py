@@ -52,6 +52,9 @@ DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 REQUIRE_PG = os.environ.get("BASRA_REQUIRE_POSTGRES") == "1"
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 """This process's pytest-xdist worker (gw0, gw1, ...), empty when the tests run in one."""
+STAGE = os.environ.get("BASRA_TEST_STAGE", "")
+"""A session running beside another (``make test``'s process stage beside the core):
+its workers' databases are named apart (``<name>_<stage>_gw0``)."""
 TABLES = ", ".join(t.name for t in reversed(db.metadata.sorted_tables) if t.name != "tenants")
 """Every table a test may fill, read from the models (children first), emptied before each
 test; the tenants are emptied apart so that tenant 1, "local", stays."""
@@ -82,7 +85,7 @@ def _for_worker(url: str) -> str:
         return url
     head, _, name = url.rpartition("/")
     name, query = name.partition("?")[::2]
-    mine = f"{name}_{WORKER}"
+    mine = f"{name}_{STAGE}_{WORKER}" if STAGE else f"{name}_{WORKER}"
     with psycopg.connect(libpq_url(url), autocommit=True, connect_timeout=3) as conn:
         if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (mine,)).fetchone() is None:
             conn.execute(f'CREATE DATABASE "{mine}"')

@@ -39,21 +39,28 @@ def server(database: str) -> Iterator[str]:
         yield base
 
 
-def basra(database: str, *args: str) -> str:
-    """`basra ARGS` on the module's database: what it printed."""
-    done = subprocess.run([str(Path(sys.executable).with_name("basra")), *args],
-                          env={**os.environ, "DATABASE_URL": database}, cwd=ROOT,
-                          capture_output=True, text=True, check=True, timeout=60)
-    return done.stdout.strip()
+def basra(database: str, *args: str) -> subprocess.Popen[str]:
+    """`basra ARGS` started on the module's database (:func:`printed` waits for it)."""
+    return subprocess.Popen([str(Path(sys.executable).with_name("basra")), *args],
+                            env={**os.environ, "DATABASE_URL": database}, cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def printed(run: subprocess.Popen[str]) -> str:
+    """What a `basra` run printed, once it succeeded."""
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 0, err
+    return out.strip()
 
 
 @pytest.fixture(scope="module")
 def keys(database: str, server: str) -> dict[str, str]:
-    """The front end's server key and a staff key of each role."""
-    made = {"server": basra(database, "keys", "create", "acme")}
-    for role, name in (("viewer", "vera"), ("moderator", "mona"), ("admin", "adel")):
-        made[role] = basra(database, "keys", "create", "acme", "--role", role, "--name", name)
-    return made
+    """The front end's server key, then a staff key of each role (made side by side: each
+    run starts a Python of its own)."""
+    made = {"server": printed(basra(database, "keys", "create", "acme"))}
+    runs = {role: basra(database, "keys", "create", "acme", "--role", role, "--name", name)
+            for role, name in (("viewer", "vera"), ("moderator", "mona"), ("admin", "adel"))}
+    return made | {role: printed(run) for role, run in runs.items()}
 
 
 def api(page: Page, method: str, path: str, body: object = None,
