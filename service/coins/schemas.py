@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import marshmallow as ma
 from marshmallow import validate
 
@@ -12,11 +14,12 @@ from .service import CODE
 
 MAX_AMOUNT = 10**15
 """The most one transfer moves (a balance's column holds 9.2 * 10^18)."""
-CODE_FIELD = {"validate": validate.Regexp(CODE.pattern + r"\Z",
+CODE_RULE = ("the currency's code: an upper-case letter, then up to 15 of A-Z 0-9 _ (such "
+             "as `COINS`)")
+CODE_FIELD: dict[str, Any] = {"validate": validate.Regexp(CODE.pattern + r"\Z",
                                           error="an upper-case letter, then up to 15 of "
                                           "A-Z 0-9 _"),
-              "metadata": {"description": "the currency's code: an upper-case letter, then "
-                           "up to 15 of A-Z 0-9 _ (such as `COINS`)"}}
+              "metadata": {"description": CODE_RULE}}
 
 
 class CurrencyBodySchema(ma.Schema):
