@@ -17,6 +17,7 @@ from service.coins import accounts, check, ledger
 from service.coins.enums import HoldStatus, TransferKind
 from service.coins.errors import InDebt, InsufficientFunds, UnknownCurrency
 from service.coins.models import CoinAccount, CoinHold, CoinTransfer, Currency
+from service.live.listener import CHANNEL
 from service.storage import writes
 from service.storage.base import utcnow
 from service.storage.db import db, transaction
@@ -382,3 +383,32 @@ def test_racing_holds_of_one_seat_hold_once_and_of_the_last_coins_once(
                                                  utcnow()))
         assert db.session.execute(select(func.count()).select_from(CoinHold)).scalar() == 2
         db.session.remove()
+
+
+def test_one_change_releases_some_holds_and_settles_others_in_one_account_update(
+        app: Flask) -> None:
+    """A table where one stake goes back and two are paid out, in one statement: the
+    escrow changes once, by the net of both."""
+    currency(app)
+    for who in ("ann", "bob", "cy"):
+        grant(app, who, 100)
+        _hold(app, who, 30)
+    with app.app_context():
+        with transaction(write=True):
+            held = {h.player_id: h for h in ledger.holds_in(LOCAL, TABLE)}
+            parts = ledger.ended_holds_rows(
+                LOCAL, utcnow(), released=[held["cy"]], settled=[held["ann"], held["bob"]],
+                transfers=[ledger.Transfer("COINS", TABLE, ANN, 59, TransferKind.POT,
+                                           match_pk=1),
+                           ledger.Transfer("COINS", TABLE, accounts.HOUSE, 1,
+                                           TransferKind.RAKE, match_pk=1)], tell=True)
+            escrow = [r for p in parts if p.table.name == "coin_accounts" for r in p.rows
+                      if r["account"] == TABLE]
+            assert escrow == [{"tenant_pk": LOCAL, "currency": "COINS", "account": TABLE,
+                               "balance": -90}]
+            writes.write(parts, CHANNEL)
+        statuses = {h.player_id: h.status for h in ledger.holds_in(LOCAL, TABLE, status=None)}
+        db.session.remove()
+    assert statuses == {"ann": "settled", "bob": "settled", "cy": "released"}
+    assert balances(app) == {accounts.HOUSE: 1, accounts.MINT: -300, ANN: 129, BOB: 70,
+                             accounts.player("cy"): 100, TABLE: 0}
