@@ -115,8 +115,9 @@ def transfer_rows(tenant_pk: int, transfers: Sequence[Transfer], at: datetime, *
     """The rows to write WITH another change (e.g. a match's finishing save through
     :func:`service.storage.writes.save_if`): the transfer rows inserted and each touched
     account's balance changed by its NET delta, an account missing made with it (one
-    upsert row per account: a PostgreSQL statement changes a row once, so call this once
-    per statement with every transfer it writes). Nothing is refused here: the caller
+    upsert row per account: a PostgreSQL statement upserts a row once, and refuses the
+    whole change otherwise, so call this once per statement with every transfer it
+    writes; :func:`ended_holds_rows` ends holds both ways so). Nothing is refused here: the caller
     checked (a held stake is in its escrow already), and a void's reversal may leave a
     winner in debt on purpose. With ``tell``, the ``wallet.changed`` events' rows too
     (:func:`wallet_events`: write them on ``CHANNEL``); else tell them yourself."""
@@ -312,8 +313,9 @@ def ended_holds_rows(tenant_pk: int, at: datetime, *, released: Sequence[Hold] =
     """Rows to write with one change that ends holds both ways (some released, paid
     back in transfers of ``release_kind``; some settled, paid out by ``transfers``):
     every transfer in one :func:`transfer_rows`, as a statement must (calling
-    :func:`release_rows` and :func:`settle_rows` for one statement would change their
-    shared escrow twice, and PostgreSQL keeps only one of the two)."""
+    :func:`release_rows` and :func:`settle_rows` for one statement would upsert their
+    shared escrow twice, which PostgreSQL refuses: "ON CONFLICT DO UPDATE command cannot
+    affect row a second time", the whole change rolled back)."""
     back = [Transfer(h.currency, h.escrow, accounts.player(h.player_id), h.amount,
                      release_kind, match_pk=h.match_pk, tournament_pk=h.tournament_pk)
             for h in released]
