@@ -296,6 +296,21 @@ class Memory:
             out[n] = (base[1], last[1], (last[1] - base[1]) / base[1], how)
         return out
 
+    def series(self, restarted: dict[int, float]) -> dict[int, str]:
+        """Instance -> its samples in MB, one a minute (``-`` while it was down, ``|``
+        before the first sample after its last restart): the shape, not only the ends."""
+        out: dict[int, str] = {}
+        for n, samples in self.samples.items():
+            since = restarted.get(n, self.started) - self.started
+            shown, marked = [], n not in restarted
+            for t, rss in samples:
+                if not marked and t >= since:
+                    shown.append("|")
+                    marked = True
+                shown.append(_mb(rss))
+            out[n] = " ".join(shown)
+        return out
+
 
 # ---- the checks at the end -------------------------------------------------------------
 
@@ -513,6 +528,9 @@ def run(args: argparse.Namespace) -> dict[str, float]:
             bool(faults) and not any(f.error for f in faults)),
     }
     _print_tables(faults, started, checks, failures, args.grace)
+    print("  instances' RSS each minute (MB, master and workers; | its last restart)")
+    for n, shown in memory.series(injector.restarted).items():
+        print(f"    i{n}: {shown}")
     for what, examples in (("moves lost", moves_lost), ("chat lines lost", chat_lost),
                            ("webhook messages never received", deliveries.missing),
                            ("webhook repeats outside faults", deliveries.repeats_outside),

@@ -77,33 +77,12 @@ def child_exit(server: Any, worker: Any) -> None:
     multiprocess.mark_process_dead(worker.pid)
 
 
-# The cyclic collector's thresholds in a worker: Python's default promotes the objects of
-# requests in flight, and parked long polls then make full collections that stop a
-# worker (docs/performance.md); with these, request objects die young.
-GC_THRESHOLDS = (50_000, 20, 10)
-# The young generations are also collected this often: parked polls ending as fast as
-# new ones park keep the young count low while the generation itself grows.
-YOUNG_EVERY = 0.1
-
-
-def _collect_young() -> None:
-    import gc
-    import time
-
-    while True:
-        time.sleep(YOUNG_EVERY)
-        gc.collect(1)
-
-
 def post_worker_init(worker: Any) -> None:
     """The app is loaded: its long-lived objects (modules, routes, schemas, the rules
     and capture tables made so far) leave the cyclic collector's generations, so a
-    collection scans only what requests made since (``gc.freeze``); then the
-    collector runs at :data:`GC_THRESHOLDS`, and the young generations are also
-    collected every :data:`YOUNG_EVERY` seconds (a greenlet under gevent)."""
-    import gc
-    import threading
+    collection scans only what requests made since (``gc.freeze``); then a greenlet
+    collects the young generations every 0.1 s and the oldest as it grows
+    (service/ops/collector.py)."""
+    from service.ops import collector
 
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
-    threading.Thread(target=_collect_young, name="basra-gc", daemon=True).start()
+    collector.schedule()

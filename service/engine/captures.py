@@ -311,7 +311,10 @@ def _reach(value: int, packed: int, wild: bool) -> int:
     return (packed & _LOWER[value]) + _UNITS[value - 1] if wild else packed & _LOWER[value]
 
 
-_CACHE_LIMIT: Final = 50_000
+_CACHE_LIMIT: Final = 8_192
+"""(card, floor) outcomes a capturer keeps before it starts again: a round makes about a
+thousand and floors rarely come back after it, while each entry costs about 385 bytes
+in every web worker (50,000 were 18 MB a worker, a soak's slow growth)."""
 _FIELD: Final = (1 << COUNT_BITS) - 1
 _UNITS: Final = tuple(1 << (COUNT_BITS * i) for i in range(10))
 _LOWER: Final = tuple((1 << (COUNT_BITS * v)) - 1 for v in range(11))

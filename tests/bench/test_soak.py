@@ -85,3 +85,15 @@ def test_memory_is_judged_from_the_baseline_minute_since_the_last_restart(
     assert judged[0][:3] == (300 * mb, 340 * mb, pytest.approx(40 / 300))
     assert judged[1][2] is None and "no room" in judged[1][3]  # restarted at 95 s
     assert judged[2][:3] == (240 * mb, 250 * mb, pytest.approx(10 / 240))
+
+
+def test_each_instances_rss_is_shown_minute_by_minute(soak: ModuleType) -> None:
+    memory = soak.Memory.__new__(soak.Memory)
+    memory.started = 1000.0
+    mb = 2**20
+    memory.samples = {
+        0: [(0, 200 * mb), (60, 300 * mb), (120, 310 * mb)],
+        1: [(0, 200 * mb), (60, None), (120, 250 * mb), (180, 260 * mb)],
+    }
+    shown = memory.series({1: 1095.0})
+    assert shown == {0: "200 300 310", 1: "200 - | 250 260"}
