@@ -9,8 +9,8 @@ from flask.views import MethodView
 
 from ..matches.results import MatchView, MoveResult
 from ..matches.routes import BEARER, Headers, etag, known_id
-from ..matches.schemas import MatchStateSchema, MoveResponseSchema
 from ..matches.rows import Stake
+from ..matches.schemas import MatchStateSchema, MoveResponseSchema
 from ..matches.seats import PlayerSpec
 from ..players.errors import PlayerRequired
 from ..players.requests import credential, seat_for

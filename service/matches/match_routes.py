@@ -30,7 +30,6 @@ from .request_schemas import (
     WaitQuerySchema,
 )
 from .results import HistoryPage, MatchView, Unchanged
-from .rows import Stake
 from .routes import (
     OPTIONAL_BEARER,
     Headers,
@@ -43,6 +42,7 @@ from .routes import (
     not_modified,
     player_matches,
 )
+from .rows import Stake
 from .schemas import CreatedMatchSchema, HistoryPageSchema, LoggedMoveSchema, MatchStateSchema
 from .seats import PUBLIC, SERVER, PlayerSpec, Viewer
 

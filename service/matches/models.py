@@ -100,7 +100,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     """A staked table's currency (null: unstaked): each seat holds ``stake_amount`` of it
     in the table's escrow from the moment it is taken."""
     stake_amount: Mapped[int | None] = mapped_column(BigInteger)
-    rake_bps: Mapped[int | None] = mapped_column(Integer)
+    rake_share_bp: Mapped[int | None] = mapped_column(Integer)
     """The house's share of a staked table's pot (basis points), as the front end's
     settings said when the table was made."""
     rake_cap: Mapped[int | None] = mapped_column(BigInteger)

@@ -103,8 +103,7 @@ _RENDER: dict[str, Callable[[Any], Any]] = {
     "created_at": _moment,
     "voided": lambda v: None if v is None else {"at": _moment(v["at"]), "reason": v["reason"]},
     "stake": lambda s: None if s is None else {
-        "currency": s.currency, "amount": s.amount,
-        "rake": {"share_bps": s.rake_bps, "cap": s.rake_cap}},
+        "currency": s.currency, "amount": s.amount, "rake": s.rake},
 }
 """How each field that is not already JSON is rendered (the rest go out as they are)."""
 

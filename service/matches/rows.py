@@ -13,6 +13,7 @@ from typing import Any
 
 from ..engine import Play, State, team_of
 from ..live.listener import NOBODY, UNKNOWN
+from ..tenants.economy import Economy
 from .enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 
 STAND_IN = "greedy"
@@ -34,15 +35,19 @@ class Stake:
 
     currency: str
     amount: int
-    rake_bps: int = 0
+    rake_share_bp: int = 0
     """The house's share of the pot, in basis points (1/100 of a percent)."""
     rake_cap: int | None = None
     """The most the house takes of one pot (None: no cap)."""
 
+    @property
+    def rake(self) -> dict[str, int | None]:
+        """The rake as the views show it."""
+        return {"share_bp": self.rake_share_bp, "cap": self.rake_cap}
+
     def rake_of(self, pot: int) -> int:
         """The house's take of ``pot``: its share rounded down, at most the cap."""
-        rake = pot * self.rake_bps // 10_000
-        return rake if self.rake_cap is None else min(rake, self.rake_cap)
+        return Economy(self.rake_share_bp, self.rake_cap).rake(pot)
 
 
 @dataclass(frozen=True, slots=True)

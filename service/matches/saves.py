@@ -123,7 +123,7 @@ def create(match_id: str, tenant: int, variant: str, state: State, seats: Sequen
              "spectator_delay": spectator_delay, "sealed": sealed,
              "stake_currency": stake.currency if stake else None,
              "stake_amount": stake.amount if stake else None,
-             "rake_bps": stake.rake_bps if stake else None,
+             "rake_share_bp": stake.rake_share_bp if stake else None,
              "rake_cap": stake.rake_cap if stake else None}
     row = MatchRow(
         0, match_id, tenant, variant, state.rules.content_hash, status, 0, state.seed,

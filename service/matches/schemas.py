@@ -64,7 +64,7 @@ class RakeSchema(ma.Schema):
     """The house's share of a staked table's pot, as the front end's settings said when
     the table was made."""
 
-    share_bps = ma.fields.Integer(required=True, metadata={
+    share_bp = ma.fields.Integer(required=True, metadata={
         "description": "basis points of the pot (500: 5%), rounded down"})
     cap = ma.fields.Integer(required=True, allow_none=True, metadata={
         "description": "the most the house takes of one pot (null: no cap)"})

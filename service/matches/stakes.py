@@ -23,6 +23,7 @@ from ..coins.ledger import Hold, Transfer
 from ..engine import team_of
 from ..storage.base import utcnow
 from ..storage.writes import Rows
+from ..tenants.economy import economy_of
 from .changes import MatchChanged
 from .enums import MatchStatus
 from .errors import StakeNeedsPlayers
@@ -37,13 +38,8 @@ def priced(tenant: int, currency: str, amount: int) -> Stake:
     """The stake of a table made now: the currency checked (``UnknownCurrency``) and the
     front end's rake as its settings say now (kept with the table)."""
     ledger.check_currencies(tenant, [currency])
-    share_bps, cap = _rake(tenant)
-    return Stake(currency, amount, share_bps, cap)
-
-
-def _rake(tenant: int) -> tuple[int, int | None]:
-    """The front end's rake now: (share in basis points, cap)."""
-    return 0, None
+    economy = economy_of(tenant)
+    return Stake(currency, amount, economy.rake_share_bp, economy.rake_cap)
 
 
 def check_stakeable(who: PlayerSpec, seated: Sequence[str], field: str) -> None:

@@ -41,7 +41,7 @@ _ROW = (_M.c.pk, _M.c.id, _M.c.tenant_pk, _M.c.variant, _M.c.rules_hash, _M.c.st
         _M.c.quick, _M.c.tournament_game, _M.c.rematch_id, _M.c.clock_seconds,
         _M.c.clock_timeout, _M.c.deadline, _M.c.timeouts, _M.c.voided_at, _M.c.void_reason,
         _M.c.stand_in, _M.c.dropped, _M.c.spectator_delay, _M.c.sealed,
-        _M.c.stake_currency, _M.c.stake_amount, _M.c.rake_bps, _M.c.rake_cap)
+        _M.c.stake_currency, _M.c.stake_amount, _M.c.rake_share_bp, _M.c.rake_cap)
 """The columns of a :class:`MatchRow`, in its fields' order (its seats apart)."""
 _SEAT = (_S.c.seat, _S.c.name, _S.c.player_id, _S.c.bot, _S.c.token_hash, _S.c.vouched)
 _READ = (*_ROW, _M.c.rules, _M.c.snapshot, *_SEAT)
