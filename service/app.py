@@ -15,6 +15,7 @@ from flask_migrate import Migrate
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import events, problems
+from .coins import check as ledger_check
 from .coins import models as coins_tables
 from .config import settings_from_env
 from .console import resources as console
@@ -92,7 +93,8 @@ def wire_subscribers() -> None:
     transaction); who hears of every match change besides: the tournaments' results, the
     players' presence, a staked table's settlement; who hears of a player's first stream
     on this process: presence; and of a block: social (it ends a friendship); who names a
-    rating change's match: the matches."""
+    rating change's match: the matches; which matches have ended (the ledger's checker):
+    the matches."""
     events.wire(events.Subscriber(webhook_outbox.outbox, webhook_outbox.subscribed),
                 events.Subscriber(player_events.for_streams))
     match_changes.wire(tournament_results.results, social_presence.on_match,
@@ -101,6 +103,7 @@ def wire_subscribers() -> None:
     player_blocks.wire(social_friends.unfriend)
     player_boards.wire(match_service.match_ids)
     keeper.wire(player_presence.renew_if_due)
+    ledger_check.wire(matches=match_service.ended_of)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

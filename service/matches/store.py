@@ -300,6 +300,18 @@ def pk_of(tenant: int, match_id: str) -> int | None:
         Match.id == match_id, Match.tenant_pk == tenant)).scalar_one_or_none()
 
 
+def ended_of(match_pks: Iterable[int]) -> set[int]:
+    """Of these keys, those of matches over (finished or aborted) or no longer stored
+    (caller's transaction)."""
+    wanted = set(match_pks)
+    if not wanted:
+        return set()
+    live = set(db.session.execute(select(Match.pk).where(
+        Match.pk.in_(wanted), Match.status.in_([MatchStatus.WAITING, MatchStatus.ACTIVE])
+    )).scalars())
+    return wanted - live
+
+
 def games_of(match_pks: Iterable[int]) -> dict[int, GameFacts]:
     """What a tournament's games show of their matches, by key (caller's transaction)."""
     wanted = set(match_pks)

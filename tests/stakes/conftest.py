@@ -3,10 +3,8 @@ front end's rake, balances read, and a match finished as the tests need."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
@@ -94,15 +92,3 @@ def staked(client: FlaskClient, amount: int, *players: str, code: str = CURRENCY
     return client.post("/v1/matches", json={
         "players": [{"name": p, "player_id": p} for p in players],
         "stake": {"currency": code, "amount": amount}, **body})
-
-
-@pytest.fixture
-def ledger_checked(app: Flask) -> Iterator[None]:
-    """The ledger's invariants hold after the test (every currency sums to zero, each
-    escrow holds what its held holds hold)."""
-    yield
-    from service.coins import check
-
-    with app.app_context():
-        breaches = check.run()
-    assert not breaches, "\n".join(map(str, breaches))
