@@ -130,11 +130,11 @@ def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
         clock=(clock[0], ClockTimeout(clock[1])) if clock else None, rated=rated,
         tournament_game=tournament_game, stand_in=stand_in, spectator_delay=spectator_delay,
         sealed=sealed, stake=stake)
-    for _, player_id in match.holders:
-        stakes.hold(match, player_id)
     for seat in new.seats:
         if seat.vouched and seat.player_id is not None:
             players.remember(tenant, seat.player_id, seat.name)
+    for _, player_id in match.holders:  # after a new player's starting grant
+        stakes.hold(match, player_id)
     changes.created(match)
     if new.plays:
         match = changes.save(match, new.state, Change([LogEntry.of(p) for p in new.plays]))

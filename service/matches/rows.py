@@ -13,7 +13,7 @@ from typing import Any
 
 from ..engine import Play, State, team_of
 from ..live.listener import NOBODY, UNKNOWN
-from ..tenants.economy import Economy
+from ..tenants.economy import Economy, share_text
 from .enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 
 STAND_IN = "greedy"
@@ -41,9 +41,10 @@ class Stake:
     """The most the house takes of one pot (None: no cap)."""
 
     @property
-    def rake(self) -> dict[str, int | None]:
-        """The rake as the views show it."""
-        return {"share_bp": self.rake_share_bp, "cap": self.rake_cap}
+    def rake(self) -> dict[str, str | int | None]:
+        """The rake as the views show it (as the front end's settings do: the share a
+        decimal string)."""
+        return {"share": share_text(self.rake_share_bp), "cap": self.rake_cap}
 
     def rake_of(self, pot: int) -> int:
         """The house's take of ``pot``: its share rounded down, at most the cap."""

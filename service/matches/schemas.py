@@ -9,6 +9,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ..players.schemas import RATING_CHANGES, RatingChangeSchema
+from ..tenants.schemas import RakeSchema
 from ..web.fields import CardField, JsonBoolean, JsonInteger, UTCDateTime, card_list
 from . import render
 from .enums import ClockTimeout, EndReason, MatchStatus, MoveKind
@@ -60,18 +61,9 @@ class StakeSchema(ma.Schema):
         "description": "whole coins each seat stakes"})
 
 
-class RakeSchema(ma.Schema):
-    """The house's share of a staked table's pot, as the front end's settings said when
-    the table was made."""
-
-    share_bp = ma.fields.Integer(required=True, metadata={
-        "description": "basis points of the pot (500: 5%), rounded down"})
-    cap = ma.fields.Integer(required=True, allow_none=True, metadata={
-        "description": "the most the house takes of one pot (null: no cap)"})
-
-
 class StakeShownSchema(StakeSchema):
-    """A staked table's stake and rake."""
+    """A staked table's stake, and the rake its front end's settings gave it when it was
+    made (a settings change never alters a table already made)."""
 
     rake = ma.fields.Nested(RakeSchema, required=True)
 

@@ -7,6 +7,7 @@ import dataclasses
 from datetime import datetime
 
 from ..engine import State
+from ..live.listener import CHANNEL
 from ..players import service as players
 from ..storage import writes
 from . import changes, stakes, store
@@ -33,13 +34,13 @@ def sit(match: MatchRow, state: State, seat: int, who: PlayerSpec) -> tuple[str,
     The seat's new token, the match and its state."""
     if match.stake is not None:
         stakes.check_stakeable(who, [p for _, p in match.vouched], "player_id")
-        assert who.player_id is not None
-        stakes.hold(match, who.player_id)
     token, token_hash = mint_token()
     seats = _seat(match, seat, name=who.name or f"seat {seat}", player_id=who.player_id,
                   token_hash=token_hash, vouched=who.vouched and who.player_id is not None)
     if who.vouched and who.player_id is not None:
-        players.remember(match.tenant, who.player_id, who.name)
+        players.remember(match.tenant, who.player_id, who.name)  # a new one's grant first
+        if match.stake is not None:
+            stakes.hold(match, who.player_id)
     full = not any(s.open for s in seats)
     match = changes.save(match, state, Change(
         [changes.log(MoveKind.JOIN, seat, state)],
@@ -56,7 +57,7 @@ def unseat(match: MatchRow, state: State, seat: int) -> MatchRow:
     and at a staked table their stake goes back to them."""
     left = match.seats[seat]
     if match.stake is not None and left.vouched and left.player_id is not None:
-        writes.write(stakes.released(match, left.player_id))
+        writes.write(stakes.released(match, left.player_id), CHANNEL)
     seats = _seat(match, seat, name=None, player_id=None, token_hash=None, vouched=False)
     return changes.save(match, state, Change(
         [changes.log(MoveKind.LEAVE, seat, state)], status=MatchStatus.WAITING, seats=seats))

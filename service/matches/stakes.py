@@ -85,8 +85,9 @@ def _holds(match: MatchRow, players: Sequence[str]) -> list[Hold]:
 
 
 def released(match: MatchRow, player_id: str) -> list[Rows]:
-    """The rows that give a leaving player's stake back (to write with the leave)."""
-    return ledger.release_rows(match.tenant, _holds(match, [player_id]), utcnow())
+    """The rows that give a leaving player's stake back (to write with the leave, on the
+    live channel: its ``wallet.changed`` event)."""
+    return ledger.release_rows(match.tenant, _holds(match, [player_id]), utcnow(), tell=True)
 
 
 def payout(match: MatchRow) -> list[Transfer]:
@@ -133,17 +134,17 @@ def settle(change: MatchChanged) -> list[Rows]:
     """A staked table's settlement, written with the change that ends it (a subscriber
     to every match change): won, the holds settled and the escrow paid out; drawn,
     aborted (a seat, a cancel) or never filled, the holds released; voided, the
-    settlement reversed."""
+    settlement reversed. Each player's ``wallet.changed`` rides the same save."""
     match = change.match
     if match.stake is None or not match.holders:
         return []
     tenant, at = match.tenant, match.updated_at
     if change.voided:
-        return ledger.transfer_rows(tenant, reversal(match), at)
+        return ledger.transfer_rows(tenant, reversal(match), at, tell=True)
     if not change.ended:
         return []
     holds = _holds(match, [p for _, p in match.holders])
     paid = payout(match) if match.status == MatchStatus.FINISHED else []
     if paid:
-        return ledger.settle_rows(tenant, holds, paid, at)
-    return ledger.release_rows(tenant, holds, at)
+        return ledger.settle_rows(tenant, holds, paid, at, tell=True)
+    return ledger.release_rows(tenant, holds, at, tell=True)

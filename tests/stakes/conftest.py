@@ -15,7 +15,7 @@ from service.coins.enums import TransferKind
 from service.coins.models import CoinHold, CoinTransfer
 from service.storage.base import utcnow
 from service.storage.db import db, transaction
-from service.tenants.models import LOCAL_TENANT, FrontEndSettings
+from service.tenants.models import LOCAL_TENANT
 from tests.client import auth
 
 CURRENCY = "COINS"
@@ -41,12 +41,10 @@ def take(app: Flask, player: str, amount: int, code: str = CURRENCY) -> None:
                                                    amount, TransferKind.TAKE)], utcnow())
 
 
-def rake(app: Flask, share_bp: int, cap: int | None = None) -> None:
-    """Set the local front end's rake."""
-    with app.app_context(), transaction(write=True):
-        db.session.merge(FrontEndSettings(tenant_pk=LOCAL_TENANT, rake_share_bp=share_bp,
-                                          rake_cap=cap, starting_grant={}, fair_play={},
-                                          updated_at=utcnow()))
+def rake(app: Flask, share: str, cap: int | None = None) -> None:
+    """Set the local front end's rake (``PUT /v1/settings``)."""
+    r = app.test_client().put("/v1/settings", json={"rake": {"share": share, "cap": cap}})
+    assert r.status_code == 200, r.get_json()
 
 
 def balance(app: Flask, account: str, code: str = CURRENCY) -> int | None:

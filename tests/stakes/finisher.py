@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import event
 
 from service import create_app
+from service.storage import writes
 from service.storage.db import db
 
 
@@ -31,12 +32,24 @@ def main(url: str, match_id: str, token: str, point: str) -> None:
 
     settled: list[bool] = []
 
-    @event.listens_for(engine, "after_cursor_execute")
-    def written(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+    def ran(statement: str) -> None:
         if "INSERT INTO coin_transfers" in statement:  # the child writes no other transfer
             settled.append(True)
             if point == "written":
                 _stop()
+
+    @event.listens_for(engine, "after_cursor_execute")
+    def written(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        ran(statement)  # SQLite: the settlement's steps go through SQLAlchemy
+
+    straight = writes.session_execute
+
+    def execute(statement: str, params: dict[str, Any]) -> Any:
+        cursor = straight(statement, params)  # PostgreSQL: one statement, on psycopg
+        ran(statement)
+        return cursor
+
+    writes.session_execute = execute  # type: ignore[assignment]
 
     @event.listens_for(engine, "commit")
     def committing(conn: Any) -> None:

@@ -46,19 +46,19 @@ def test_a_staked_match_keeps_its_stake_and_rake_and_each_seat_holds_it(
     """The match shows its stake and the rake of its creation; each seat's stake moved
     to the table's escrow, the holds held; a rake changed later does not alter it."""
     currency(app)
-    rake(app, 500, cap=7)
+    rake(app, "0.05", cap=7)
     grant(app, "ana", 100)
     grant(app, "bo", 50)
     r = staked(client, 30, "ana", "bo")
     assert r.status_code == 201, r.get_json()
     match = r.get_json()
     assert match["state"]["stake"] == {"currency": "COINS", "amount": 30,
-                                       "rake": {"share_bp": 500, "cap": 7}}
+                                       "rake": {"share": "0.05", "cap": 7}}
     assert wallet(app, "ana", "bo") == [70, 20]
     assert balance(app, TABLE(match["id"])) == 60
     assert holds(app, match["id"]) == {"ana": "held", "bo": "held"}
-    rake(app, 1000)
-    assert view(client, match["id"])["stake"]["rake"] == {"share_bp": 500, "cap": 7}
+    rake(app, "0.1")
+    assert view(client, match["id"])["stake"]["rake"] == {"share": "0.05", "cap": 7}
     assert view(client, match["id"], tokens(match)[0])["stake"]["amount"] == 30
     plain = client.post("/v1/matches", json={"players": [{"name": "x"}, {"bot": "random"}]})
     assert plain.get_json()["state"]["stake"] is None
@@ -100,7 +100,7 @@ def test_a_win_pays_the_pot_less_the_rake_and_the_house_what_does_not_divide(
     """1v1 at 30, a 5% rake: the winner takes 60 - 3 = 57, the house 3; both holds
     settled in the resignation's own save."""
     currency(app)
-    rake(app, 500)
+    rake(app, "0.05")
     grant(app, "ana", 100)
     grant(app, "bo", 100)
     match = staked(client, 30, "ana", "bo").get_json()
@@ -119,11 +119,11 @@ def test_a_2v2_side_splits_the_pot_evenly_and_odd_coins_go_to_the_house(
     """Four players at 5 and a 5% rake capped at 10: a pot of 20, a rake of 1, 19 split
     between the two winners (9 each), the odd coin to the house."""
     currency(app)
-    rake(app, 500, cap=10)
+    rake(app, "0.05", cap=10)
     players = ["p0", "p1", "p2", "p3"]
     for p in players:
         grant(app, p, 10)
-    match = staked(client, 5, *players, variant="egyptian-v2-4p").get_json()
+    match = staked(client, 5, *players, variant="egyptian-4p").get_json()
     assert wallet(app, *players) == [5, 5, 5, 5]
     _resign(client, match, 1)  # team 1 (seats 1, 3) concedes
     assert wallet(app, *players) == [14, 5, 14, 5]
@@ -136,7 +136,7 @@ def test_a_2v2_side_splits_the_pot_evenly_and_odd_coins_go_to_the_house(
 
 def test_the_rake_cap_bounds_the_house_take(app: Flask, client: FlaskClient) -> None:
     currency(app)
-    rake(app, 5000, cap=4)
+    rake(app, "0.5", cap=4)
     grant(app, "ana", 100)
     grant(app, "bo", 100)
     match = staked(client, 50, "ana", "bo").get_json()
@@ -148,7 +148,7 @@ def test_the_rake_cap_bounds_the_house_take(app: Flask, client: FlaskClient) -> 
 def test_a_draw_gives_the_stakes_back(app: Flask, client: FlaskClient) -> None:
     """A finish with no winner (a drawn last deal) releases every hold."""
     currency(app)
-    rake(app, 500)
+    rake(app, "0.05")
     grant(app, "ana", 40)
     grant(app, "bo", 40)
     match = staked(client, 40, "ana", "bo").get_json()
@@ -246,7 +246,7 @@ def test_a_void_reverses_the_settlement_and_a_spent_win_is_a_debt(
     stake goes back to its holder; in debt, the player cannot stake (409 in_debt) until
     repaid; a void again is refused and moves nothing."""
     currency(app)
-    rake(app, 1000)
+    rake(app, "0.1")
     grant(app, "ana", 50)
     grant(app, "bo", 50)
     match = staked(client, 50, "ana", "bo").get_json()
@@ -281,3 +281,15 @@ def test_a_voided_draw_moves_nothing(app: Flask, client: FlaskClient) -> None:
     with app.app_context():
         endings.void_match(match["id"], LOCAL_TENANT, "test", "staff")
     assert wallet(app, "ana", "bo") == [5, 5]
+
+
+def test_a_new_player_stakes_their_starting_grant_in_the_request_that_makes_them(
+        app: Flask, client: FlaskClient) -> None:
+    """A player first seen at a staked table is paid the front end's starting grant
+    before their seat holds the stake, in the same transaction."""
+    currency(app)
+    r = client.put("/v1/settings", json={"starting_grant": {"COINS": 25}})
+    assert r.status_code == 200, r.get_json()
+    match = staked(client, 20, "new-ana", "new-bo")
+    assert match.status_code == 201, match.get_json()
+    assert wallet(app, "new-ana", "new-bo") == [5, 5]

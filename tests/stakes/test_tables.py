@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
 
 from tests.client import auth, tokens
 from tests.stakes.conftest import currency, grant, holds, staked, token, wallet
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.usefixtures("ledger_checked")
 
 
 def _quick(client: FlaskClient, who: dict[str, str], amount: int | None,
-           code: str = "COINS", **body: object) -> object:
+           code: str = "COINS", **body: object) -> TestResponse:
     if amount is not None:
         body["stake"] = {"currency": code, "amount": amount}
     return client.post("/v1/matches/quick", headers=who, json=body)
@@ -117,3 +118,40 @@ def test_a_rematch_of_a_staked_table_is_staked_and_each_seat_holds(
     assert second.status_code == 201 and second.get_json()["id"] == follow["id"]
     assert wallet(app, "ana", "bo") == [30, 10]
     assert holds(app, follow["id"]) == {"ana": "held", "bo": "held"}
+
+
+def test_a_party_plays_a_staked_table_each_member_holding(app: Flask, client: FlaskClient) -> None:
+    """A party of two at a stake sits as partners, both holding it; two players alone at
+    the same stake fill the other team; a party member short of coins keeps the party
+    off the table (409), nothing held."""
+    from tests.social.test_parties import _party
+
+    currency(app)
+    for p, coins in (("ana", 5), ("bo", 5), ("cy", 5), ("di", 5), ("ed", 5), ("fy", 4)):
+        grant(app, p, coins)
+    raw = {p: token(client, p)["Authorization"].split()[1] for p in ("ana", "bo", "ed", "fy")}
+    short = _party(client, raw["ed"], raw["fy"])
+    r = _quick(client, token(client, "ed"), 5, variant="egyptian-4p", party=short)
+    assert r.status_code == 409 and r.get_json()["reason"] == "insufficient_funds"
+    assert wallet(app, "ed", "fy") == [5, 4]
+    party = _party(client, raw["ana"], raw["bo"])
+    seated = _quick(client, token(client, "ana"), 5, variant="egyptian-4p", party=party)
+    assert seated.status_code == 201, seated.get_json()
+    table = seated.get_json()["id"]
+    assert holds(app, table) == {"ana": "held", "bo": "held"}
+    for p in ("cy", "di"):
+        joined = _quick(client, token(client, p), 5, variant="egyptian-4p").get_json()
+        assert joined["id"] == table
+    assert wallet(app, "ana", "bo", "cy", "di") == [0, 0, 0, 0]
+    assert client.get(f"/v1/matches/{table}").get_json()["status"] == "active"
+
+
+def test_quick_play_cancelled_gives_the_stake_back(app: Flask, client: FlaskClient) -> None:
+    currency(app)
+    grant(app, "ana", 10)
+    ana = token(client, "ana")
+    table = _quick(client, ana, 10).get_json()
+    assert wallet(app, "ana") == [0]
+    left = client.post("/v1/matches/quick/cancel", headers=ana, json={})
+    assert left.get_json() == {"left": [table["id"]]}
+    assert wallet(app, "ana") == [10] and holds(app, table["id"]) == {"ana": "released"}

@@ -27,11 +27,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("challenges") as batch:
-        batch.drop_column("stake_amount")
-        batch.drop_column("stake_currency")
-    with op.batch_alter_table("matches") as batch:
-        batch.drop_column("rake_cap")
-        batch.drop_column("rake_share_bp")
-        batch.drop_column("stake_amount")
-        batch.drop_column("stake_currency")
+    op.drop_column("challenges", "stake_amount")
+    op.drop_column("challenges", "stake_currency")
+    op.drop_column("matches", "rake_cap")
+    op.drop_column("matches", "rake_share_bp")
+    op.drop_column("matches", "stake_amount")
+    op.drop_column("matches", "stake_currency")
