@@ -42,7 +42,7 @@ CURRENCY = "BENCH"
 PLAYERS = ("bench-ana", "bench-bo")
 STAKE = {"currency": CURRENCY, "amount": 10}
 RULES = {"max_rounds": 1}
-UNITS = {"made": 20, "finished": 20}
+UNITS = {"made": 10, "finished": 10}
 """Each instruction workload's ``n``: matches made (and resigned)."""
 
 
@@ -76,23 +76,28 @@ def _create(client: Any, staked: bool) -> dict[str, Any]:
 
 @contextmanager
 def _statements(app: Any) -> Iterator[list[str]]:
-    """The statements sent to the database meanwhile (this process)."""
-    from sqlalchemy import event
-
-    from service.storage.db import db
+    """The statements this process sends to the database meanwhile, as psycopg's cursors
+    run them (SQLAlchemy's and the ones the store sends straight on psycopg alike)."""
+    import psycopg
 
     sent: list[str] = []
+    execute, executemany = psycopg.Cursor.execute, psycopg.Cursor.executemany
 
-    def heard(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        sent.append(statement)
+    def heard(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(query if isinstance(query, str) else str(query))
+        return execute(cursor, query, *args, **kwargs)
 
-    with app.app_context():
-        engine = db.engine
-    event.listen(engine, "before_cursor_execute", heard)
+    def heard_many(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(query if isinstance(query, str) else str(query))
+        return executemany(cursor, query, *args, **kwargs)
+
+    psycopg.Cursor.execute = heard  # type: ignore[method-assign]
+    psycopg.Cursor.executemany = heard_many  # type: ignore[method-assign]
     try:
         yield sent
     finally:
-        event.remove(engine, "before_cursor_execute", heard)
+        psycopg.Cursor.execute = execute  # type: ignore[method-assign]
+        psycopg.Cursor.executemany = executemany  # type: ignore[method-assign]
 
 
 def _finish_by_move(app: Any, client: Any, staked: bool) -> tuple[float, list[str]]:

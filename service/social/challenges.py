@@ -59,7 +59,7 @@ def view_of(c: Challenge, now: datetime | None = None) -> ChallengeView:
         if c.clock_seconds else None
     return ChallengeView(c.id, c.challenger, c.challenged, c.variant, dict(c.rules or {}),
                          c.rated, clock, status, as_utc(c.created_at), as_utc(c.expires_at),
-                         c.match_id, None if c.stake_currency is None
+                         c.match_id, None if c.stake_currency is None or c.stake_amount is None
                          else Stake(c.stake_currency, int(c.stake_amount)))
 
 
