@@ -123,9 +123,9 @@ def transfer_rows(tenant_pk: int, transfers: Sequence[Transfer], at: datetime, *
     if not transfers:
         return []
     transfers = stamped(transfers)
+    # every account touched, at a net of 0 too: an account of the ledger is an account
     deltas = [{"tenant_pk": tenant_pk, "currency": currency, "account": account,
-               "balance": delta} for (currency, account), delta in net(transfers).items()
-              if delta]
+               "balance": delta} for (currency, account), delta in net(transfers).items()]
     return [Rows(_T, tuple(_row(tenant_pk, t, at) for t in transfers)),
             Rows(_A, tuple(deltas), add=True, upsert=True),
             *(wallet_events(tenant_pk, transfers, at) if tell else [])]
@@ -162,7 +162,7 @@ def _move(tenant_pk: int, currency: str, account: str, delta: int) -> bool:
                             _A.c.account == account).values(balance=_A.c.balance + delta)
     if delta < 0 and account != accounts.MINT:
         stmt = stmt.where(_A.c.balance >= -delta)
-    return bool(db.session.execute(stmt).rowcount == 1)
+    return bool(db.session.execute(stmt).rowcount == 1)  # type: ignore[attr-defined]
 
 
 def balance(tenant_pk: int, currency: str, account: str) -> int | None:

@@ -171,12 +171,12 @@ def transfer(tenant: int, asked: Asked, key: str | None, *,
 
 
 def describe(row: TransferRow, player_id: str | None = None) -> dict[str, Any]:
-    """A transfer as the API shows it (with, in a player's ledger, its ``change`` to
-    their balance)."""
+    """A transfer as the API shows it, rendered (with, in a player's ledger, its
+    ``change`` to their balance): the schemas pass it on as it is."""
     shown = ledger.wire(ledger.Transfer(row.currency, row.debit, row.credit, row.amount,
                                         row.kind, row.reason, row.reference, id=row.id),
                         row.created_at)
-    shown["created_at"] = row.created_at  # the schema writes times its one way
+    shown["created_at"] = row.created_at.isoformat()  # as UTCDateTime writes it
     if player_id is not None:
         mine = accounts.player(player_id)
         shown["change"] = row.amount if row.credit == mine else -row.amount

@@ -215,13 +215,13 @@ def test_a_settlement_pays_the_pot_with_the_change_that_guards_it(app: Flask) ->
     _hold(app, "ann", 40)
     _hold(app, "bob", 40)
     guard = update(Currency.__table__).where(
-        Currency.__table__.c.code == bindparam("code")).values(name=bindparam("name"))
+        Currency.__table__.c.code == bindparam("b_code")).values(name=bindparam("b_name"))
     for code, saved in (("NONE", False), ("COINS", True), ("COINS", True)):
         with app.app_context():
             with transaction(write=True):
                 held = ledger.holds_in(LOCAL, TABLE)
                 parts = _settle(held) if held else []
-                assert writes.save_if(guard, {"code": code, "name": "Coins"}, parts) is saved
+                assert writes.save_if(guard, {"b_code": code, "b_name": "Coins"}, parts) is saved
             db.session.remove()
     # 80 in the pot: 5% is 4, capped at 3
     assert balances(app) == {accounts.HOUSE: 3, accounts.MINT: -200, ANN: 60, BOB: 137,
@@ -232,8 +232,8 @@ def test_a_settlement_pays_the_pot_with_the_change_that_guards_it(app: Flask) ->
 
 
 def test_rows_written_with_a_change_net_each_account_once(app: Flask) -> None:
-    """Transfers through one account change it once (by their net), and a payout to an
-    account not made yet makes it."""
+    """Transfers through one account change it once (by their net, bob's 0), and a payout
+    to an account not made yet makes it."""
     currency(app)
     grant(app, "ann", 10)
     chain = [ledger.Transfer("COINS", ANN, BOB, 10, TransferKind.POT),
@@ -241,9 +241,9 @@ def test_rows_written_with_a_change_net_each_account_once(app: Flask) -> None:
              ledger.Transfer("COINS", BOB, accounts.HOUSE, 3, TransferKind.RAKE)]
     parts = ledger.transfer_rows(LOCAL, chain, utcnow())
     assert sorted((r["account"], r["balance"]) for r in parts[1].rows) == [
-        (ANN, -10), (accounts.HOUSE, 3), (accounts.player("cy"), 7)]  # bob's net is 0
+        (accounts.HOUSE, 3), (ANN, -10), (BOB, 0), (accounts.player("cy"), 7)]
     _write(app, parts)
-    assert balances(app) == {accounts.HOUSE: 3, accounts.MINT: -10, ANN: 0,
+    assert balances(app) == {accounts.HOUSE: 3, accounts.MINT: -10, ANN: 0, BOB: 0,
                              accounts.player("cy"): 7}
     assert ledger.transfer_rows(LOCAL, [], utcnow()) == []
 
