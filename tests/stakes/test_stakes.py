@@ -293,3 +293,25 @@ def test_a_new_player_stakes_their_starting_grant_in_the_request_that_makes_them
     match = staked(client, 20, "new-ana", "new-bo")
     assert match.status_code == 201, match.get_json()
     assert wallet(app, "new-ana", "new-bo") == [5, 5]
+
+
+def test_an_erased_player_leaves_their_tables_and_forfeits_their_stakes(
+        app: Flask, client: FlaskClient) -> None:
+    """Erasing a player first gives back the stake of the table they wait at and
+    forfeits their staked match (the other side paid), then returns their balance to the
+    mint: the ledger stays whole."""
+    currency(app)
+    for p in ("ana", "bo"):
+        grant(app, p, 30)
+    match = staked(client, 10, "ana", "bo").get_json()
+    waiting = client.post("/v1/matches", json={
+        "players": [{"name": "ana", "player_id": "ana"}, {"open": True}],
+        "stake": {"currency": "COINS", "amount": 10}}).get_json()
+    assert wallet(app, "ana", "bo") == [10, 20]
+    r = client.delete("/v1/players/ana")
+    assert r.status_code == 200, r.get_json()
+    assert view(client, match["id"])["winner"] == 1
+    assert wallet(app, "bo") == [40]
+    assert holds(app, waiting["id"]) == {} or set(holds(app, waiting["id"]).values()) == {
+        "released"}
+    assert balance(app, TABLE(match["id"])) == balance(app, TABLE(waiting["id"])) == 0
