@@ -18,6 +18,7 @@ vouched players play one-deal matches, staked and not, alternately, from the sam
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import random
@@ -43,6 +44,8 @@ PLAYERS = ("bench-ana", "bench-bo")
 STAKE = {"currency": CURRENCY, "amount": 10}
 RULES = {"max_rounds": 1}
 UNITS = {"made": 10, "finished": 10}
+SAVES: dict[str, list[float]] = {"plain": [], "staked": []}
+"""Seconds of each finishing move's save statement, by kind (:func:`wall` fills it)."""
 """Each instruction workload's ``n``: matches made (and resigned)."""
 
 
@@ -100,6 +103,29 @@ def _statements(app: Any) -> Iterator[list[str]]:
         psycopg.Cursor.executemany = executemany  # type: ignore[method-assign]
 
 
+@contextmanager
+def _save_timed() -> Iterator[list[float]]:
+    """Seconds each guarded save of a match took meanwhile (PostgreSQL: the one statement
+    a finish sends with everything it writes, the database's work and its round trip)."""
+    from service.storage import writes
+
+    took: list[float] = []
+    straight = writes.session_execute
+
+    def timed(statement: str, params: dict[str, Any]) -> Any:
+        t = time.perf_counter()
+        cursor = straight(statement, params)
+        if "UPDATE matches" in statement:
+            took.append(time.perf_counter() - t)
+        return cursor
+
+    writes.session_execute = timed  # type: ignore[assignment]
+    try:
+        yield took
+    finally:
+        writes.session_execute = straight  # type: ignore[assignment]
+
+
 def _finish_by_move(app: Any, client: Any, staked: bool) -> tuple[float, list[str]]:
     """A one-deal match played to its last move, then that move: its seconds and its
     statements."""
@@ -111,11 +137,13 @@ def _finish_by_move(app: Any, client: Any, staked: bool) -> tuple[float, list[st
         mine = client.get(f"/v1/matches/{match['id']}", headers=tokens[seat]).get_json()
         card = mine["hand"][0]
         last = mine["stock_count"] == 0 and sum(mine["hand_counts"]) == 1
-        with _statements(app) as sent:
+        with _statements(app) as sent, _save_timed() as saves:
             t = time.perf_counter()
             r = client.post(f"/v1/matches/{match['id']}/moves", json={"card": card},
                             headers=tokens[seat])
             took = time.perf_counter() - t
+        if last:
+            SAVES["staked" if staked else "plain"].extend(saves)
         assert r.status_code == 201, r.get_json()
         state = r.get_json()["state"]
         if last:
@@ -166,6 +194,7 @@ def wall(url: str) -> dict[str, float]:
             took, _ = _finish_by_resigning(app, client, staked)
             times["resign_staked" if staked else "resign"].append(took)
     med = {k: statistics.median(v) * 1000 for k, v in times.items()}
+    save = {k: statistics.median(v) * 1000 for k, v in SAVES.items()}
     figures = {
         "finish_move_ms": round(med["move"], 3),
         "finish_move_staked_ms": round(med["move_staked"], 3),
@@ -173,12 +202,16 @@ def wall(url: str) -> dict[str, float]:
         "finish_resign_ms": round(med["resign"], 3),
         "finish_resign_staked_ms": round(med["resign_staked"], 3),
         "finish_resign_stake_extra_ms": round(med["resign_staked"] - med["resign"], 3),
+        "finish_save_ms": round(save["plain"], 3),
+        "finish_save_staked_ms": round(save["staked"], 3),
         "finish_statements": float(max(counts["plain"])),
         "finish_statements_staked": float(max(counts["staked"])),
     }
     print(f"a staked finish (PostgreSQL, in-process, {MATCHES} of each, medians):")
     print(f"  finishing move      {med['move']:7.3f} ms, staked {med['move_staked']:7.3f} ms:"
           f" {med['move_staked'] - med['move']:+.3f} ms")
+    print(f"  its save statement  {save['plain']:7.3f} ms, staked {save['staked']:7.3f} ms:"
+          f" {save['staked'] - save['plain']:+.3f} ms")
     print(f"  resignation         {med['resign']:7.3f} ms, staked {med['resign_staked']:7.3f}"
           f" ms: {med['resign_staked'] - med['resign']:+.3f} ms")
     print(f"  statements a finishing move sends: {sorted(counts['plain'])} unstaked, "
@@ -199,6 +232,7 @@ def _child(workload: str, units: int) -> None:
     app = _app(os.environ["DATABASE_URL"])
     client = app.test_client()
     staked = workload.endswith("_staked")
+    gc.disable()  # a collection falls where allocations say: it would not cancel out
     for _ in range(5 + units):  # the first five warm up, in both runs alike
         match = _create(client, staked)
         if workload.startswith("finished"):
