@@ -4,8 +4,9 @@ inside the finish's one-statement save on PostgreSQL): ``python -m bench stakes`
 In one process, through Flask's test client, on the bench's PostgreSQL database, two
 vouched players play one-deal matches, staked and not, alternately, from the same seeds:
 
-* **wall**: each match played to its last move, then that finishing move timed (the
-  median of each kind, and the difference), and a finish by resignation timed likewise;
+* **wall** and **CPU**: each match played to its last move, then that finishing move
+  timed (wall and this process's CPU: the median of each kind, and the difference), its
+  save statement on its own, and a finish by resignation timed likewise;
 * **statements**: the statements each finishing move sends, counted (the same number
   staked and not: the settlement's transfers, balances and holds ride the statement that
   saves the match, which is checked to hold them);
@@ -44,6 +45,8 @@ PLAYERS = ("bench-ana", "bench-bo")
 STAKE = {"currency": CURRENCY, "amount": 10}
 RULES = {"max_rounds": 1}
 UNITS = {"made": 10, "finished": 10}
+CPU: dict[str, list[float]] = {"move": [], "move_staked": [], "resign": [], "resign_staked": []}
+"""This process's CPU seconds of each finish, by kind (:func:`wall` fills it)."""
 SAVES: dict[str, list[float]] = {"plain": [], "staked": []}
 """Seconds of each finishing move's save statement, by kind (:func:`wall` fills it)."""
 """Each instruction workload's ``n``: matches made (and resigned)."""
@@ -138,12 +141,13 @@ def _finish_by_move(app: Any, client: Any, staked: bool) -> tuple[float, list[st
         card = mine["hand"][0]
         last = mine["stock_count"] == 0 and sum(mine["hand_counts"]) == 1
         with _statements(app) as sent, _save_timed() as saves:
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             r = client.post(f"/v1/matches/{match['id']}/moves", json={"card": card},
                             headers=tokens[seat])
-            took = time.perf_counter() - t
+            took, cpu = time.perf_counter() - t, time.process_time() - cpu
         if last:
             SAVES["staked" if staked else "plain"].extend(saves)
+            CPU["move_staked" if staked else "move"].append(cpu)
         assert r.status_code == 201, r.get_json()
         state = r.get_json()["state"]
         if last:
@@ -155,9 +159,10 @@ def _finish_by_resigning(app: Any, client: Any, staked: bool) -> tuple[float, li
     match = _create(client, staked)
     token = {"Authorization": f"Bearer {match['seats'][1]['token']}"}
     with _statements(app) as sent:
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         r = client.post(f"/v1/matches/{match['id']}/resign", headers=token)
-        took = time.perf_counter() - t
+        took, cpu = time.perf_counter() - t, time.process_time() - cpu
+    CPU["resign_staked" if staked else "resign"].append(cpu)
     assert r.status_code == 200, r.get_json()
     return took, sent
 
@@ -195,6 +200,7 @@ def wall(url: str) -> dict[str, float]:
             times["resign_staked" if staked else "resign"].append(took)
     med = {k: statistics.median(v) * 1000 for k, v in times.items()}
     save = {k: statistics.median(v) * 1000 for k, v in SAVES.items()}
+    cpu = {k: statistics.median(v[2:]) * 1000 for k, v in CPU.items()}  # past the warm-up
     figures = {
         "finish_move_ms": round(med["move"], 3),
         "finish_move_staked_ms": round(med["move_staked"], 3),
@@ -202,6 +208,10 @@ def wall(url: str) -> dict[str, float]:
         "finish_resign_ms": round(med["resign"], 3),
         "finish_resign_staked_ms": round(med["resign_staked"], 3),
         "finish_resign_stake_extra_ms": round(med["resign_staked"] - med["resign"], 3),
+        "finish_move_cpu_ms": round(cpu["move"], 3),
+        "finish_move_staked_cpu_ms": round(cpu["move_staked"], 3),
+        "finish_resign_cpu_ms": round(cpu["resign"], 3),
+        "finish_resign_staked_cpu_ms": round(cpu["resign_staked"], 3),
         "finish_save_ms": round(save["plain"], 3),
         "finish_save_staked_ms": round(save["staked"], 3),
         "finish_statements": float(max(counts["plain"])),
@@ -210,10 +220,14 @@ def wall(url: str) -> dict[str, float]:
     print(f"a staked finish (PostgreSQL, in-process, {MATCHES} of each, medians):")
     print(f"  finishing move      {med['move']:7.3f} ms, staked {med['move_staked']:7.3f} ms:"
           f" {med['move_staked'] - med['move']:+.3f} ms")
+    print(f"  its CPU here        {cpu['move']:7.3f} ms, staked {cpu['move_staked']:7.3f} ms:"
+          f" {cpu['move_staked'] - cpu['move']:+.3f} ms")
     print(f"  its save statement  {save['plain']:7.3f} ms, staked {save['staked']:7.3f} ms:"
           f" {save['staked'] - save['plain']:+.3f} ms")
     print(f"  resignation         {med['resign']:7.3f} ms, staked {med['resign_staked']:7.3f}"
           f" ms: {med['resign_staked'] - med['resign']:+.3f} ms")
+    print(f"  a resignation's CPU {cpu['resign']:7.3f} ms, staked {cpu['resign_staked']:7.3f} ms:"
+          f" {cpu['resign_staked'] - cpu['resign']:+.3f} ms")
     print(f"  statements a finishing move sends: {sorted(counts['plain'])} unstaked, "
           f"{sorted(counts['staked'])} staked; the settlement inside the match's save")
     return figures
