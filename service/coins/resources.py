@@ -78,8 +78,9 @@ class CurrencyByCode(MethodView):
     def put(self, body: dict[str, Any], code: str) -> tuple[CurrencyInfo, int]:
         """Name a currency (201), or rename it (200): its house (the rake, what does not
         divide) and its mint (what the front end issues: the one account below zero)
-        are opened with it. Players' balances in it start at zero."""
-        info, made = coins.put_currency(tenant(), code, body["name"])
+        are opened with it. Players' balances in it start at zero. Audited
+        (`currency.named`)."""
+        info, made = coins.put_currency(tenant(), code, body["name"], actor())
         return info, 201 if made else 200
 
 

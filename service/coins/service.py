@@ -35,9 +35,10 @@ class CurrencyInfo:
     created_at: datetime
 
 
-def put_currency(tenant: int, code: str, name: str) -> tuple[CurrencyInfo, bool]:
+def put_currency(tenant: int, code: str, name: str,
+                 actor: str = audit.COMMAND_LINE) -> tuple[CurrencyInfo, bool]:
     """Name a currency (or rename it), with its house and mint accounts made at zero;
-    the currency and whether it is new."""
+    the currency and whether it is new. Audited (``currency.named``)."""
     if not CODE.fullmatch(code):
         raise ValueError(f"not a currency code: {code!r}")
     now = utcnow()
@@ -53,6 +54,7 @@ def put_currency(tenant: int, code: str, name: str) -> tuple[CurrencyInfo, bool]
             ledger.open_accounts(tenant, code, [accounts.HOUSE, accounts.MINT], now)
         else:
             row.name = name
+        audit.record(tenant, actor, "currency.named", f"currency:{code}", name=name)
         info = CurrencyInfo(row.code, row.name, as_utc(row.created_at))
     return info, made
 
