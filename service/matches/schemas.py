@@ -9,6 +9,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ..players.schemas import RATING_CHANGES, RatingChangeSchema
+from ..tenants.schemas import RakeSchema
 from ..web.fields import CardField, JsonBoolean, JsonInteger, UTCDateTime, card_list
 from . import render
 from .enums import ClockTimeout, EndReason, MatchStatus, MoveKind
@@ -44,6 +45,27 @@ class ClockSchema(ma.Schema):
                   "player comes back (the last seat its player still plays is "
                   "autoplayed instead)"},
     )
+
+
+CURRENCY_CODE = r"^[A-Z][A-Z0-9_]{0,15}$"
+MAX_STAKE = 10**15
+"""The largest stake asked for (a pot of four stays far inside a 64-bit balance)."""
+
+
+class StakeSchema(ma.Schema):
+    """A staked table: what each seat holds in the table's escrow as it is taken."""
+
+    currency = ma.fields.String(required=True, validate=validate.Regexp(CURRENCY_CODE), metadata={
+        "description": "a currency of the front end (PUT /v1/currencies/{code})"})
+    amount = JsonInteger(required=True, validate=validate.Range(min=1, max=MAX_STAKE), metadata={
+        "description": "whole coins each seat stakes"})
+
+
+class StakeShownSchema(StakeSchema):
+    """A staked table's stake, and the rake its front end's settings gave it when it was
+    made (a settings change never alters a table already made)."""
+
+    rake = ma.fields.Nested(RakeSchema, required=True)
 
 
 class SeatSchema(ma.Schema):
@@ -181,6 +203,9 @@ class MatchStateSchema(ma.Schema):
         "description": "a duplicate round's table while the round goes on: to all but "
         "its seats and the server key it is shown as dealt, `active` at version 0, and "
         "does not change until the round ends"})
+    stake = ma.fields.Nested(StakeShownSchema, required=True, allow_none=True, metadata={
+        "description": "a staked table's stake (each seat holds it in the table's escrow "
+        "from the moment it is taken) and rake; null: unstaked"})
 
     @ma.pre_dump
     def _flatten(self, m: MatchView, **kwargs: Any) -> dict[str, Any]:

@@ -3,7 +3,8 @@ from openapi.yaml, then ``tsc``) and its Node tests run against a live server: a
 match played through it, the match and player streams reconnecting across cut and hung
 connections without losing or repeating an event, ETag polls seeing 304, a move retried
 with its Idempotency-Key applied once, a create whose answer was lost retried with its
-key making one match, refusals as typed problems with their reason."""
+key making one match, refusals as typed problems with their reason, and two players'
+coins at a staked quick-play table (held, settled, in their wallets and ledgers)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ two folders below the root, as clients/typescript is, so ``npm run generate`` re
 same ../../openapi.yaml; the source tree gets no node_modules or dist from a test run."""
 SOURCES = ("package.json", "package-lock.json", "tsconfig.json", "tsconfig.test.json",
            "src", "test")
-NODE_TESTS = 13
+NODE_TESTS = 14
 """The tests in clients/typescript/test/*.test.ts: every one must run and pass."""
 
 
