@@ -15,6 +15,7 @@ from flask_migrate import Migrate
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import events, problems
+from .coins import models as coins_tables
 from .config import settings_from_env
 from .console import resources as console
 from .live import keeper
@@ -71,8 +72,8 @@ from .webhooks import outbox as webhook_outbox
 from .webhooks import resources as webhook_routes
 
 migrate = Migrate()
-TABLES = (matches_tables, players_tables, reviews_tables, safety_tables, social_tables,
-          tenants_tables, tournaments_tables, webhooks_tables)
+TABLES = (coins_tables, matches_tables, players_tables, reviews_tables, safety_tables,
+          social_tables, tenants_tables, tournaments_tables, webhooks_tables)
 """Every domain's tables (its ``models.py``), imported here so the one metadata holds them
 all: what Alembic compares the migrations with, and what the suite empties."""
 

@@ -83,6 +83,12 @@ def _keys(args: argparse.Namespace) -> int:
                             staff_name=args.staff_name)
 
 
+def _ledger(args: argparse.Namespace) -> int:
+    from .db_cli import run_ledger_command
+
+    return run_ledger_command(args.name, as_json=args.json)
+
+
 class _Version(argparse.Action):
     """``--version``: the package's version and the engine build in use, unwrapped."""
 
@@ -159,6 +165,16 @@ def build_parser() -> argparse.ArgumentParser:
                       help="rotate-secret: accept tokens signed with the old secret this "
                       "long (0 to 86400; default 0: refused within about a second)")
     keys.set_defaults(func=_keys)
+
+    ledger = sub.add_parser("ledger", help="the coins' ledger (DATABASE_URL)")
+    ledger.add_argument("ledger_command", choices=["check"],
+                        help="check: prove the ledger's invariants (every currency sums to "
+                        "zero, balances match their transfers, none below zero but the "
+                        "mint's and a voided winner's debt, every hold of an ended table "
+                        "ended, every table paid once); exit 1 on any breach")
+    ledger.add_argument("name", nargs="?", help="one front end (tenant) only")
+    ledger.add_argument("--json", action="store_true", help="print the breaches as JSON")
+    ledger.set_defaults(func=_ledger)
     return parser
 
 

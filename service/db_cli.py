@@ -1,5 +1,6 @@
-"""``basra db upgrade|downgrade|current`` (Alembic migrations through Flask-Migrate) and
-``basra keys create|list|revoke`` (front ends' API keys), against ``DATABASE_URL``."""
+"""``basra db upgrade|downgrade|current`` (Alembic migrations through Flask-Migrate),
+``basra keys create|list|revoke`` (front ends' API keys) and ``basra ledger check`` (the
+coins' ledger), against ``DATABASE_URL``."""
 
 from __future__ import annotations
 
@@ -80,3 +81,32 @@ def run_keys_command(command: str, name: str | None, origins: list[str], *,
             print(f"basra keys: {exc.message}", file=sys.stderr)
             return 2
     return 0
+
+
+def run_ledger_command(name: str | None, *, as_json: bool = False) -> int:
+    """Check the ledger (of one front end, or all): each breach printed, exit 1 if any."""
+    import dataclasses
+    import json
+    import sys
+
+    from . import create_app
+    from .coins import check
+    from .engine.errors import BasraError
+    from .tenants import service as tenants
+
+    app = create_app()
+    with app.app_context():
+        try:
+            tenant = tenants.tenant_pk(name) if name else None
+        except BasraError as exc:
+            print(f"basra ledger: {exc.message}", file=sys.stderr)
+            return 2
+        breaches = check.run(tenant)
+    if as_json:
+        print(json.dumps([dataclasses.asdict(b) for b in breaches], indent=2))
+    else:
+        for breach in breaches:
+            print(breach)
+        print(f"ledger {'broken: ' + str(len(breaches)) + ' breach(es)' if breaches else 'whole'}"
+              f" ({name or 'every front end'})", file=sys.stderr)
+    return 1 if breaches else 0

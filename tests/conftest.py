@@ -41,6 +41,7 @@ from sqlalchemy import text
 
 from service import create_app
 from service.app import reset_caches
+from service.coins import check as ledger_check
 from service.settings import EXTENSION as SETTINGS
 from service.settings import Settings, settings_of
 from service.storage import MIGRATIONS
@@ -175,8 +176,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Tell :mod:`tests.servers` which test runs, before its fixtures are made (it starts
-    processes only for tests marked ``process``)."""
+    processes only for tests marked ``process``); forget the apps the last test used."""
     servers.CURRENT[:] = [item]
+    _handed_out.clear()
 
 
 # --- databases made once per session ----------------------------------------------
@@ -291,7 +293,26 @@ def make_app(backend: str, tmp_path: Path, **config: object) -> Flask:
     app.config.update(built)  # what an earlier test set on it is undone
     app.extensions[SETTINGS] = made  # and what it changed of its settings (use_settings)
     _empty(app)
+    _handed_out.append(app)
     return app
+
+
+_handed_out: list[Flask] = []
+"""The apps :func:`make_app` handed the running test (what :func:`ledger_checked` checks)."""
+
+
+@pytest.fixture
+def ledger_checked() -> Iterator[None]:
+    """After the test, the coins' ledger checker (:mod:`service.coins.check`) on every app
+    the test used: any breach fails it. Autouse in tests/coins; a test elsewhere that
+    moves coins asks for it (``@pytest.mark.usefixtures("ledger_checked")``)."""
+    yield
+    for app in dict.fromkeys(_handed_out):
+        with app.app_context():
+            breaches = ledger_check.run()
+            db.session.remove()
+        if breaches:
+            pytest.fail("the ledger broke:\n" + "\n".join(map(str, breaches)), pytrace=False)
 
 
 def use_settings(app: Flask, **changes: Any) -> Settings:

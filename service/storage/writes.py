@@ -47,7 +47,9 @@ Wake = Callable[[Any], ColumnElement[Any]]
 class Rows:
     """Rows of one table to write with a change: inserted; or, with ``key``, the rows
     whose ``key`` columns equal a row's (and whose columns hold the values ``where``
-    names) updated to its other values, or with ``add`` those values added to them."""
+    names) updated to its other values, or with ``add`` those values added to them; with
+    ``upsert``, inserted or, where the primary key names a row already, its other values
+    set (or with ``add``, added to it)."""
 
     table: Table
     rows: tuple[Mapping[str, Any], ...]
@@ -56,7 +58,8 @@ class Rows:
     add: bool = False
     where: tuple[tuple[str, Any], ...] = ()
     upsert: bool = False
-    """An insert that updates the row its primary key already names."""
+    """An insert that updates the row its primary key already names (with ``add``: adds
+    to it)."""
     wake: Wake | None = None
     """PostgreSQL: a NOTIFY for each inserted row, its payload this (listeners poll on
     SQLite)."""
@@ -162,9 +165,8 @@ def _part(i: int, saved: CTE | None, table: Table, names: tuple[str, ...],
             else chosen.select_from(rows)
         stmt = postgresql.insert(table).from_select(list(names), chosen)
         if upsert:
-            primary = [c.name for c in table.primary_key.columns]
-            stmt = stmt.on_conflict_do_update(index_elements=primary, set_={
-                name: stmt.excluded[name] for name in names if name not in primary})
+            stmt = stmt.on_conflict_do_update(index_elements=_primary(table),
+                                              set_=_upserted(table, names, add, stmt))
         if wake is not None:
             stmt = stmt.returning(wake(table.c).label("wake"))
     return stmt.cte(f"part{i}")  # type: ignore[no-any-return]
@@ -197,10 +199,19 @@ def _step(shape: Hashable) -> Any:
                   else bindparam(f"v_{name}") for name in names if name not in key})
     stmt = sqlite.insert(table)
     if upsert:
-        primary = [c.name for c in table.primary_key.columns]
-        stmt = stmt.on_conflict_do_update(index_elements=primary, set_={
-            name: stmt.excluded[name] for name in names if name not in primary})
+        stmt = stmt.on_conflict_do_update(index_elements=_primary(table),
+                                          set_=_upserted(table, names, add, stmt))
     return stmt
+
+
+def _primary(table: Table) -> list[str]:
+    return [c.name for c in table.primary_key.columns]
+
+
+def _upserted(table: Table, names: tuple[str, ...], add: bool, stmt: Any) -> dict[str, Any]:
+    """What an upsert sets of the row already there: each value given, or added to it."""
+    return {name: table.c[name] + stmt.excluded[name] if add else stmt.excluded[name]
+            for name in names if name not in _primary(table)}
 
 
 def rewrite_json_text(text_column: Any, kind_column: Any, where: Any, needles: Sequence[str],

@@ -1,12 +1,12 @@
 """Tables of the front ends: tenants, their API keys, their staff's keys and console
-sessions, the audit log."""
+sessions, the audit log, each front end's settings."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, String
+from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ..storage.base import PK, utcnow
@@ -112,3 +112,23 @@ class AuditEntry(db.Model):  # type: ignore[name-defined,misc]
 
     __table_args__ = (Index("ix_audit_log_tenant", "tenant_pk", "pk"),)
 
+
+
+class FrontEndSettings(db.Model):  # type: ignore[name-defined,misc]
+    """A front end's own settings (``/v1/settings``): its economy (the rake, the starting
+    grant) and fair play's thresholds; no row: every default."""
+
+    __tablename__ = "front_end_settings"
+
+    tenant_pk: Mapped[int] = mapped_column(
+        ForeignKey("tenants.pk", ondelete="CASCADE"), primary_key=True
+    )
+    rake_share_bp: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    """The house's share of a pot, in basis points (0-5000: up to half)."""
+    rake_cap: Mapped[int | None] = mapped_column(BigInteger)
+    """The most a pot's rake may be (null: no cap)."""
+    starting_grant: Mapped[dict[str, int]] = mapped_column(JSON, nullable=False, default=dict)
+    """What a new player is paid once, by currency code."""
+    fair_play: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    """Fair play's thresholds (issue 58), kept as given."""
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
