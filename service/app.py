@@ -15,6 +15,7 @@ from flask_migrate import Migrate
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import events, problems
+from .coins import check as ledger_check
 from .coins import models as coins_tables
 from .config import settings_from_env
 from .console import resources as console
@@ -59,6 +60,7 @@ from .tenants.requests import resolve_tenant
 from .tournaments import models as tournaments_tables
 from .tournaments import resources as tournament_routes
 from .tournaments import results as tournament_results
+from .tournaments import service as tournament_service
 from .variants import resources as variants
 from .web import docs
 from .web.api import BasraApi, document_common_problems
@@ -91,7 +93,7 @@ def wire_subscribers() -> None:
     transaction); who hears of every match change besides: the tournaments' results, the
     players' presence; who hears of a player's first stream on this process: presence;
     and of a block: social (it ends a friendship); who names a rating change's match: the
-    matches."""
+    matches; who tells the ledger's checker a tournament is over: the tournaments."""
     events.wire(events.Subscriber(webhook_outbox.outbox, webhook_outbox.subscribed),
                 events.Subscriber(player_events.for_streams))
     match_changes.wire(tournament_results.results, social_presence.on_match)
@@ -99,6 +101,7 @@ def wire_subscribers() -> None:
     player_blocks.wire(social_friends.unfriend)
     player_boards.wire(match_service.match_ids)
     keeper.wire(player_presence.renew_if_due)
+    ledger_check.wire(tournaments=tournament_service.ended)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

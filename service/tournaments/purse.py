@@ -12,6 +12,7 @@ from datetime import datetime
 
 from ..coins import accounts, ledger
 from ..coins.enums import TransferKind
+from ..storage.writes import write
 from .enums import TournamentStatus
 from .models import Tournament
 from .pairing import Standing
@@ -32,11 +33,11 @@ class Fee:
 def terms(tenant: int, fee: Fee | None, prizes: list[int] | None
           ) -> tuple[Fee | None, list[int] | None]:
     """A new tournament's fee (its currency one of the front end's:
-    :class:`~service.coins.errors.UnknownCurrency`) and distribution (the default if
-    none); both None when it is free."""
+    :class:`~service.coins.errors.UnknownCurrency`) and distribution (winner takes all
+    if none is given); both None when it is free (caller's transaction)."""
     if fee is None:
         return None, None
-    ledger.check_currency(tenant, fee.currency)
+    ledger.check_currencies(tenant, [fee.currency])
     return fee, list(prizes) if prizes is not None else list(WINNER_TAKES_ALL)
 
 
@@ -56,48 +57,47 @@ def pool_of(t: Tournament, entered: int) -> int:
 
 def hold_fee(t: Tournament, player_id: str, now: datetime) -> None:
     """Hold the entry fee from the player's wallet in the escrow (caller's transaction,
-    before the entry is made); a fee held already (an arena's entrant back) is not held
-    again."""
+    before the entry is made); a fee held already (an arena's entrant back after a
+    withdrawal) is not held again."""
     fee = fee_of(t)
-    if fee is None:
-        return
-    ledger.hold(t.tenant_pk, fee.currency, player_id, accounts.tournament(t.id),
-                fee.amount, TransferKind.FEE, now, tournament_pk=t.pk)
+    if fee is not None:
+        ledger.hold(t.tenant_pk, fee.currency, player_id, accounts.tournament(t.id),
+                    fee.amount, TransferKind.FEE, now, tournament_pk=t.pk)
 
 
 def give_back(t: Tournament, player_id: str, now: datetime) -> None:
     """The player's fee back from the escrow (a withdrawal before the start)."""
-    fee = fee_of(t)
-    if fee is None:
+    if fee_of(t) is None:
         return
-    ledger.release(t.tenant_pk, accounts.tournament(t.id), TransferKind.FEE_RELEASE, now,
-                   players=[player_id], tournament_pk=t.pk)
+    mine = [h for h in ledger.holds_in(t.tenant_pk, accounts.tournament(t.id))
+            if h.player_id == player_id]
+    write(ledger.release_rows(t.tenant_pk, mine, now, kind=TransferKind.FEE_RELEASE))
 
 
 def close(t: Tournament, status: str, final: Sequence[Standing],
           now: datetime) -> dict[str, int] | None:
-    """The tournament ends: cancelled, every fee given back; finished, every hold
-    settled into the pool and the pool paid by the distribution, the rest (what does not
-    divide, places nobody holds) to the house. What each prize winner was paid."""
+    """The tournament ends (caller's transaction, under its row lock): cancelled, every
+    fee still held given back; finished, every one settled into the pool and the pool
+    paid by the distribution, the rest (what does not divide, places nobody holds) to
+    the house. What each prize winner was paid. Only holds still held are paid out, so
+    an end taken twice pays nothing the second time."""
     fee = fee_of(t)
     if fee is None:
         return None
-    escrow = accounts.tournament(t.id)
+    held = ledger.holds_in(t.tenant_pk, accounts.tournament(t.id))
     if status == TournamentStatus.CANCELLED:
-        ledger.release(t.tenant_pk, escrow, TransferKind.FEE_RELEASE, now,
-                       tournament_pk=t.pk)
+        write(ledger.release_rows(t.tenant_pk, held, now, kind=TransferKind.FEE_RELEASE))
         return None
-    pool = ledger.settle(t.tenant_pk, escrow, now, tournament_pk=t.pk)
-    paid = shares(pool, t.prizes or WINNER_TAKES_ALL,
+    escrow = accounts.tournament(t.id)
+    pool = sum(h.amount for h in held if h.currency == fee.currency)
+    paid = shares(pool, t.prizes if t.prizes is not None else WINNER_TAKES_ALL,
                   [Finisher(s.player_id, s.points, s.withdrawn) for s in final])
     transfers = [ledger.Transfer(fee.currency, escrow, accounts.player(player), amount,
-                                 TransferKind.PRIZE, tournament_pk=t.pk,
-                                 idempotency_key=f"prize:{t.id}:{player}")
+                                 TransferKind.PRIZE, tournament_pk=t.pk)
                  for player, amount in paid.items()]
-    rest = pool - sum(paid.values())
-    if rest > 0:
-        transfers.append(ledger.Transfer(fee.currency, escrow, accounts.HOUSE, rest,
-                                         TransferKind.PRIZE, tournament_pk=t.pk,
-                                         idempotency_key=f"prize:{t.id}:house"))
-    ledger.post(t.tenant_pk, transfers, now)
+    if pool > sum(paid.values()):
+        transfers.append(ledger.Transfer(fee.currency, escrow, accounts.HOUSE,
+                                         pool - sum(paid.values()), TransferKind.PRIZE,
+                                         tournament_pk=t.pk))
+    write(ledger.settle_rows(t.tenant_pk, held, transfers, now))
     return paid

@@ -18,6 +18,7 @@ from ..web.problems import problem_doc
 from ..web.settings import current
 from . import service as tournaments
 from .errors import TournamentNotFound
+from .purse import Fee
 from .schemas import (
     CreateTournamentSchema,
     EntrantSchema,
@@ -25,7 +26,6 @@ from .schemas import (
     TournamentQuerySchema,
     TournamentSchema,
 )
-from .purse import Fee
 from .service import TournamentSpec, TournamentView
 
 blp = Blueprint("tournaments", __name__, url_prefix="/v1/tournaments",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -334,6 +335,13 @@ def stand_again(tenant: int, match_id: str) -> None:
         loaded = load(t)
         names = names_of(loaded)
         t.standings = [standing_row(s, names) for s in standings_of(t, loaded)]
+
+
+def ended(pks: Sequence[int]) -> set[int]:
+    """Of these tournaments, those over (finished or cancelled): the ledger's checker asks
+    (a hold of one must be settled or released); caller's transaction."""
+    return set(db.session.execute(select(Tournament.pk).where(
+        Tournament.pk.in_(list(pks)), Tournament.status.in_(list(OVER)))).scalars())
 
 
 def read(tenant: int, tournament_id: str) -> TournamentView:
