@@ -17,6 +17,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from . import events, problems
 from .coins import check as ledger_check
 from .coins import models as coins_tables
+from .coins import resources as coins
+from .coins import service as coin_service
 from .config import settings_from_env
 from .console import resources as console
 from .live import keeper
@@ -38,6 +40,7 @@ from .players import leaderboards as player_boards
 from .players import models as players_tables
 from .players import presence as player_presence
 from .players import resources as players
+from .players import service as player_service
 from .players.requests import resolve_player
 from .reviews import models as reviews_tables
 from .reviews import resources as reviews
@@ -53,6 +56,7 @@ from .storage import MIGRATIONS
 from .storage.db import DISCONNECTED, db, init_db
 from .storage.errors import DatabaseUnavailable
 from .tenants import cache as tenant_cache
+from .tenants import economy as tenant_economy
 from .tenants import models as tenants_tables
 from .tenants import resources as staff_routes
 from .tenants.limits import init_limits, store_state
@@ -93,7 +97,9 @@ def wire_subscribers() -> None:
     transaction); who hears of every match change besides: the tournaments' results, the
     players' presence; who hears of a player's first stream on this process: presence;
     and of a block: social (it ends a friendship); who names a rating change's match: the
-    matches; who tells the ledger's checker a tournament is over: the tournaments."""
+    matches; of a new player: coins (the starting grant); who names a front end's
+    currencies for its settings: coins; who tells the ledger's checker a tournament is
+    over: the tournaments."""
     events.wire(events.Subscriber(webhook_outbox.outbox, webhook_outbox.subscribed),
                 events.Subscriber(player_events.for_streams))
     match_changes.wire(tournament_results.results, social_presence.on_match)
@@ -101,6 +107,8 @@ def wire_subscribers() -> None:
     player_blocks.wire(social_friends.unfriend)
     player_boards.wire(match_service.match_ids)
     keeper.wire(player_presence.renew_if_due)
+    player_service.wire_new(coin_service.starting_grant)
+    tenant_economy.wire(coin_service.currency_codes)
     ledger_check.wire(tournaments=tournament_service.ended)
 
 
@@ -176,6 +184,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(variants.bots_blp)
     api.register_blueprint(staff_routes.keys_blp)
     api.register_blueprint(players.secret_blp)
+    for coin_routes in (coins.currencies_blp, coins.wallets_blp, coins.transfers_blp):
+        api.register_blueprint(coin_routes)
+    api.register_blueprint(staff_routes.settings_blp)
     webhook_routes.describe_messages(api.spec)
     describe_stream_events(api.spec)
     document_common_problems(api)

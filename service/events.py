@@ -151,6 +151,9 @@ _CHALLENGE = Shape(plain=("challenge_id", "variant", "rated", "expires_at", "mat
 _SEAT_CHANGE = Shape(plain=(*_CHANGE, "stand_in"), seats=("seat", "dropped"),
                      names={"name": ("seat", "dropped")})
 _PARTY = Shape(plain=("party_id",))
+_ACCOUNT = Shape(plain=("account", "match_id", "tournament_id"), ids=("player_id",))
+_TRANSFER = Shape(plain=("id", "currency", "amount", "kind", "reason", "reference",
+                         "created_at"), nested={"from": _ACCOUNT, "to": _ACCOUNT})
 
 
 def _kinds(*kinds: EventKind) -> dict[str, EventKind]:
@@ -226,6 +229,9 @@ KINDS: dict[str, EventKind] = _kinds(
               Shape(plain=("at",), ids=("player_id",))),
     EventKind("player.erased", "a player erased: the front end's systems forget them too",
               Shape(plain=("matches",), ids=("player_id",)), names_the_erased=True),
+    EventKind("wallet.changed", "coins moved into or out of a player's wallet", Shape(
+        plain=("currency", "change"), ids=("player_id",), nested={"transfer": _TRANSFER}),
+        stream=True),
 )
 """Every event kind the service tells, in the order the docs list them."""
 

@@ -37,3 +37,13 @@ def player_of(account: str) -> str | None:
 def is_escrow(account: str) -> bool:
     """A table's or a tournament's escrow."""
     return account.startswith((TABLE, TOURNAMENT))
+
+
+def describe(account: str) -> dict[str, str]:
+    """An account as the API and the events show it: its kind and, for a player's or an
+    escrow, whose (a player's id in a field of its own, so an erasure finds it)."""
+    kind, _, owner = account.partition(":")
+    if not owner:
+        return {"account": kind}
+    field = {"player": "player_id", "table": "match_id", "tournament": "tournament_id"}[kind]
+    return {"account": kind, field: owner}

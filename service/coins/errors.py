@@ -26,3 +26,25 @@ class UnknownCurrency(ServiceError, LookupError):
 
     reason = "unknown_currency"
     status = 422
+
+
+class IdempotencyKeyRequired(ServiceError):
+    """A transfer is asked without an ``Idempotency-Key`` header (a retry must never pay
+    twice)."""
+
+    reason = "idempotency_key_required"
+    status = 400
+
+
+class IdempotencyKeyReused(ServiceError):
+    """An Idempotency-Key sent again with a different transfer."""
+
+    reason = "idempotency_key_reused"
+    status = 422
+
+
+class InvalidCursor(ServiceError):
+    """A ledger cursor this service did not issue."""
+
+    reason = "invalid_cursor"
+    status = 422

@@ -20,8 +20,10 @@ from typing import Any
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from .. import events
+from ..live.listener import CHANNEL
 from ..storage.db import backend, db
-from ..storage.writes import Rows
+from ..storage.writes import Rows, write
 from . import accounts
 from .enums import HoldStatus, TransferKind
 from .errors import InDebt, InsufficientFunds, UnknownCurrency
@@ -83,21 +85,50 @@ def _row(tenant_pk: int, t: Transfer, at: datetime) -> dict[str, Any]:
             "created_at": at}
 
 
-def transfer_rows(tenant_pk: int, transfers: Sequence[Transfer], at: datetime) -> list[Rows]:
+def wire(t: Transfer, at: datetime) -> dict[str, Any]:
+    """A transfer as the API and the ``wallet.changed`` event show it (stamped)."""
+    return {"id": t.id, "currency": t.currency, "amount": t.amount, "kind": str(t.kind),
+            "from": accounts.describe(t.debit), "to": accounts.describe(t.credit),
+            "reason": t.reason, "reference": t.reference,
+            "created_at": at.isoformat().replace("+00:00", "Z")}
+
+
+def wallet_events(tenant_pk: int, transfers: Sequence[Transfer], at: datetime) -> list[Rows]:
+    """The rows that tell ``wallet.changed`` of each player's side of ``transfers``
+    (stamped: their ids are the ones written), on that player's stream and to the
+    front end's webhooks, for a caller writing them with a change of its own (on
+    :data:`~service.live.listener.CHANNEL`, as :func:`events.told` says)."""
+    told = []
+    for t in transfers:
+        assert t.id, "stamp the transfers first (ledger.stamped): the events name them"
+        for account, sign in ((t.debit, -1), (t.credit, 1)):
+            player = accounts.player_of(account)
+            if player is not None:
+                told.append(events.event("wallet.changed", {
+                    "player_id": player, "currency": t.currency, "change": sign * t.amount,
+                    "transfer": wire(t, at)}, [player]))
+    return events.told(tenant_pk, told) if told else []
+
+
+def transfer_rows(tenant_pk: int, transfers: Sequence[Transfer], at: datetime, *,
+                  tell: bool = False) -> list[Rows]:
     """The rows to write WITH another change (e.g. a match's finishing save through
     :func:`service.storage.writes.save_if`): the transfer rows inserted and each touched
     account's balance changed by its NET delta, an account missing made with it (one
     upsert row per account: a PostgreSQL statement changes a row once, so call this once
     per statement with every transfer it writes). Nothing is refused here: the caller
     checked (a held stake is in its escrow already), and a void's reversal may leave a
-    winner in debt on purpose."""
+    winner in debt on purpose. With ``tell``, the ``wallet.changed`` events' rows too
+    (:func:`wallet_events`: write them on ``CHANNEL``); else tell them yourself."""
     if not transfers:
         return []
+    transfers = stamped(transfers)
     deltas = [{"tenant_pk": tenant_pk, "currency": currency, "account": account,
                "balance": delta} for (currency, account), delta in net(transfers).items()
               if delta]
     return [Rows(_T, tuple(_row(tenant_pk, t, at) for t in transfers)),
-            Rows(_A, tuple(deltas), add=True, upsert=True)]
+            Rows(_A, tuple(deltas), add=True, upsert=True),
+            *(wallet_events(tenant_pk, transfers, at) if tell else [])]
 
 
 # --- writing now, in the caller's transaction ------------------------------------------
@@ -141,12 +172,14 @@ def balance(tenant_pk: int, currency: str, account: str) -> int | None:
         _A.c.account == account)).scalar_one_or_none()
 
 
-def post(tenant_pk: int, transfers: Sequence[Transfer], at: datetime) -> list[str]:
+def post(tenant_pk: int, transfers: Sequence[Transfer], at: datetime, *,
+         tell: bool = True) -> list[str]:
     """Write ``transfers`` now, in the caller's write transaction, creating missing
     accounts; refuses (:class:`InsufficientFunds`, 409 ``insufficient_funds``) any that
     would take an account but the mint below zero, checked by a guarded UPDATE (balance
     >= amount), so two racing transfers never overdraw (the caller's transaction rolls
-    back what was done before the refusal). Returns the public transfer ids."""
+    back what was done before the refusal). Tells ``wallet.changed`` (unless not
+    ``tell``). Returns the public transfer ids."""
     if not transfers:
         return []
     transfers = stamped(transfers)
@@ -159,6 +192,8 @@ def post(tenant_pk: int, transfers: Sequence[Transfer], at: datetime) -> list[st
             raise InsufficientFunds(f"{account} has fewer than {-delta} {currency}",
                                     field="amount")
     db.session.execute(insert(_T), [_row(tenant_pk, t, at) for t in transfers])
+    if tell:
+        write(wallet_events(tenant_pk, transfers, at), CHANNEL)
     return [t.id for t in transfers if t.id]
 
 
@@ -180,13 +215,14 @@ class Hold:
 
 def hold(tenant_pk: int, currency: str, player_id: str, escrow: str, amount: int,
          kind: TransferKind, at: datetime, *, match_pk: int | None = None,
-         tournament_pk: int | None = None) -> None:
+         tournament_pk: int | None = None, tell: bool = True) -> None:
     """Move ``amount`` from the player's account to ``escrow`` and record a held
     coin_holds row, in the caller's write transaction; :class:`InsufficientFunds` (409
     ``insufficient_funds``) if the balance is short, :class:`InDebt` (409 ``in_debt``)
     if it is below zero, the hold row then left as it was. Creates the escrow account
     (and the player's). Holding again for the same (escrow, player, currency) while it
-    is held or settled is a no-op; a released hold is held again."""
+    is held or settled is a no-op; a released hold is held again. Tells
+    ``wallet.changed`` (unless not ``tell``)."""
     if amount <= 0:
         raise ValueError(f"a hold holds a positive amount, not {amount}")
     check_currencies(tenant_pk, [currency])
@@ -218,9 +254,11 @@ def hold(tenant_pk: int, currency: str, player_id: str, escrow: str, amount: int
         raise InsufficientFunds(f"player {player_id!r} has fewer than {amount} {currency}",
                                 field="amount")
     _move(tenant_pk, currency, escrow, amount)
-    db.session.execute(insert(_T), [_row(tenant_pk, Transfer(
-        currency, mine, escrow, amount, kind, match_pk=match_pk,
-        tournament_pk=tournament_pk), at)])
+    moved = Transfer(currency, mine, escrow, amount, kind, match_pk=match_pk,
+                     tournament_pk=tournament_pk, id=new_id())
+    db.session.execute(insert(_T), [_row(tenant_pk, moved, at)])
+    if tell:
+        write(wallet_events(tenant_pk, [moved], at), CHANNEL)
 
 
 def holds_in(tenant_pk: int, escrow: str, *, status: HoldStatus | None = HoldStatus.HELD
@@ -248,22 +286,23 @@ def ended_rows(tenant_pk: int, holds: Sequence[Hold], status: HoldStatus,
 
 def release_rows(tenant_pk: int, holds: Sequence[Hold], at: datetime, *,
                  kind: TransferKind = TransferKind.RELEASE,
-                 transfers: Sequence[Transfer] = ()) -> list[Rows]:
+                 transfers: Sequence[Transfer] = (), tell: bool = False) -> list[Rows]:
     """Rows to write with a change: ``holds`` released, each one's amount paid back from
     its escrow to its player in a transfer of ``kind`` (release, or fee_release), with
     any other ``transfers`` of the same change (one account update per account). The
     caller's change guards them (a match's version): the hold rows alone are guarded by
-    their status."""
+    their status. ``tell``: as :func:`transfer_rows`'s."""
     back = [Transfer(h.currency, h.escrow, accounts.player(h.player_id), h.amount, kind,
                      match_pk=h.match_pk, tournament_pk=h.tournament_pk) for h in holds]
     return [ended_rows(tenant_pk, holds, HoldStatus.RELEASED, at),
-            *transfer_rows(tenant_pk, [*back, *transfers], at)]
+            *transfer_rows(tenant_pk, [*back, *transfers], at, tell=tell)]
 
 
 def settle_rows(tenant_pk: int, holds: Sequence[Hold], transfers: Sequence[Transfer],
-                at: datetime) -> list[Rows]:
+                at: datetime, *, tell: bool = False) -> list[Rows]:
     """Rows to write with a change: ``holds`` settled, and the ``transfers`` that pay
     their escrow out (the pot to the winners, the rake and what does not divide to the
-    house), all in one account update per account."""
+    house), all in one account update per account. ``tell``: as
+    :func:`transfer_rows`'s."""
     return [ended_rows(tenant_pk, holds, HoldStatus.SETTLED, at),
-            *transfer_rows(tenant_pk, transfers, at)]
+            *transfer_rows(tenant_pk, transfers, at, tell=tell)]

@@ -250,7 +250,8 @@ class PlayerEventSchema(ma.Schema):
     ``challenge.created`` (to the challenged), ``.accepted`` (with `match_id`),
     ``.declined``, ``.cancelled``, ``.expired``; ``party.invited``, ``.joined``,
     ``.left``, ``.disbanded``, ``.seated`` (with `match_id`); ``presence`` (a friend's:
-    `player_id`, `status` online, playing or offline, `match_id` when playing). A comment line
+    `player_id`, `status` online, playing or offline, `match_id` when playing);
+    ``wallet.changed`` (their coins moved: `currency`, `change`, the `transfer`). A comment line
     (``: heartbeat``) comes when nothing happened for a while."""
 
     event = ma.fields.String(required=True, validate=validate.OneOf(PLAYER_EVENTS))

@@ -189,10 +189,23 @@ def vouched_player_now(tenant: int, player_id: str) -> None:
         vouched_player(tenant, player_id)
 
 
+NewPlayer = Callable[[int, str], None]
+"""Told of a player new to their front end (tenant, player id), in the write
+transaction that records them."""
+_on_new: list[NewPlayer] = []
+
+
+def wire_new(*hooks: NewPlayer) -> None:
+    """Who hears of each new player (the coins' starting grant), wired by the
+    composition root."""
+    _on_new[:] = hooks
+
+
 def remember(tenant: int, player_id: str, name: str | None, *, revive: bool = True) -> None:
     """Record a vouched player in the caller's write transaction (its display name kept
     up to date). An erased id vouched for again is a new player (``revive`` False: it
-    stays erased); its row keeps the erasure's sign-out, so the old tokens stay refused."""
+    stays erased); its row keeps the erasure's sign-out, so the old tokens stay refused.
+    A new player is told to the hooks :func:`wire_new` was given (in this transaction)."""
     found = db.session.execute(select(Player).where(
         Player.tenant_pk == tenant, Player.player_id == player_id)).scalar_one_or_none()
     if found is None:
@@ -200,10 +213,15 @@ def remember(tenant: int, player_id: str, name: str | None, *, revive: bool = Tr
                               created_at=utcnow()))
         db.session.flush()
     elif found.erased_at is not None:
-        if revive:
-            found.erased_at, found.name, found.created_at = None, name, utcnow()
-    elif name and found.name != name:
-        found.name = name
+        if not revive:
+            return
+        found.erased_at, found.name, found.created_at = None, name, utcnow()
+    else:
+        if name and found.name != name:
+            found.name = name
+        return
+    for hook in _on_new:
+        hook(tenant, player_id)
 
 
 def mint(tenant: int, audience: str, player_id: str, name: str | None,

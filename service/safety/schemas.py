@@ -243,4 +243,8 @@ class ExportSchema(ma.Schema):
     signed_out_at = UTCDateTime(required=True, allow_none=True)
     actions = ma.fields.List(ma.fields.Dict(), required=True, metadata={
         "description": "what the audit log says was done to the player"})
+    wallet = ma.fields.List(ma.fields.Dict(), required=True, metadata={
+        "description": "their balance (`debt`, `held`) in each currency"})
+    ledger = ma.fields.List(ma.fields.Dict(), required=True, metadata={
+        "description": "their transfers, newest first (at most 100,000)"})
 

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import delete, or_, select
 
 from .. import events
+from ..coins import erasure as coins
 from ..lobby import service as lobby
 from ..matches import service as matches
 from ..matches.results import MatchSummary, MatchView
@@ -82,12 +83,13 @@ def export(tenant: int, player_id: str, *, settings: Settings) -> dict[str, Any]
     """All the service holds of a player, as JSON: their record, ratings over time,
     matches, the lines they said at tables, blocks, friends and requests, open
     challenges, the reports they made, tournament entries, suspension and sign-out, and
-    what the audit log says was done to them."""
+    what the audit log says was done to them; their wallet and ledger."""
     mine = record(tenant, player_id, Listing(0, datetime.min))
     with transaction():
         player = players.vouched_player(tenant, player_id)
         held = players.suspension_of(player)
         signed_out = as_utc(player.signed_out_at) if player.signed_out_at else None
+        coin_data = coins.export_of(tenant, player_id)
         made = db.session.execute(select(Report).where(
             Report.tenant_pk == tenant, Report.reporter == player_id)
             .order_by(Report.pk)).scalars().all()
@@ -117,6 +119,7 @@ def export(tenant: int, player_id: str, *, settings: Settings) -> dict[str, Any]
             "since": held.since, "until": held.until, "reason": held.reason},
         "signed_out_at": signed_out,
         "actions": [e.__dict__ for e in done],
+        **coin_data,
     }
 
 
@@ -162,8 +165,9 @@ def erase(tenant: int, player_id: str, actor: str) -> Erased:
     active matches forfeited; then in one transaction, their row locked, their id in
     every stored match, tournament and kept event is replaced by a random pseudonym
     (nothing links it back), their name likewise, and their ratings, rating charts,
-    totals, blocks (both ways), reports (both ways), creates' keys and events removed.
-    Their opponents' records and ratings do not change."""
+    totals, blocks (both ways), reports (both ways), creates' keys and events removed;
+    their coins returned to the mint (an ``erasure`` transfer) and their ledger kept under
+    the pseudonym. Their opponents' records and ratings do not change."""
     players.vouched_player_now(tenant, player_id)
     # told to nobody: the erasure's one notice is ``player.erased``
     players.sign_out(tenant, player_id, actor, tell=False)
@@ -193,6 +197,7 @@ def erase(tenant: int, player_id: str, actor: str) -> Erased:
             Report.reporter == player_id, Report.player_id == player_id)))
         challenges.forget(tenant, player_id)
         audit.pseudonymize(tenant, player_id, pseudonym)
+        coins.erase(tenant, player_id, pseudonym)
         players.erase(tenant, player_id, rewrite, needles[1:])
         audit.record(tenant, actor, "player.erased", f"player:{pseudonym}",
                      matches=len(done.versions))

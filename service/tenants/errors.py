@@ -118,3 +118,10 @@ class CsrfRefused(ServiceError):
 
     reason = "csrf_refused"
     status = 403
+
+
+class SettingsRefused(ServiceError):
+    """Front-end settings that cannot be: a starting grant in a currency not named."""
+
+    reason = "settings_refused"
+    status = 422

@@ -11,7 +11,7 @@ from flask.views import MethodView
 from ..web.parser import Blueprint
 from ..web.problems import problem_doc
 from ..web.settings import current
-from . import limits
+from . import economy, limits
 from . import service as tenants
 from . import staff as staff_keys
 from .enums import StaffRole
@@ -24,6 +24,8 @@ from .schemas import (
     NewStaffKeySchema,
     RevokedSchema,
     RevokeSchema,
+    SettingsBodySchema,
+    SettingsSchema,
     SignInSchema,
     StaffSessionSchema,
 )
@@ -166,3 +168,45 @@ class Revoke(MethodView):
         end's last API key retires its player-token secret. Audited."""
         return {"revoked": tenants.revoke_keys(front_end(),
                                                body["prefix"], actor())}
+
+
+settings_blp = Blueprint("settings", __name__, url_prefix="/v1/settings",
+                         description="A front end's own settings")
+
+
+def _settings(found: economy.Economy) -> dict[str, Any]:
+    return {"rake": {"share": economy.share_text(found.rake_share_bp), "cap": found.rake_cap},
+            "starting_grant": dict(found.starting_grant), "fair_play": dict(found.fair_play),
+            "updated_at": found.updated_at}
+
+
+@settings_blp.route("")
+class Settings(MethodView):
+    """The front end's settings: one resource."""
+
+    @server_key_only(settings_blp)
+    @limits.budget("reads")
+    @settings_blp.response(200, SettingsSchema)
+    @settings_blp.doc(operationId="getSettings")
+    def get(self) -> dict[str, Any]:
+        """The front end's settings: the rake of staked tables, the starting grant of new
+        players, fair play's thresholds."""
+        return _settings(economy.settings_of(tenant()))
+
+    @server_key_only(settings_blp)
+    @limits.budget("creates")
+    @settings_blp.arguments(SettingsBodySchema)
+    @settings_blp.response(200, SettingsSchema)
+    @settings_blp.alt_response(422, **problem_doc(
+        "`settings_refused`: a starting grant in a currency not named"))
+    @settings_blp.doc(operationId="putSettings")
+    def put(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Change the front end's settings (those left out keep their values). A rake
+        applies to tables made from now on: a table keeps the stake and rake it was made
+        with. The starting grant is paid once to each new player (as a server key first
+        vouches for them), from the mint. Audited (`settings.changed`)."""
+        rake = body.get("rake")
+        return _settings(economy.put_settings(
+            tenant(), actor(),
+            rake=None if rake is None else (economy.share_points(rake["share"]), rake["cap"]),
+            starting_grant=body.get("starting_grant"), fair_play=body.get("fair_play")))

@@ -1,11 +1,12 @@
-"""Schemas of the console's sign-in."""
+"""Schemas of the console's sign-in and of a front end's settings."""
 
 from __future__ import annotations
 
 import marshmallow as ma
 from marshmallow import validate
 
-from ..web.fields import UTCDateTime
+from ..web.fields import JsonInteger, UTCDateTime
+from .economy import share_points
 from .enums import StaffRole
 
 
@@ -78,3 +79,50 @@ class RevokeSchema(ma.Schema):
 
 class RevokedSchema(ma.Schema):
     revoked = ma.fields.Integer(required=True)
+
+
+def _share(text: str) -> None:
+    try:
+        share_points(text)
+    except (ArithmeticError, ValueError) as error:
+        raise ma.ValidationError("a decimal string from \"0\" to \"0.5\", at most four "
+                                 "decimal places (\"0.05\": 5%)") from error
+
+
+class RakeSchema(ma.Schema):
+    """The house's share of a staked table's pot: min(floor(pot x share), cap)."""
+
+    share = ma.fields.String(required=True, validate=_share, metadata={
+        "description": "a decimal string, 0 to 0.5 (\"0.05\": 5%), at most four places",
+        "example": "0.05"})
+    cap = JsonInteger(required=True, allow_none=True, validate=validate.Range(min=0),
+                      metadata={"description": "the most one pot's rake may be (null: none)"})
+
+
+CODE = r"[A-Z][A-Z0-9_]{0,15}"
+
+
+class SettingsBodySchema(ma.Schema):
+    """Settings to change: those left out keep their values."""
+
+    rake = ma.fields.Nested(RakeSchema)
+    starting_grant = ma.fields.Dict(
+        keys=ma.fields.String(validate=validate.Regexp(CODE + r"\Z")),
+        values=JsonInteger(validate=validate.Range(min=0, max=10**15)),
+        validate=validate.Length(max=16), metadata={
+            "description": "what a new player is paid once, by currency code (each named "
+            "first with PUT /v1/currencies/{code})", "example": {"COINS": 500}})
+    fair_play = ma.fields.Dict(keys=ma.fields.String(validate=validate.Length(max=64)),
+                               validate=validate.Length(max=64), metadata={
+        "description": "fair play's thresholds: an object, kept as given"})
+
+
+class SettingsSchema(ma.Schema):
+    """A front end's settings: its economy (the rake, the starting grant) and fair play."""
+
+    rake = ma.fields.Nested(RakeSchema, required=True)
+    starting_grant = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer(),
+                                    required=True)
+    fair_play = ma.fields.Dict(required=True)
+    updated_at = UTCDateTime(required=True, allow_none=True, metadata={
+        "description": "last changed (null: never: every default)"})

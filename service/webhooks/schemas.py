@@ -329,6 +329,41 @@ class TournamentFinishedSchema(_OfTournament):
     names = ma.fields.Dict(**NAMES)
 
 
+class AccountRefSchema(_Open):
+    """One side of a transfer: ``account`` (player, table, tournament, house, mint) and,
+    for a player's or an escrow, whose (``player_id``, ``match_id``, ``tournament_id``)."""
+
+    account = ma.fields.String(required=True)
+    player_id = ma.fields.String()
+    match_id = ma.fields.String()
+    tournament_id = ma.fields.String()
+
+
+class WalletTransferSchema(_Open):
+    """A transfer of the ledger, as ``GET /v1/players/{id}/wallet/transfers`` lists it."""
+
+    id = ma.fields.String(required=True)
+    currency = ma.fields.String(required=True)
+    amount = ma.fields.Integer(required=True)
+    kind = ma.fields.String(required=True)
+    from_ = ma.fields.Nested(AccountRefSchema, required=True, data_key="from")
+    to = ma.fields.Nested(AccountRefSchema, required=True)
+    reason = ma.fields.String(required=True, allow_none=True)
+    reference = ma.fields.String(required=True, allow_none=True)
+    created_at = ma.fields.String(required=True, metadata={"format": "date-time"})
+
+
+class WalletChangedSchema(_Open):
+    """Coins moved into or out of a player's wallet: a grant, a take, a stake held or
+    released, a pot, a refund, an entry fee, a prize, staff's adjustment."""
+
+    player_id = ma.fields.String(required=True)
+    currency = ma.fields.String(required=True)
+    change = ma.fields.Integer(required=True, metadata={
+        "description": "what it did to the player's balance: +amount or -amount"})
+    transfer = ma.fields.Nested(WalletTransferSchema, required=True)
+
+
 def _message(kind: str, data: type[ma.Schema]) -> type[ma.Schema]:
     """The message schema of one event type."""
     return _Open.from_dict({
@@ -359,5 +394,6 @@ MESSAGES: dict[str, type[ma.Schema]] = {
         "challenge.cancelled", "challenge.expired")},
     **{kind: _message(kind, PartyEventSchema) for kind in (
         "party.invited", "party.joined", "party.left", "party.disbanded", "party.seated")},
+    "wallet.changed": _message("wallet.changed", WalletChangedSchema),
 }
 """Each event type's message, as the OpenAPI document's ``webhooks`` describe it."""

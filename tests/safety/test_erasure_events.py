@@ -104,6 +104,7 @@ def test_the_webhook_docs_list_every_kind_from_the_registry() -> None:
     assert listed in page, "docs/operations.md: paste service.events.table() again"
 
 
+@pytest.mark.usefixtures("ledger_checked")
 def test_every_event_kind_the_service_emits_is_declared_and_erased_from(
         app: Flask, client: FlaskClient) -> None:
     """The erased player in every role each kind has: after the erasure no kept event
@@ -120,6 +121,13 @@ def test_every_event_kind_the_service_emits_is_declared_and_erased_from(
         assert client.put(f"/v1/players/{me}/friends/{other}", headers=auth(token)) \
             .status_code == 200
     assert client.delete("/v1/players/bo/friends/ana", headers=auth(bo)).status_code == 204
+
+    # coins: granted to ana and to bo (wallet.changed, on their streams and webhooks)
+    assert client.put("/v1/currencies/COINS", json={"name": "Coins"}).status_code == 201
+    for n, who in enumerate(("ana", "bo")):
+        r = client.post("/v1/transfers", headers={"Idempotency-Key": f"grant-{n}"}, json={
+            "currency": "COINS", "amount": 5, "to": who, "reason": "welcome"})
+        assert r.status_code == 201, r.get_json()
 
     # a tournament
     tid, toks = entered(client, ["ana", "cy"], rounds=1)

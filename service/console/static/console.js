@@ -52,6 +52,9 @@ const STRINGS = {
     shown_once: "Copy it now: it is not shown again.",
     blocks: "Players they block", clock: "Clock a move", deadline: "the seat to play until",
     started_by_hour: "Matches started, each of the last 12 hours", hours_utc: "hours in UTC",
+    wallet: "Wallet", currency: "Currency", balance: "Balance", debt: "Owes", held: "In escrow",
+    adjust: "Adjust the balance", amount: "Amount (below 0: take)", ledger: "Ledger",
+    change: "Change", counterpart: "From / to", no_currencies: "The front end has no currency yet.",
   },
   ar: {
     title: "لوحة تحكم البصرة", other_language: "English", overview: "نظرة عامة",
@@ -102,6 +105,9 @@ const STRINGS = {
     shown_once: "انسخه الآن: لن يظهر مرة أخرى.",
     blocks: "لاعبون يحظرهم", clock: "الوقت لكل لعبة", deadline: "على المقعد أن يلعب قبل",
     started_by_hour: "المباريات التي بدأت في كل ساعة من آخر ١٢ ساعة", hours_utc: "الساعات بالتوقيت العالمي",
+    wallet: "المحفظة", currency: "العملة", balance: "الرصيد", debt: "عليه", held: "محجوز",
+    adjust: "تعديل الرصيد", amount: "المبلغ (أقل من ٠: سحب)", ledger: "دفتر الحركات",
+    change: "التغيير", counterpart: "من / إلى", no_currencies: "لا عملة للواجهة بعد.",
   },
 };
 
@@ -280,11 +286,11 @@ function ratingChart(points) {
 
 async function playerPage(id) {
   const path = `/v1/players/${encodeURIComponent(id)}`;
-  const [record, history, about, by, blocks] = await Promise.all([
+  const [record, history, about, by, blocks, wallet] = await Promise.all([
     api("GET", path), api("GET", `${path}/matches?limit=20`),
     api("GET", `/v1/reports?player_id=${encodeURIComponent(id)}&limit=100`),
     api("GET", `/v1/reports?reporter=${encodeURIComponent(id)}&limit=100`),
-    api("GET", `${path}/blocks`),
+    api("GET", `${path}/blocks`), walletSection(path),
   ]);
   const charts = await Promise.all(record.ratings.map((r) =>
     api("GET", `${path}/ratings/${encodeURIComponent(r.pool)}`).then((h) => [r.pool, h.points])));
@@ -319,6 +325,7 @@ async function playerPage(id) {
         await api("DELETE", path);
         location.hash = "#/players";
       }, { danger: true })),
+    ...wallet,
     el("h2", {}, t("matches")),
     table([t("match"), t("status"), t("scores"), t("when")], history.matches.map((m) => [
       el("a", { href: `#/matches/${m.id}` }, m.id), m.status, m.scores.join(" – "), when(m.created_at)])),
@@ -327,6 +334,40 @@ async function playerPage(id) {
     el("h2", {}, t("blocks")),
     table([t("player_id"), t("created")], blocks.blocks.map((b) => [
       el("a", { href: `#/players/${encodeURIComponent(b.player_id)}` }, b.player_id), when(b.at)])),
+  ];
+}
+
+/** The other side of a transfer in a player's ledger: an account, and whose. */
+function counterpart(entry) {
+  const other = entry.change > 0 ? entry.from : entry.to;
+  const whose = other.player_id || other.match_id || other.tournament_id;
+  if (other.player_id) return el("a", { href: `#/players/${encodeURIComponent(whose)}` }, whose);
+  if (other.match_id) return el("a", { href: `#/matches/${whose}` }, `${other.account} ${whose}`);
+  return whose ? `${other.account} ${whose}` : other.account;
+}
+
+async function walletSection(path) {
+  const [wallet, ledger] = await Promise.all([
+    api("GET", `${path}/wallet`), api("GET", `${path}/wallet/transfers?limit=50`)]);
+  if (!wallet.balances.length) return [el("h2", {}, t("wallet")), el("p", {}, t("no_currencies"))];
+  const form = el("form", { class: "inline", onsubmit: (e) => e.preventDefault() },
+    el("label", {}, t("currency"), el("select", { id: "adjust-currency" },
+      ...wallet.balances.map((b) => el("option", { value: b.currency }, b.currency)))),
+    field("amount", t("amount"), { type: "number", step: 1, id: "adjust-amount" }),
+    field("reason", t("reason"), { maxlength: 500, id: "adjust-reason" }),
+    action(t("adjust"), "admin", () => api("POST", `${path}/wallet/adjustments`, {
+      currency: document.getElementById("adjust-currency").value,
+      amount: Number(document.getElementById("adjust-amount").value),
+      reason: document.getElementById("adjust-reason").value || "—" })));
+  return [
+    el("h2", {}, t("wallet")),
+    table([t("currency"), t("balance"), t("debt"), t("held")], wallet.balances.map((b) => [
+      `${b.currency} (${b.name})`, b.balance, b.debt, b.held])),
+    form,
+    el("h3", {}, t("ledger")),
+    table([t("when"), t("currency"), t("change"), t("kind"), t("counterpart"), t("reason")],
+      ledger.transfers.map((e) => [when(e.created_at), e.currency, e.change > 0 ? `+${e.change}` : `${e.change}`,
+        e.kind, counterpart(e), e.reason || e.reference || ""])),
   ];
 }
 
