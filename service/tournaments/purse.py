@@ -2,7 +2,8 @@
 tournament's escrow as they join, given back on a withdrawal before the start and on a
 cancel, and the pool paid out by the distribution when it finishes (:mod:`.prizes`).
 Each happens in the transaction of what causes it, under the tournament's row lock, so
-the pool is paid once however many workers race its end."""
+the pool is paid once however many workers race its end; each player's side of each
+transfer is told as ``wallet.changed`` in the same transaction."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from datetime import datetime
 
 from ..coins import accounts, ledger
 from ..coins.enums import TransferKind
+from ..live.listener import CHANNEL
 from ..storage.writes import write
 from .enums import TournamentStatus
 from .models import Tournament
@@ -71,7 +73,8 @@ def give_back(t: Tournament, player_id: str, now: datetime) -> None:
         return
     mine = [h for h in ledger.holds_in(t.tenant_pk, accounts.tournament(t.id))
             if h.player_id == player_id]
-    write(ledger.release_rows(t.tenant_pk, mine, now, kind=TransferKind.FEE_RELEASE))
+    write(ledger.release_rows(t.tenant_pk, mine, now, kind=TransferKind.FEE_RELEASE,
+                              tell=True), CHANNEL)
 
 
 def close(t: Tournament, status: str, final: Sequence[Standing],
@@ -86,7 +89,8 @@ def close(t: Tournament, status: str, final: Sequence[Standing],
         return None
     held = ledger.holds_in(t.tenant_pk, accounts.tournament(t.id))
     if status == TournamentStatus.CANCELLED:
-        write(ledger.release_rows(t.tenant_pk, held, now, kind=TransferKind.FEE_RELEASE))
+        write(ledger.release_rows(t.tenant_pk, held, now, kind=TransferKind.FEE_RELEASE,
+                                  tell=True), CHANNEL)
         return None
     escrow = accounts.tournament(t.id)
     pool = sum(h.amount for h in held if h.currency == fee.currency)
@@ -99,5 +103,5 @@ def close(t: Tournament, status: str, final: Sequence[Standing],
         transfers.append(ledger.Transfer(fee.currency, escrow, accounts.HOUSE,
                                          pool - sum(paid.values()), TransferKind.PRIZE,
                                          tournament_pk=t.pk))
-    write(ledger.settle_rows(t.tenant_pk, held, transfers, now))
+    write(ledger.settle_rows(t.tenant_pk, held, transfers, now, tell=True), CHANNEL)
     return paid
