@@ -12,7 +12,8 @@ against greedy, 1,000 matches each in v1 and v2: :mod:`bench.strength`), ``ceili
 match's review is ready: :mod:`bench.review`), ``pace`` (a person against the experts
 as fast as ``/play`` allows, under the default budgets: :mod:`bench.pace`) and
 ``instructions`` (callgrind's counts per move, per ``/healthz`` and per round:
-:mod:`bench.instructions`), ``load`` (a day of a big front end on Locust, its flags
+:mod:`bench.instructions`), ``stakes`` (a staked finish's extra cost: :mod:`bench.stakes`),
+``load`` (a day of a big front end on Locust, its flags
 after it: ``python -m bench load --players 20,50,100 --duration 60``: :mod:`bench.load`)
 and ``soak`` (those players at a steady count on the topology for half an hour while
 instances, workers, Redis and a Patroni leader are killed, its flags after it:
@@ -189,6 +190,10 @@ def main(argv: list[str]) -> int:
         from bench import fairness
 
         figures.update(fairness.run())
+    if "stakes" in wanted:  # a staked finish's extra cost: about a minute, only when asked
+        from bench import stakes
+
+        figures.update(stakes.run())
     if "instructions" in wanted:  # several minutes under valgrind: only when asked for
         from bench import instructions
 

@@ -28,6 +28,7 @@ from .matches import changes as match_changes
 from .matches import models as matches_tables
 from .matches import resources as matches
 from .matches import service as match_service
+from .matches import stakes as match_stakes
 from .matches.event_schemas import describe_stream_events
 from .ops import resources as ops
 from .ops.logs import init_observability
@@ -95,21 +96,23 @@ def wire_subscribers() -> None:
     """Who hears every published event (:mod:`service.events`): the webhooks' outbox and
     the players' streams (each answers with the rows to write in the publisher's
     transaction); who hears of every match change besides: the tournaments' results, the
-    players' presence; who hears of a player's first stream on this process: presence;
-    and of a block: social (it ends a friendship); who names a rating change's match: the
-    matches; of a new player: coins (the starting grant); who names a front end's
-    currencies for its settings: coins; who tells the ledger's checker a tournament is
-    over: the tournaments."""
+    players' presence, a staked table's settlement; who hears of a player's first stream
+    on this process: presence; and of a block: social (it ends a friendship); who names a
+    rating change's match: the matches; of a new player: coins (the starting grant); who
+    names a front end's currencies for its settings: coins; which matches and tournaments
+    have ended (the ledger's checker): the matches and the tournaments."""
     events.wire(events.Subscriber(webhook_outbox.outbox, webhook_outbox.subscribed),
                 events.Subscriber(player_events.for_streams))
-    match_changes.wire(tournament_results.results, social_presence.on_match)
+    match_changes.wire(tournament_results.results, social_presence.on_match,
+                       match_stakes.settle)
     player_presence.wire(social_presence.reconcile)
     player_blocks.wire(social_friends.unfriend)
     player_boards.wire(match_service.match_ids)
     keeper.wire(player_presence.renew_if_due)
     player_service.wire_new(coin_service.starting_grant)
     tenant_economy.wire(coin_service.currency_codes)
-    ledger_check.wire(tournaments=tournament_service.ended)
+    ledger_check.wire(matches=match_service.ended_of,
+                      tournaments=tournament_service.ended)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

@@ -9,6 +9,7 @@ from flask.views import MethodView
 
 from ..matches.results import MatchView, MoveResult
 from ..matches.routes import BEARER, Headers, etag, known_id
+from ..matches.rows import Stake
 from ..matches.schemas import MatchStateSchema, MoveResponseSchema
 from ..matches.seats import PlayerSpec
 from ..players.errors import PlayerRequired
@@ -33,6 +34,10 @@ blp = Blueprint("lobby", __name__, url_prefix="/v1/matches",
 blp.url_value_preprocessor(known_id)
 
 
+STAKE_REFUSED = ("`insufficient_funds`, `in_debt`: at a staked table, the player cannot "
+                 "hold the stake (no seat is taken)")
+
+
 def _who(body: dict[str, Any]) -> PlayerSpec:
     """Who takes the seat: the body's name and player, proven by the request (a player
     token alone sits as that player)."""
@@ -52,6 +57,7 @@ class QuickPlay(MethodView):
     @budget("creates")
     @blp.arguments(QuickPlaySchema)
     @blp.response(201, SeatedSchema)
+    @blp.alt_response(409, **problem_doc(STAKE_REFUSED))
     @blp.doc(operationId="quickPlay")
     def post(self, body: dict[str, Any]) -> tuple[Seated, int, Headers]:
         """Join the oldest waiting quick-play match of this front end with the same
@@ -60,9 +66,11 @@ class QuickPlay(MethodView):
         seat token (the first one stops working; their player token works throughout).
         With `party`, the caller's party of two sits as partners (a four-player variant):
         the partner hears `party.seated`."""
+        stake = body.get("stake")
         return _seated(lobby.quick_play(tenant(), body["variant"], body["rules"], _who(body),
                                         rated=body["rated"], party=body.get("party"),
-                                        settings=current()))
+                                        stake=Stake(stake["currency"], stake["amount"])
+                                        if stake else None, settings=current()))
 
 
 @blp.route("/quick/cancel")
@@ -94,7 +102,7 @@ class Join(MethodView):
     @budget("moves")
     @blp.arguments(JoinSchema)
     @blp.response(201, SeatedSchema)
-    @blp.alt_response(409, **problem_doc("no open seat"))
+    @blp.alt_response(409, **problem_doc("`no_open_seat`; " + STAKE_REFUSED))
     @blp.doc(operationId="joinMatch")
     def post(self, body: dict[str, Any], match_id: str) -> tuple[Seated, int, Headers]:
         """Take the first open seat of a waiting match; the token is in this response only.
@@ -123,7 +131,8 @@ class Rematch(MethodView):
 
     @budget("creates")
     @blp.response(201, SeatedSchema)
-    @blp.alt_response(409, **problem_doc("the match is not finished, or the seat is taken"))
+    @blp.alt_response(409, **problem_doc("the match is not finished, or the seat is taken; "
+                                         + STAKE_REFUSED))
     @blp.doc(security=BEARER)
     @blp.doc(operationId="rematchMatch")
     def post(self, match_id: str) -> tuple[Seated, int, Headers]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
-from ..matches.schemas import MatchStateSchema
+from ..matches.schemas import MatchStateSchema, StakeSchema
 from ..players.schemas import PLAYER_ID_FIELD
 from ..web.fields import JsonBoolean
 
@@ -29,6 +29,9 @@ class QuickPlaySchema(JoinSchema):
     party = ma.fields.String(validate=validate.Length(min=1, max=36), metadata={
         "description": "a party of two the caller is in (POST /v1/parties): both seated as "
         "partners at a four-player table"})
+    stake = ma.fields.Nested(StakeSchema, metadata={
+        "description": "play a staked table: paired only with players at the same stake "
+        "(currency and amount); the seat holds it as it is taken"})
 
 
 class QuickCancelSchema(ma.Schema):

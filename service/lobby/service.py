@@ -16,7 +16,7 @@ from ..matches import service as matches
 from ..matches.enums import ClockTimeout, MatchStatus
 from ..matches.errors import WrongPlayerCount
 from ..matches.results import MatchView, MoveResult, match_view
-from ..matches.rows import MatchRow
+from ..matches.rows import MatchRow, Stake
 from ..matches.seats import PlayerSpec, acting_seat
 from ..players import blocks
 from ..players import ratings as players_ratings
@@ -95,22 +95,28 @@ def _gate(tenant: int, rules_hash: str) -> threading.Lock:
 
 def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
                who: PlayerSpec, rated: bool = False, party: str | None = None, *,
-               settings: Settings) -> Seated:
+               stake: Stake | None = None, settings: Settings) -> Seated:
     """Join the oldest waiting quick-play match of the tenant with the same effective
     rules, or open one with the caller in seat 0. Concurrent callers are serialised, so
     they pair up instead of opening half-empty tables side by side. Rated quick play
     joins the table closest in rating where the match is not too one-sided
     (:func:`_by_skill`). At a four-player table a player alone takes seat 0, 2, 1 then
     3, so partners' seats fill together; a ``party`` (the caller one of its two) sits
-    as partners (:func:`_party_play`)."""
+    as partners (:func:`_party_play`). With a ``stake`` only players at the same stake
+    (currency and amount) sit together, each holding it as they sit."""
     rules = with_house_rules(load_variant(variant).rules, overrides)
     since = clocks.waiting_since(settings)
+    if stake is not None and party is None:
+        matches.check_stakeable(who, [], "player_id")
+    at = _stake_key(stake)
     with _gate(tenant, rules.content_hash), transaction(write=True):
         if party is not None:
-            return _party_play(tenant, variant, rules, who, rated, party, since, settings)
+            return _party_play(tenant, variant, rules, who, rated, party, since, settings,
+                               stake)
         if who.vouched and who.player_id is not None:  # asked again: the table they wait at
-            mine = seating.quick_tables_of(tenant, who.player_id, since, variant,
-                                           rules.content_hash)
+            mine = [t for t in seating.quick_tables_of(tenant, who.player_id, since, variant,
+                                                       rules.content_hash)
+                    if _stake_key(t[0].stake) == at]
             if mine:
                 match, state = mine[0]
                 seat = _seat_of(match, who.player_id)
@@ -121,21 +127,27 @@ def quick_play(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
         if rated:
             matches.check_ratable(who, [], "player_id")
             tables = seating.quick_tables(tenant, rules.content_hash, since, True,
-                                          QUICK_TABLES_LOOKED_AT)
+                                          QUICK_TABLES_LOOKED_AT, at)
             table = _by_skill(tenant, variant, who, _without(tables, avoided), settings)
         else:  # the oldest table, or with blocks the oldest without anyone avoided
             looked = QUICK_TABLES_LOOKED_AT if avoided else 1
             table = next(iter(_without(seating.quick_tables(
-                tenant, rules.content_hash, since, False, looked), avoided)), None)
+                tenant, rules.content_hash, since, False, looked, at), avoided)), None)
         if table is not None:
             match, state = table
             return _sat(match, state, _alone_seat(match), who)
         specs = [who] + [PlayerSpec(open=True)] * (rules.players - 1)
         new = matches.deal_match(variant, rules, specs, tenant=tenant)
-        match = matches.insert_match(new, tenant, quick=True, rated=rated, settings=settings)
+        match = matches.insert_match(new, tenant, quick=True, rated=rated, stake=stake,
+                                     settings=settings)
         token = new.tokens[0].token
         assert token is not None
         return Seated(match.id, 0, token, match_view(match, new.state, 0))
+
+
+def _stake_key(stake: Stake | None) -> tuple[str, int] | None:
+    """What quick play pairs by: the stake's currency and amount (None: unstaked)."""
+    return None if stake is None else (stake.currency, stake.amount)
 
 
 def _alone_seat(match: MatchRow) -> int:
@@ -152,7 +164,8 @@ def _team_open(match: MatchRow) -> int | None:
 
 
 def _party_play(tenant: int, variant: str, rules: Rules, who: PlayerSpec, rated: bool,
-                party_id: str, since: datetime, settings: Settings) -> Seated:
+                party_id: str, since: datetime, settings: Settings,
+                stake: Stake | None = None) -> Seated:
     """Quick play for a party of two (the caller a member) at a four-player table: both
     seated as partners at the oldest waiting table (rated: the closest in rating) where
     a team's two seats are open and nobody either blocked sits, or at a table of their
@@ -174,7 +187,8 @@ def _party_play(tenant: int, variant: str, rules: Rules, who: PlayerSpec, rated:
         players.check_player(tenant, player)
         for match, state in seating.quick_tables_of(tenant, player, since, variant,
                                                     rules.content_hash):
-            if {p for _, p in match.vouched} >= set(ids):  # asked again: their table
+            if {p for _, p in match.vouched} >= set(ids) \
+                    and _stake_key(match.stake) == _stake_key(stake):  # asked again
                 seat = _seat_of(match, who.player_id)
                 token, match = seating.reissue(match, state, seat)
                 return Seated(match.id, seat, token, match_view(match, state, seat))
@@ -187,8 +201,8 @@ def _party_play(tenant: int, variant: str, rules: Rules, who: PlayerSpec, rated:
     avoided = frozenset().union(*(blocks.avoided_by(tenant, m.player_id)
                                   for m in members if m.player_id))
     tables = [t for t in _without(seating.quick_tables(
-        tenant, rules.content_hash, since, rated, QUICK_TABLES_LOOKED_AT), avoided)
-        if _team_open(t[0]) is not None]
+        tenant, rules.content_hash, since, rated, QUICK_TABLES_LOOKED_AT,
+        _stake_key(stake)), avoided) if _team_open(t[0]) is not None]
     if rated and tables:
         tables = [t for t in [_by_skill(tenant, variant, [m.player_id for m in members
                                                          if m.player_id], tables,
@@ -205,7 +219,8 @@ def _party_play(tenant: int, variant: str, rules: Rules, who: PlayerSpec, rated:
     else:
         specs = [members[0], PlayerSpec(open=True), members[1], PlayerSpec(open=True)]
         new = matches.deal_match(variant, rules, specs, tenant=tenant)
-        match = matches.insert_match(new, tenant, quick=True, rated=rated, settings=settings)
+        match = matches.insert_match(new, tenant, quick=True, rated=rated, stake=stake,
+                                     settings=settings)
         state = new.state
         for seat in (0, 2):
             token = new.tokens[seat].token
@@ -297,8 +312,9 @@ def _by_skill(tenant: int, pool: str, who: PlayerSpec | list[str],
 
 def rematch(match_id: str, tenant: int, token: Credential | None,
             name: str | None = None, *, settings: Settings) -> Seated:
-    """The follow-up of a finished match: same rules, seats rotated one place (bots keep
-    their level). The first seat to ask creates it; the others join their rotated seat."""
+    """The follow-up of a finished match: same rules and stake (at the front end's rake
+    now), seats rotated one place (bots keep their level). The first seat to ask creates
+    it; the others join their rotated seat (each holding a stake as they sit)."""
     with transaction(write=True):
         match, state = seating.locked(match_id, tenant)
         seat = acting_seat(match, token)
@@ -325,7 +341,7 @@ def rematch(match_id: str, tenant: int, token: Credential | None,
         follow = matches.insert_match(new, tenant, clock=clock, rated=match.rated,
                                       stand_in=match.stand_in,
                                       spectator_delay=match.spectator_delay,
-                                      settings=settings)
+                                      stake=match.stake, settings=settings)
         seating.point_to_rematch(match, state, seat, follow.id)
         token_out = new.tokens[moved].token
         assert token_out is not None

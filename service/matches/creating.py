@@ -26,7 +26,7 @@ from ..engine.bots import LADDER, POLICIES
 from ..players import service as players
 from ..settings import Settings
 from ..storage.db import transaction
-from . import changes, idempotency, saves, store
+from . import changes, idempotency, saves, stakes, store
 from .changes import Change
 from .conditions import idempotency_since
 from .enums import ClockTimeout, MatchStatus
@@ -40,7 +40,7 @@ from .errors import (
 )
 from .replies import bots_play
 from .results import SPECTATOR_DELAY, MatchView, match_view
-from .rows import LogEntry, MatchRow
+from .rows import LogEntry, MatchRow, Stake
 from .seats import Minter, NewSeat, PlayerSpec, SeatToken, derived_minter, new_seats, token_check
 
 BOT_LEVELS = tuple(POLICIES)
@@ -106,11 +106,19 @@ def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
                  clock: tuple[int, str] | None = None, rated: bool = False,
                  tournament_game: bool = False, stand_in: str | None = None,
                  spectator_delay: int | None = None, sealed: bool = False,
-                 settings: Settings) -> MatchRow:
+                 stake: Stake | None = None, settings: Settings) -> MatchRow:
     """Store a worked-out match in the caller's write transaction (NOTIFYed on commit). A
     rated match asked without a clock gets ``BASRA_RATED_MOVE_SECONDS`` (autoplay): a
     loser cannot stall it for ever. Spectators of a rated or tournament match lag
-    :data:`~.SPECTATOR_DELAY` plays behind unless ``spectator_delay`` says."""
+    :data:`~.SPECTATOR_DELAY` plays behind unless ``spectator_delay`` says. A ``stake``
+    (its currency and amount) is priced now (the front end's rake kept with the table)
+    and every seated player holds it (:mod:`.stakes`: the transaction is refused, and
+    nothing made, when one cannot)."""
+    if stake is not None:
+        stakes.check_stakeable_seats([PlayerSpec(s.name, s.player_id, s.bot, vouched=s.vouched,
+                                       open=s.name is None and s.bot is None)
+                            for s in new.seats])
+        stake = stakes.priced(tenant, stake.currency, stake.amount)
     if spectator_delay is None:
         spectator_delay = SPECTATOR_DELAY if rated or tournament_game else 0
     if rated and clock is None:
@@ -121,7 +129,9 @@ def insert_match(new: NewMatch, tenant: int, *, quick: bool = False,
         status=MatchStatus.WAITING if new.waiting else MatchStatus.ACTIVE, quick=quick,
         clock=(clock[0], ClockTimeout(clock[1])) if clock else None, rated=rated,
         tournament_game=tournament_game, stand_in=stand_in, spectator_delay=spectator_delay,
-        sealed=sealed)
+        sealed=sealed, stake=stake)
+    for _, player_id in match.holders:
+        stakes.hold(match, player_id)
     for seat in new.seats:
         if seat.vouched and seat.player_id is not None:
             players.remember(tenant, seat.player_id, seat.name)
@@ -146,14 +156,16 @@ def create_match(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
                  clock: tuple[int, str] | None = None, rated: bool = False,
                  viewer: str | None = None, keyed: CreateKey | None = None,
                  stand_in: str | None = None,
-                 spectator_delay: int | None = None, settings: Settings) -> CreatedMatch:
+                 spectator_delay: int | None = None, stake: Stake | None = None,
+                 settings: Settings) -> CreatedMatch:
     """Create a tenant's match; bot seats that lead play at once. With an open seat it
     waits (``waiting``) and deals when the last seat fills. A ``rated`` match takes
     distinct vouched players (open seats are filled by such players). The answer's view
     is the seat of the vouched player ``viewer`` (the creator's, when seated), else a
     spectator's. With ``keyed``, a retry of the caller's create (the same key and body,
     within ``BASRA_IDEMPOTENCY_HOURS``) is answered the match that it made, its tokens
-    again; the key with another body is :class:`IdempotencyKeyReused`."""
+    again; the key with another body is :class:`IdempotencyKeyReused`. A ``stake`` seats
+    distinct vouched players only, each holding it as the match is made."""
     if keyed is not None:
         earlier = _created_before(tenant, keyed, viewer, settings)
         if earlier is not None:
@@ -180,13 +192,16 @@ def create_match(tenant: int, variant: str, overrides: Mapping[str, Any] | None,
                 check_ratable(p, seated, f"players[{i}]")
                 assert p.player_id is not None
                 seated.append(p.player_id)
+    if stake is not None:
+        stakes.check_stakeable_seats(players)
     secret, salt = settings.secret_key, secrets.token_hex(32)
     new = deal_match(variant, rules, players, decks, tenant=tenant,
                      mint=derived_minter(secret, salt) if keyed else None)
     try:
         with transaction(write=True):
             match = insert_match(new, tenant, clock=clock, rated=rated, stand_in=stand_in,
-                                 spectator_delay=spectator_delay, settings=settings)
+                                 spectator_delay=spectator_delay, stake=stake,
+                                 settings=settings)
             if keyed is not None and not idempotency.remember_create(
                     tenant, keyed.caller, keyed.key,
                     idempotency.CreateRecord(keyed.fingerprint, match.id, salt,

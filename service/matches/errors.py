@@ -78,6 +78,14 @@ class RatedNeedsPlayers(ServiceError):
     status = 422
 
 
+class StakeNeedsPlayers(ServiceError):
+    """A staked table's seat that is a bot, anonymous, or a player seated twice: a staked
+    table seats distinct players vouched for, each holding the stake."""
+
+    reason = "stake_needs_players"
+    status = 422
+
+
 class MatchNotFinished(ServiceError):
     """Only a finished match's result can be voided (not one waiting, playing or
     aborted)."""

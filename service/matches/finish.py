@@ -25,9 +25,10 @@ from .seats import PUBLIC, spectates
 
 
 def keeps_record(match: MatchRow) -> bool:
-    """Whether the match's finish records anything (it is rated, or a seat is vouched
-    for): then it finishes in a write transaction holding the match's row lock."""
-    return match.rated or bool(match.vouched)
+    """Whether the match's finish records anything (it is rated, a seat is vouched for,
+    or it is staked: its settlement): then it finishes in a write transaction holding
+    the match's row lock."""
+    return match.rated or bool(match.vouched) or match.stake is not None
 
 
 @dataclass(frozen=True)

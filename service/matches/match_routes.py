@@ -42,6 +42,7 @@ from .routes import (
     not_modified,
     player_matches,
 )
+from .rows import Stake
 from .schemas import CreatedMatchSchema, HistoryPageSchema, LoggedMoveSchema, MatchStateSchema
 from .seats import PUBLIC, SERVER, PlayerSpec, Viewer
 
@@ -65,6 +66,9 @@ class Matches(MethodView):
         "a retry with the same key and body (from the same player token, API key or "
         "browser visitor) returns the same match and seat tokens; keys are kept "
         "BASRA_IDEMPOTENCY_HOURS (24)")])
+    @blp.alt_response(409, **problem_doc(
+        "`insufficient_funds`, `in_debt`: a staked table's player cannot hold the stake "
+        "(nothing is made)"))
     @blp.doc(operationId="createMatch")
     def post(self, body: dict[str, Any]) -> tuple[CreatedMatch, int, Headers]:
         """Create a match; the seat tokens are in this response (and a keyed retry's)
@@ -76,11 +80,13 @@ class Matches(MethodView):
         clock = body.get("clock")
         player = proof.player_id if isinstance(proof, PlayerProof) else None
         key = idempotency_key()
+        stake = body.get("stake")
         created = creating.create_match(
             tenant(), body["variant"], body["rules"], specs, body.get("decks"),
             clock=(clock["move_seconds"], clock["timeout"]) if clock else None,
             rated=body["rated"], viewer=player, stand_in=body["stand_in"],
             spectator_delay=body.get("spectator_delay"),
+            stake=Stake(stake["currency"], stake["amount"]) if stake else None,
             keyed=None if key is None else creating.CreateKey(key, sender(), body_fingerprint()),
             settings=current(),
         )

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     ForeignKey,
@@ -95,6 +96,15 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     kept: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False,
                                        server_default=false())
     """Its moves kept whatever the retention: a report points to it."""
+    stake_currency: Mapped[str | None] = mapped_column(String(16))
+    """A staked table's currency (null: unstaked): each seat holds ``stake_amount`` of it
+    in the table's escrow from the moment it is taken."""
+    stake_amount: Mapped[int | None] = mapped_column(BigInteger)
+    rake_share_bp: Mapped[int | None] = mapped_column(Integer)
+    """The house's share of a staked table's pot (basis points), as the front end's
+    settings said when the table was made."""
+    rake_cap: Mapped[int | None] = mapped_column(BigInteger)
+    """The most the house takes of the pot (null: no cap)."""
 
     seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", lazy="selectin")
     """Loaded with the match: in the same query where the store asks (joinedload). One

@@ -54,6 +54,12 @@ def match_pk(tenant: int, match_id: str) -> int | None:
     return store.pk_of(tenant, match_id)
 
 
+def ended_of(match_pks: Iterable[int]) -> set[int]:
+    """Of these matches' keys, those whose match is over (finished or aborted), or gone
+    (caller's transaction): the ledger's checker asks, a hold of one must have ended."""
+    return store.ended_of(match_pks)
+
+
 def games_of(match_pks: Iterable[int]) -> dict[int, GameFacts]:
     """What tournament games show of their matches, by key (caller's transaction)."""
     return store.games_of(match_pks)

@@ -63,7 +63,7 @@ def view_fields(m: MatchView) -> dict[str, Any]:
         "rating_changes": m.rating_changes, "voided": m.voided, "clock": m.clock,
         "deadline": m.deadline, "created_at": m.created_at, "stand_in": m.stand_in,
         "dropped": m.dropped, "spectator_delay": m.spectator_delay, "behind": m.behind,
-        "sealed": m.sealed,
+        "sealed": m.sealed, "stake": m.stake,
     })
     return data
 
@@ -102,6 +102,8 @@ _RENDER: dict[str, Callable[[Any], Any]] = {
     "deadline": _moment,
     "created_at": _moment,
     "voided": lambda v: None if v is None else {"at": _moment(v["at"]), "reason": v["reason"]},
+    "stake": lambda s: None if s is None else {
+        "currency": s.currency, "amount": s.amount, "rake": s.rake},
 }
 """How each field that is not already JSON is rendered (the rest go out as they are)."""
 

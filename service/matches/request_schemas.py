@@ -13,7 +13,7 @@ from ..web.fields import CardField, JsonBoolean, JsonInteger, UTCDateTime, card_
 from .creating import BOT_LEVELS
 from .results import MAX_SPECTATOR_DELAY, SPECTATOR_DELAY
 from .rows import STAND_IN
-from .schemas import STATUSES, ClockSchema
+from .schemas import STATUSES, ClockSchema, StakeSchema
 
 
 class PlayerSchema(ma.Schema):
@@ -76,6 +76,11 @@ class CreateMatchSchema(ma.Schema):
         metadata={"description": "plays a spectator's view and the public move log lag "
                   f"behind while the match goes on; default {SPECTATOR_DELAY} in rated "
                   "matches, else 0"})
+    stake = ma.fields.Nested(StakeSchema, metadata={
+        "description": "a staked table: every seat a player vouched for (no bots, no "
+        "anonymous seats), each holding the stake in the table's escrow as the seat is "
+        "taken (`409 insufficient_funds`, `409 in_debt` otherwise, and nothing is made); "
+        "the finish pays the winners the pot less the front end's rake"})
 
 
 class MoveRequestSchema(ma.Schema):

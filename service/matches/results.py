@@ -22,7 +22,7 @@ from ..engine import (
 )
 from .enums import EndReason, MatchStatus, MoveKind
 from .models import MoveRecord
-from .rows import STAND_IN, MatchRow, delays, finished_by
+from .rows import STAND_IN, MatchRow, Stake, delays, finished_by
 from .seats import PUBLIC, Viewer, spectates
 
 SPECTATOR_DELAY = 4
@@ -82,6 +82,8 @@ class MatchView:
     sealed: bool = False
     """A duplicate round's table while the round goes on: outsiders see it as dealt, at
     version 0, until the round ends."""
+    stake: Stake | None = None
+    """What each seat holds in the table's escrow, and the rake it was made with."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +255,7 @@ def match_view(match: MatchRow, state: State, seat: int | None, *,
         spectator_delay=match.spectator_delay,
         behind=behind,
         sealed=match.sealed,
+        stake=match.stake,
     )
 
 

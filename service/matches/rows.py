@@ -13,6 +13,7 @@ from typing import Any
 
 from ..engine import Play, State, team_of
 from ..live.listener import NOBODY, UNKNOWN
+from ..tenants.economy import Economy
 from .enums import ClockTimeout, EndReason, MatchStatus, MoveKind
 
 STAND_IN = "greedy"
@@ -24,6 +25,29 @@ checked against."""
 Lag = tuple[bool, int]
 """(sealed, spectator delay) of a match: whether its spectators may see it late (sealed
 goes false once, as its duplicate round ends; the delay never changes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stake:
+    """What each seat of a staked table holds in its escrow, and the rake the front end's
+    settings gave it when it was made (kept with it: a settings change never alters a
+    table already made)."""
+
+    currency: str
+    amount: int
+    rake_share_bp: int = 0
+    """The house's share of the pot, in basis points (1/100 of a percent)."""
+    rake_cap: int | None = None
+    """The most the house takes of one pot (None: no cap)."""
+
+    @property
+    def rake(self) -> dict[str, int | None]:
+        """The rake as the views show it."""
+        return {"share_bp": self.rake_share_bp, "cap": self.rake_cap}
+
+    def rake_of(self, pot: int) -> int:
+        """The house's take of ``pot``: its share rounded down, at most the cap."""
+        return Economy(self.rake_share_bp, self.rake_cap).rake(pot)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +119,8 @@ class MatchRow:
     """A duplicate round's table while the round goes on: its seed and plays kept from
     everyone but its seats and the front end's server (every table holds the same
     cards)."""
+    stake: Stake | None = None
+    """What each seat holds in the table's escrow (None: an unstaked table)."""
 
     @property
     def seat_keys(self) -> tuple[SeatKey, ...]:
@@ -114,6 +140,12 @@ class MatchRow:
     def logged(self, plays: Sequence[Play]) -> list[LogEntry]:
         """Log entries of bots' plays, those of a dropped seat's stand-in marked."""
         return [LogEntry.of(p, stand_in=p.seat in self.dropped) for p in plays]
+
+    @property
+    def holders(self) -> tuple[tuple[int, str], ...]:
+        """(seat, player id) of the seats that hold the stake of a staked table: its
+        vouched players' (a staked table seats no one else). Empty when unstaked."""
+        return self.vouched if self.stake is not None else ()
 
     @property
     def vouched(self) -> tuple[tuple[int, str], ...]:

@@ -23,7 +23,7 @@ from ..storage.base import as_utc, utcnow
 from ..storage.db import db
 from .enums import ClockTimeout, MatchStatus
 from .models import ChatLine, CreateKey, IdempotencyKey, Match, MoveRecord, Seat
-from .rows import STAND_IN, LogEntry, MatchRow, SeatRow
+from .rows import STAND_IN, LogEntry, MatchRow, SeatRow, Stake
 from .seats import NewSeat
 
 _M = Match.__table__
@@ -107,8 +107,10 @@ def create(match_id: str, tenant: int, variant: str, state: State, seats: Sequen
            commitment: str, explicit_decks: bool, *, status: MatchStatus, quick: bool,
            clock: tuple[int, ClockTimeout] | None, rated: bool,
            tournament_game: bool = False, stand_in: str | None = None,
-           spectator_delay: int = 0, sealed: bool = False) -> MatchRow:
-    """Insert a tenant's match at version 0, its seats and its starting snapshot."""
+           spectator_delay: int = 0, sealed: bool = False,
+           stake: Stake | None = None) -> MatchRow:
+    """Insert a tenant's match at version 0, its seats and its starting snapshot (and
+    its ``stake``, with the rake it was made with)."""
     now = utcnow()
     seconds, timeout = clock if clock else (None, None)
     stand_in = stand_in or STAND_IN
@@ -118,14 +120,18 @@ def create(match_id: str, tenant: int, variant: str, state: State, seats: Sequen
              "created_at": now, "quick": quick, "tournament_game": tournament_game,
              "rated": rated, "clock_seconds": seconds,
              "clock_timeout": timeout, "stand_in": stand_in,
-             "spectator_delay": spectator_delay, "sealed": sealed}
+             "spectator_delay": spectator_delay, "sealed": sealed,
+             "stake_currency": stake.currency if stake else None,
+             "stake_amount": stake.amount if stake else None,
+             "rake_share_bp": stake.rake_share_bp if stake else None,
+             "rake_cap": stake.rake_cap if stake else None}
     row = MatchRow(
         0, match_id, tenant, variant, state.rules.content_hash, status, 0, state.seed,
         commitment, explicit_decks, now, now, None, (), None, False, None, 1, None, rated,
         None, quick, tournament_game, None, seconds, timeout, None, (0,) * len(seats),
         tuple(SeatRow(i, s.name, s.player_id, s.bot, s.token_hash, s.vouched)
               for i, s in enumerate(seats)),
-        stand_in=stand_in, spectator_delay=spectator_delay, sealed=sealed,
+        stand_in=stand_in, spectator_delay=spectator_delay, sealed=sealed, stake=stake,
     ).after(state, 0, now, status=status)
     saved = {name: _listed(getattr(row, name)) for name in _SAVED[1:]}
     pk = db.session.execute(insert(_M).returning(_M.c.pk), {

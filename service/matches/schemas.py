@@ -46,6 +46,36 @@ class ClockSchema(ma.Schema):
     )
 
 
+CURRENCY_CODE = r"^[A-Z][A-Z0-9_]{0,15}$"
+MAX_STAKE = 10**15
+"""The largest stake asked for (a pot of four stays far inside a 64-bit balance)."""
+
+
+class StakeSchema(ma.Schema):
+    """A staked table: what each seat holds in the table's escrow as it is taken."""
+
+    currency = ma.fields.String(required=True, validate=validate.Regexp(CURRENCY_CODE), metadata={
+        "description": "a currency of the front end (PUT /v1/currencies/{code})"})
+    amount = JsonInteger(required=True, validate=validate.Range(min=1, max=MAX_STAKE), metadata={
+        "description": "whole coins each seat stakes"})
+
+
+class RakeSchema(ma.Schema):
+    """The house's share of a staked table's pot, as the front end's settings said when
+    the table was made."""
+
+    share_bp = ma.fields.Integer(required=True, metadata={
+        "description": "basis points of the pot (500: 5%), rounded down"})
+    cap = ma.fields.Integer(required=True, allow_none=True, metadata={
+        "description": "the most the house takes of one pot (null: no cap)"})
+
+
+class StakeShownSchema(StakeSchema):
+    """A staked table's stake and rake."""
+
+    rake = ma.fields.Nested(RakeSchema, required=True)
+
+
 class SeatSchema(ma.Schema):
     """A seat as everyone sees it."""
 
@@ -181,6 +211,9 @@ class MatchStateSchema(ma.Schema):
         "description": "a duplicate round's table while the round goes on: to all but "
         "its seats and the server key it is shown as dealt, `active` at version 0, and "
         "does not change until the round ends"})
+    stake = ma.fields.Nested(StakeShownSchema, required=True, allow_none=True, metadata={
+        "description": "a staked table's stake (each seat holds it in the table's escrow "
+        "from the moment it is taken) and rake; null: unstaked"})
 
     @ma.pre_dump
     def _flatten(self, m: MatchView, **kwargs: Any) -> dict[str, Any]:

@@ -8,7 +8,8 @@ from datetime import datetime
 
 from ..engine import State
 from ..players import service as players
-from . import changes, store
+from ..storage import writes
+from . import changes, stakes, store
 from .changes import Change
 from .enums import EndReason, MatchStatus, MoveKind
 from .replies import bots_play
@@ -27,8 +28,13 @@ def _seat(match: MatchRow, seat: int, **who: object) -> tuple[SeatRow, ...]:
 
 def sit(match: MatchRow, state: State, seat: int, who: PlayerSpec) -> tuple[str, MatchRow, State]:
     """Seat a player in an open seat of a locked match (logged as a join); the match
-    starts when no seat is left open, and the bots that lead play. The seat's new
-    token, the match and its state."""
+    starts when no seat is left open, and the bots that lead play. At a staked table the
+    seat holds the stake first (refused, and nothing changed, when the player cannot).
+    The seat's new token, the match and its state."""
+    if match.stake is not None:
+        stakes.check_stakeable(who, [p for _, p in match.vouched], "player_id")
+        assert who.player_id is not None
+        stakes.hold(match, who.player_id)
     token, token_hash = mint_token()
     seats = _seat(match, seat, name=who.name or f"seat {seat}", player_id=who.player_id,
                   token_hash=token_hash, vouched=who.vouched and who.player_id is not None)
@@ -46,7 +52,11 @@ def sit(match: MatchRow, state: State, seat: int, who: PlayerSpec) -> tuple[str,
 
 
 def unseat(match: MatchRow, state: State, seat: int) -> MatchRow:
-    """A player leaves the seat of a locked waiting match: it is open again (a leave)."""
+    """A player leaves the seat of a locked waiting match: it is open again (a leave),
+    and at a staked table their stake goes back to them."""
+    left = match.seats[seat]
+    if match.stake is not None and left.vouched and left.player_id is not None:
+        writes.write(stakes.released(match, left.player_id))
     seats = _seat(match, seat, name=None, player_id=None, token_hash=None, vouched=False)
     return changes.save(match, state, Change(
         [changes.log(MoveKind.LEAVE, seat, state)], status=MatchStatus.WAITING, seats=seats))
@@ -96,9 +106,12 @@ def waiting_tables_of(tenant: int, player_id: str) -> list[str]:
 
 
 def quick_tables(tenant: int, rules_hash: str, since: datetime, rated: bool,
-                 limit: int) -> list[tuple[MatchRow, State]]:
+                 limit: int, stake: tuple[str, int] | None = None
+                 ) -> list[tuple[MatchRow, State]]:
     """The oldest ``limit`` waiting quick-play tables of a tenant with these rules (rated
-    or not) made after ``since``, locked; quick-play callers of the same tenant and rules
-    queue behind this one until its transaction ends."""
+    or not) at this ``stake`` (currency, amount; None: unstaked) made after ``since``,
+    locked; quick-play callers of the same tenant and rules queue behind this one until
+    its transaction ends."""
     store.lock_quick_play(tenant, rules_hash)
-    return store.quick_tables(tenant, rules_hash, since, rated=rated, limit=limit)
+    return store.quick_tables(tenant, rules_hash, since, rated=rated, limit=limit,
+                              stake=stake)

@@ -12,6 +12,7 @@ from .endings import call_off, forfeit_player, unseal, void_match
 from .records import (
     MatchRecord,
     chat_said_by,
+    ended_of,
     finished_match,
     games_of,
     match_history,
@@ -25,9 +26,12 @@ from .records import (
     states_of,
 )
 from .retention import keep
+from .rows import Stake
+from .stakes import check_stakeable
 
 __all__ = [
-    "CreatedMatch", "MatchRecord", "call_off", "chat_said_by", "check_ratable", "deal_match",
+    "CreatedMatch", "MatchRecord", "Stake", "call_off", "chat_said_by", "check_ratable",
+    "check_stakeable", "deal_match", "ended_of",
     "finished_match", "forfeit_player", "games_of", "insert_match", "keep", "match_history",
     "match_ids", "match_pk", "match_record", "played", "player_matches", "playing_in",
     "pseudonymize", "states_of", "unseal", "void_match",

@@ -17,6 +17,7 @@ from typing import Any
 
 import psycopg
 from sqlalchemy import (
+    and_,
     bindparam,
     func,
     select,
@@ -29,7 +30,7 @@ from ..storage.base import as_utc
 from ..storage.db import backend, db, read_rows
 from .enums import ClockTimeout, EndReason, MatchStatus
 from .models import Match, MoveRecord, Seat
-from .rows import STAND_IN, GameFacts, Lag, MatchRow, SeatRow
+from .rows import STAND_IN, GameFacts, Lag, MatchRow, SeatRow, Stake
 
 _M = Match.__table__
 _S = Seat.__table__
@@ -39,7 +40,8 @@ _ROW = (_M.c.pk, _M.c.id, _M.c.tenant_pk, _M.c.variant, _M.c.rules_hash, _M.c.st
         _M.c.end_reason, _M.c.rounds, _M.c.turn, _M.c.rated, _M.c.rating_changes,
         _M.c.quick, _M.c.tournament_game, _M.c.rematch_id, _M.c.clock_seconds,
         _M.c.clock_timeout, _M.c.deadline, _M.c.timeouts, _M.c.voided_at, _M.c.void_reason,
-        _M.c.stand_in, _M.c.dropped, _M.c.spectator_delay, _M.c.sealed)
+        _M.c.stand_in, _M.c.dropped, _M.c.spectator_delay, _M.c.sealed,
+        _M.c.stake_currency, _M.c.stake_amount, _M.c.rake_share_bp, _M.c.rake_cap)
 """The columns of a :class:`MatchRow`, in its fields' order (its seats apart)."""
 _SEAT = (_S.c.seat, _S.c.name, _S.c.player_id, _S.c.bot, _S.c.token_hash, _S.c.vouched)
 _READ = (*_ROW, _M.c.rules, _M.c.snapshot, *_SEAT)
@@ -58,7 +60,8 @@ def _row(r: Sequence[Any], seats: tuple[SeatRow, ...]) -> MatchRow:
         EndReason(r[16]) if r[16] else None, r[17], r[18], r[19],
         tuple(changes) if changes is not None else None, r[21], r[22], r[23], r[24],
         ClockTimeout(r[25]) if r[25] else None, _moment(r[26]), tuple(r[27] or ()), seats,
-        _moment(r[28]), r[29], r[30] or STAND_IN, tuple(r[31] or ()), r[32], bool(r[33]))
+        _moment(r[28]), r[29], r[30] or STAND_IN, tuple(r[31] or ()), r[32], bool(r[33]),
+        None if r[34] is None else Stake(r[34], int(r[35]), r[36] or 0, r[37]))
 
 
 def _found(rows: Sequence[Sequence[Any]]) -> tuple[MatchRow, State]:
@@ -182,12 +185,17 @@ def unfilled_tables(before: datetime, limit: int = 50) -> list[tuple[str, int]]:
 
 
 def quick_tables(tenant: int, rules_hash: str, since: datetime, rated: bool = False,
-                 limit: int = 1) -> list[tuple[MatchRow, State]]:
+                 limit: int = 1, stake: tuple[str, int] | None = None
+                 ) -> list[tuple[MatchRow, State]]:
     """The oldest ``limit`` waiting quick-play matches of a tenant with these rules (rated
-    or not) made after ``since`` (older ones have expired), locked."""
+    or not) at this ``stake`` (currency, amount; None: unstaked) made after ``since``
+    (older ones have expired), locked."""
+    at_stake = _M.c.stake_currency.is_(None) if stake is None else and_(
+        _M.c.stake_currency == stake[0], _M.c.stake_amount == stake[1])
     locked = db.session.execute(select(_M.c.pk).where(
         _M.c.tenant_pk == tenant, _M.c.status == MatchStatus.WAITING, _M.c.quick.is_(True),
         _M.c.rules_hash == rules_hash, _M.c.created_at >= since, _M.c.rated.is_(rated),
+        at_stake,
     ).order_by(_M.c.pk).limit(limit).with_for_update(of=_M)).scalars().all()
     return _read_locked(locked)
 
@@ -290,6 +298,18 @@ def pk_of(tenant: int, match_id: str) -> int | None:
     """The key of the front end's match ``match_id`` (caller's transaction)."""
     return db.session.execute(select(Match.pk).where(
         Match.id == match_id, Match.tenant_pk == tenant)).scalar_one_or_none()
+
+
+def ended_of(match_pks: Iterable[int]) -> set[int]:
+    """Of these keys, those of matches over (finished or aborted) or no longer stored
+    (caller's transaction)."""
+    wanted = set(match_pks)
+    if not wanted:
+        return set()
+    live = set(db.session.execute(select(Match.pk).where(
+        Match.pk.in_(wanted), Match.status.in_([MatchStatus.WAITING, MatchStatus.ACTIVE])
+    )).scalars())
+    return wanted - live
 
 
 def games_of(match_pks: Iterable[int]) -> dict[int, GameFacts]:

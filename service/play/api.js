@@ -60,6 +60,10 @@ export class Api {
     return this.call("POST", `/v1/players/${encodeURIComponent(playerId)}/tokens`, { body });
   }
   player(id) { return this.call("GET", `/v1/players/${encodeURIComponent(id)}`); }
+  /** The player's coins in each currency of the front end (their token). */
+  wallet(id, token) {
+    return this.call("GET", `/v1/players/${encodeURIComponent(id)}/wallet`, { token });
+  }
   ratingHistory(id, pool) {
     return this.call("GET", `/v1/players/${encodeURIComponent(id)}/ratings/${encodeURIComponent(pool)}`);
   }

@@ -17,6 +17,33 @@ export async function showLobby() {
     await variantsLoaded;
   }
   labelLevels().catch(() => {});  // the ladder's ratings are a help, not a need
+  showWallet().catch(() => {});  // a front end without coins shows none
+}
+
+/** The signed-in player's coins, and the stake a table may be played at (their
+ * currencies); hidden for a guest, or a front end with no currency. */
+async function showWallet() {
+  const line = $("#wallet");
+  const row = $("#stake-row");
+  line.hidden = row.hidden = true;
+  if (!player?.player_id) return;
+  const { balances } = await api.wallet(player.player_id, player.token);
+  if (!balances.length) return;
+  line.textContent = t("wallet_line", { list: balances.map(coinsOf).join(" · ") });
+  line.hidden = false;
+  const select = $("#new-match select[name=currency]");
+  const chosen = select.value;
+  select.replaceChildren(...balances.map((b) => new Option(b.name || b.currency, b.currency)));
+  if (chosen) select.value = chosen;
+  row.hidden = false;
+}
+
+/** One balance as the wallet line shows it: what the player has, holds and owes. */
+function coinsOf(b) {
+  const parts = [`${b.balance < 0 ? 0 : b.balance} ${b.currency}`];
+  if (b.held) parts.push(t("wallet_held", { n: b.held }));
+  if (b.debt) parts.push(t("wallet_debt", { n: b.debt }));
+  return parts.join(", ");
 }
 
 /** The bot level nearest the signed-in player's skill (in the ladder's variant), chosen
@@ -62,8 +89,13 @@ export async function onNewMatch(event) {
     if (form.clock.value) {
       spec.clock = { move_seconds: Number(form.clock.value), timeout: "autoplay" };
     }
+    const stake = Number(form.stake.value);
+    if (!$("#stake-row").hidden && stake > 0) {  // a staked table: the seat holds it
+      spec.stake = { currency: form.currency.value, amount: stake };
+    }
     if (action === "quick") {
       const quick = asPlayer({ variant: spec.variant, rules, name, rated: form.rated.checked });
+      if (spec.stake) quick.stake = spec.stake;
       const seated = await api.quickPlay(quick, player?.token);
       remember(seated.id, seated.seat, seated.token);
       return go(seated.id);

@@ -115,6 +115,11 @@ function drawStatus(view) {
     status.append(span);
     return span;
   };
+  if (view.stake) {
+    const seats = view.seats.length;
+    add(t("stake_line", { amount: view.stake.amount, currency: view.stake.currency,
+      pot: view.stake.amount * seats }), "stake");
+  }
   if (view.status === "waiting") {
     add(t("waiting"));
     return;

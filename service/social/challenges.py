@@ -14,13 +14,14 @@ from typing import Any
 
 from sqlalchemy import delete, func, or_, select
 
+from ..coins import ledger
 from ..engine import load_variant, with_house_rules
 from ..events import publish
 from ..matches import service as matches
 from ..matches.errors import WrongPlayerCount
 from ..matches.results import match_view
 from ..matches.seats import PlayerSpec
-from ..matches.service import CreatedMatch
+from ..matches.service import CreatedMatch, Stake
 from ..players import blocks
 from ..players import service as players
 from ..settings import Settings
@@ -46,6 +47,8 @@ class ChallengeView:
     created_at: datetime
     expires_at: datetime
     match_id: str | None
+    stake: Stake | None = None
+    """What each player stakes (None: unstaked)."""
 
 
 def view_of(c: Challenge, now: datetime | None = None) -> ChallengeView:
@@ -56,7 +59,8 @@ def view_of(c: Challenge, now: datetime | None = None) -> ChallengeView:
         if c.clock_seconds else None
     return ChallengeView(c.id, c.challenger, c.challenged, c.variant, dict(c.rules or {}),
                          c.rated, clock, status, as_utc(c.created_at), as_utc(c.expires_at),
-                         c.match_id)
+                         c.match_id, None if c.stake_currency is None
+                         else Stake(c.stake_currency, int(c.stake_amount)))
 
 
 def event_data(view: ChallengeView) -> dict[str, Any]:
@@ -69,9 +73,11 @@ def event_data(view: ChallengeView) -> dict[str, Any]:
 
 def challenge(tenant: int, challenger: str, challenged: str, variant: str,
               rules: Mapping[str, Any], rated: bool,
-              clock: tuple[int, str] | None, *, settings: Settings) -> ChallengeView:
+              clock: tuple[int, str] | None, *, stake: Stake | None = None,
+              settings: Settings) -> ChallengeView:
     """``challenger`` challenges ``challenged``; the challenged player's stream (and the
-    front end's webhooks) hear ``challenge.created``."""
+    front end's webhooks) hear ``challenge.created``. A ``stake``'s currency must be the
+    front end's; each player holds it as the acceptance seats them."""
     if challenged == challenger:
         raise blocks.BlockedPlayer("a player cannot challenge themselves", field="to",
                                    problem="the player's own id")
@@ -85,6 +91,8 @@ def challenge(tenant: int, challenger: str, challenged: str, variant: str,
     with transaction(write=True):
         players.lock_players(tenant, [challenger, challenged])  # the counts hold
         blocks.check_not_blocked(tenant, challenger, [challenged])
+        if stake is not None:
+            ledger.check_currencies(tenant, [stake.currency])
         most = settings.challenges_max
         for column, player, what in ((Challenge.challenger, challenger, "made"),
                                      (Challenge.challenged, challenged, "received")):
@@ -95,6 +103,8 @@ def challenge(tenant: int, challenger: str, challenged: str, variant: str,
                         challenged=challenged, variant=variant, rules=dict(rules), rated=rated,
                         clock_seconds=clock[0] if clock else None,
                         clock_timeout=clock[1] if clock else None,
+                        stake_currency=stake.currency if stake else None,
+                        stake_amount=stake.amount if stake else None,
                         status=ChallengeStatus.OPEN, created_at=now,
                         expires_at=now + timedelta(seconds=settings.challenge_seconds))
         db.session.add(row)
@@ -145,7 +155,8 @@ def accept(tenant: int, challenge_id: str, by: str | None, *, settings: Settings
     the match is made with both seated, the challenger in seat 0 (rated by the usual
     rules), and the challenger hears ``challenge.accepted`` with its id. Accepted once,
     whoever races; refused if either has blocked the other since, or the challenger is
-    suspended."""
+    suspended; a staked one refused (``insufficient_funds``, ``in_debt``: nothing
+    changes, the challenge stays open) unless both can hold the stake."""
     with transaction(write=True):
         c = _find(tenant, challenge_id, by, lock=True)
         _answerable(c, by, "challenged")
@@ -160,7 +171,7 @@ def accept(tenant: int, challenge_id: str, by: str | None, *, settings: Settings
         match = matches.insert_match(
             new, tenant, rated=c.rated,
             clock=(c.clock_seconds, c.clock_timeout or "autoplay") if c.clock_seconds else None,
-            settings=settings)
+            stake=view_of(c).stake, settings=settings)
         c.status, c.match_id = ChallengeStatus.ACCEPTED, match.id
         view = view_of(c)
         publish(tenant, "challenge.accepted", event_data(view), [c.challenger, c.challenged])

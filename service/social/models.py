@@ -5,7 +5,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Index, Integer, String, text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ..storage.base import PK
@@ -55,6 +65,10 @@ class Challenge(db.Model):  # type: ignore[name-defined,misc]
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     match_id: Mapped[str | None] = mapped_column(String(36))
     """The match an acceptance made."""
+    stake_currency: Mapped[str | None] = mapped_column(String(16))
+    """A staked match's currency (null: unstaked); each player holds ``stake_amount`` in
+    its escrow as the acceptance seats them."""
+    stake_amount: Mapped[int | None] = mapped_column(BigInteger)
 
     __table_args__ = (
         Index("ix_challenges_challenger", "tenant_pk", "challenger", "status"),

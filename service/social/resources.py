@@ -8,6 +8,7 @@ from typing import Any
 from flask import g
 from flask.views import MethodView
 
+from ..matches.service import Stake
 from ..players.errors import PlayerRequired
 from ..players.requests import act_for, credential, token_player
 from ..players.resources import known_player_ids
@@ -124,16 +125,19 @@ class Challenges(MethodView):
     @blp.alt_response(403, **problem_doc("`player_suspended`: the challenged player is "
                                          "suspended"))
     @blp.alt_response(409, **problem_doc("`player_blocked`, `too_many_challenges`"))
+    @blp.alt_response(422, **problem_doc("`unknown_currency`: a stake in a currency the "
+                                         "front end has not named"))
     @blp.doc(operationId="challenge")
     def post(self, body: dict[str, Any]) -> tuple[ChallengeView, int]:
         """Challenge `to` (with your player token) to a two-player match: they hear
         `challenge.created` on their stream; it expires after BASRA_CHALLENGE_SECONDS
         (60) unanswered."""
-        clock = body.get("clock")
+        clock, stake = body.get("clock"), body.get("stake")
         return challenges.challenge(
             tenant(), token_player("a challenge is a player's"), body["to"], body["variant"],
             body["rules"], body["rated"],
             (clock["move_seconds"], clock["timeout"]) if clock else None,
+            stake=Stake(stake["currency"], stake["amount"]) if stake else None,
             settings=current()), 201
 
 
@@ -158,7 +162,9 @@ class Accept(MethodView):
     @blp.response(201, AcceptedSchema)
     @blp.alt_response(404, **problem_doc("`challenge_not_found`"))
     @blp.alt_response(409, **problem_doc("`challenge_closed`: answered, cancelled or "
-                                         "expired; `not_your_challenge`"))
+                                         "expired; `not_your_challenge`; a staked "
+                                         "challenge's `insufficient_funds`, `in_debt`: "
+                                         "a player cannot hold the stake (it stays open)"))
     @blp.doc(operationId="acceptChallenge")
     def post(self, challenge_id: str) -> tuple[Accepted, int]:
         """The challenged player accepts: the match is made with both seated, the

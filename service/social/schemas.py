@@ -8,7 +8,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ..matches import render
-from ..matches.schemas import ClockSchema
+from ..matches.schemas import ClockSchema, StakeSchema
 from ..players.schemas import PLAYER_ID_FIELD
 from ..web.fields import JsonBoolean, UTCDateTime
 from .enums import ChallengeStatus
@@ -50,6 +50,10 @@ class NewChallengeSchema(ma.Schema):
     rated = JsonBoolean(load_default=False)
     clock = ma.fields.Nested(ClockSchema, metadata={"description": "no clock when absent "
                              "(a rated match gets one)"})
+    stake = ma.fields.Nested(StakeSchema, metadata={
+        "description": "a staked match: each player holds the stake in the table's escrow "
+        "as the acceptance seats them (`409 insufficient_funds` or `409 in_debt` "
+        "refuses the acceptance)"})
 
 
 class ChallengeSchema(ma.Schema):
@@ -68,6 +72,8 @@ class ChallengeSchema(ma.Schema):
     expires_at = UTCDateTime(required=True)
     match_id = ma.fields.String(required=True, allow_none=True, metadata={
         "description": "the match its acceptance made"})
+    stake = ma.fields.Nested(StakeSchema, required=True, allow_none=True, metadata={
+        "description": "what each player stakes (null: unstaked)"})
 
 
 class ChallengesSchema(ma.Schema):

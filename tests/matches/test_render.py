@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from service.engine import apply_move, legal_moves, new_match, observe, team_of
 from service.matches.results import HistoryPage, MatchSummary, MatchView, MoveResult, SeatInfo
+from service.matches.rows import Stake
 from service.matches.schemas import HistoryPageSchema, MatchStateSchema, MoveResponseSchema
 from tests.helpers import rules_of
 
@@ -72,6 +73,9 @@ def views(draw: st.DrawFn) -> tuple[MatchView, Any]:
         rating_changes=draw(st.one_of(st.none(), st.lists(st.fixed_dictionaries({
             "seat": st.integers(0, 3), "player_id": st.text("abc-", min_size=1, max_size=8),
             "before": skill, "after": skill}), max_size=4))),
+        stake=draw(st.one_of(st.none(), st.builds(
+            Stake, st.sampled_from(["COINS", "GEMS_2"]), st.integers(1, 10**15),
+            st.integers(0, 5000), st.one_of(st.none(), st.integers(0, 10**9))))),
     )
     return view, state
 

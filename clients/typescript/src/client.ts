@@ -28,6 +28,16 @@ export type StreamState = Schemas["StreamState"];
 export type LoggedMove = Schemas["LoggedMove"];
 /** One event of a player's stream, its `data` parsed. */
 export type PlayerEvent = Schemas["PlayerEvent"];
+/** A staked table's stake: what each seat holds in the table's escrow as it is taken. */
+export type Stake = Schemas["Stake"];
+/** Looking for a table by quick play (at a `stake`, paired only at the same one). */
+export type QuickPlay = Schemas["QuickPlay"];
+/** A seat taken (quick play, a join, a rematch): its token, shown only here. */
+export type Seated = Schemas["Seated"];
+/** A player's coins: a balance in each currency, what they owe and hold at tables. */
+export type Wallet = Schemas["Wallet"];
+/** A page of a player's ledger (their transfers, newest first) and the next cursor. */
+export type LedgerPage = Schemas["LedgerPage"];
 
 export interface BasraClientOptions {
   /** The service's address, e.g. `https://basra.example.com` (no trailing `/v1`). */
@@ -112,6 +122,16 @@ export interface BasraClient {
    * id; runs until `signal` aborts (or the caller stops iterating). */
   playerEvents(playerId: string, options?: StreamOptions):
     AsyncGenerator<PlayerEvent, void, undefined>;
+  /** Quick play: the oldest waiting table of the same rules (and `stake`: only players at
+   * the same one pair up; the seat holds it, else 409 `insufficient_funds` or `in_debt`),
+   * or a new one. */
+  quickPlay(body: QuickPlay, options?: CallOptions): Promise<Seated>;
+  /** The player's coins (their player token, or the server key). */
+  getWallet(playerId: string, options?: CallOptions): Promise<Wallet>;
+  /** Every transfer of the player's ledger, newest first, page after page (`currency`:
+   * of one currency only). */
+  walletTransfers(playerId: string, options?: CallOptions & { currency?: string; limit?: number }):
+    AsyncGenerator<LedgerPage["transfers"][number], void, undefined>;
 }
 
 /** The data of an openapi-fetch result, or its BasraProblem thrown. */
@@ -278,6 +298,35 @@ export function createBasraClient(options: BasraClientOptions): BasraClient {
         () => false,
         opts,
       );
+    },
+
+    async quickPlay(body, opts = {}) {
+      return unwrap(await api.POST("/v1/matches/quick", {
+        body, ...(opts.signal ? { signal: opts.signal } : {}),
+      }));
+    },
+
+    async getWallet(playerId, opts = {}) {
+      return unwrap(await api.GET("/v1/players/{player_id}/wallet", {
+        params: { path: { player_id: playerId } },
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      }));
+    },
+
+    async *walletTransfers(playerId, opts = {}) {
+      let cursor: string | undefined;
+      do {
+        const query: { currency?: string; limit?: number; cursor?: string } = {};
+        if (opts.currency) query.currency = opts.currency;
+        if (opts.limit) query.limit = opts.limit;
+        if (cursor) query.cursor = cursor;
+        const page: LedgerPage = unwrap(await api.GET("/v1/players/{player_id}/wallet/transfers", {
+          params: { path: { player_id: playerId }, query },
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        }));
+        yield* page.transfers;
+        cursor = page.next ?? undefined;
+      } while (cursor);
     },
   };
   return client;

@@ -11,6 +11,7 @@ export {
   type CreateOptions,
   createBasraClient,
   isOver,
+  type LedgerPage,
   type MatchState,
   type MoveRequest,
   type MoveResponse,
@@ -18,9 +19,13 @@ export {
   type PlayerEvent,
   type PlayOptions,
   type PollOptions,
+  type QuickPlay,
+  type Seated,
+  type Stake,
   type StateEvent,
   type StreamState,
   unwrap,
+  type Wallet,
 } from "./client.js";
 export {
   BasraProblem,

@@ -18,7 +18,8 @@ export type KnownReason =
   | "wrong_match_status" | "version_mismatch" | "validation_error" | "invalid_rules"
   | "webhook_url_not_allowed" | "invalid_deck" | "wrong_player_count" | "no_human_seat"
   | "invalid_cursor" | "idempotency_key_reused" | "rate_limited" | "too_many_failed_keys"
-  | "bad_request" | "too_many_waiters" | "database_unavailable";
+  | "bad_request" | "too_many_waiters" | "database_unavailable"
+  | "insufficient_funds" | "in_debt" | "unknown_currency" | "stake_needs_players";
 
 /** A `reason`: one docs/api.md lists, or another string (switch on it with a default). */
 export type Reason = KnownReason | (string & {});

@@ -3,7 +3,7 @@ tournament's escrow as a player joins, the pool's distribution by final place, a
 what each prize winner was paid.
 
 Revision ID: 0033
-Revises: 0031
+Revises: 0032
 Create Date: 2026-12-06 16:00:00
 
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0033'
-down_revision = '0031'
+down_revision = '0032'
 branch_labels = None
 depends_on = None
 
