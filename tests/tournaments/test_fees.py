@@ -235,3 +235,17 @@ def test_a_cancel_racing_the_end_either_pays_or_gives_back(
         assert answers == [200] and all(after[f"player:e{n}"] == 250 for n in range(1, 5))
     else:
         assert answers == [409] and sum(t["payouts"].values()) == 400
+
+
+def test_the_winners_ledger_shows_the_fee_and_the_prize(app: Flask, client: FlaskClient) -> None:
+    tid, tokens = _entered(app, client, ["l1", "l2"], rounds=1, prizes=[100])
+    work(app)
+    t = read(client, tid)
+    winner = t["rounds"][0]["pairings"][0]["players"][0]
+    _play_round(client, t, tokens)
+    work(app)
+    page = client.get(f"/v1/players/{winner}/wallet/transfers").get_json()["transfers"]
+    assert [(e["kind"], e["change"]) for e in page[:2]] == [("prize", 200), ("fee", -100)]
+    assert page[0]["from"] == {"account": "tournament", "tournament_id": tid}
+    wallet = client.get(f"/v1/players/{winner}/wallet").get_json()["balances"]
+    assert [(b["currency"], b["balance"], b["held"]) for b in wallet] == [("COINS", 350, 0)]
