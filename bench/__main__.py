@@ -9,7 +9,8 @@ against greedy, 1,000 matches each in v1 and v2: :mod:`bench.strength`), ``ceili
 :mod:`bench.duplicate`) and
 ``ladder`` (each bot level against the one below, and their ratings, written for
 ``GET /v1/bots``: :func:`bench.strength.run_ladder`), ``review`` (how soon a finished
-match's review is ready: :mod:`bench.review`), ``pace`` (a person against the experts
+match's review is ready: :mod:`bench.review`), ``wallet`` (a player's wallet and
+ledger pages over a million transfers: :mod:`bench.wallet`), ``pace`` (a person against the experts
 as fast as ``/play`` allows, under the default budgets: :mod:`bench.pace`) and
 ``instructions`` (callgrind's counts per move, per ``/healthz`` and per round:
 :mod:`bench.instructions`), ``stakes`` (a staked finish's extra cost: :mod:`bench.stakes`),
@@ -170,6 +171,10 @@ def main(argv: list[str]) -> int:
         from bench import strength
 
         figures.update(strength.run_ladder())
+    if "wallet" in wanted:  # a wallet and ledger pages over a million transfers: when asked
+        from bench import wallet
+
+        figures.update(wallet.run())
     if "ceiling" in wanted:  # a player who sees the other hands: only when asked for
         from bench import ceiling
 

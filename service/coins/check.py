@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import func, literal, select, union_all
 
@@ -83,7 +84,7 @@ def check(tenant: int | None = None) -> list[Breach]:
     return breaches
 
 
-def _where(table: type, tenant: int | None) -> list[object]:
+def _where(table: type, tenant: int | None) -> list[Any]:
     return [] if tenant is None else [table.tenant_pk == tenant]  # type: ignore[attr-defined]
 
 
@@ -161,7 +162,7 @@ def _open_holds(tenant: int | None) -> list[Breach]:
                                          column).where(h.status == HoldStatus.HELD,
                                                        column.is_not(None),
                                                        *_where(h, tenant))).all()
-        over = set(ended(sorted({r[4] for r in rows}))) if rows else set()
+        over = set(ended(sorted({r[4] for r in rows if r[4] is not None}))) if rows else set()
         found += [Breach("hold_open", tp, c, escrow, f"{player}'s hold is still held, "
                          f"its {name[:-1]} ended") for tp, c, escrow, player, pk in rows
                   if pk in over]

@@ -115,17 +115,18 @@ def transfer_rows(tenant_pk: int, transfers: Sequence[Transfer], at: datetime, *
     """The rows to write WITH another change (e.g. a match's finishing save through
     :func:`service.storage.writes.save_if`): the transfer rows inserted and each touched
     account's balance changed by its NET delta, an account missing made with it (one
-    upsert row per account: a PostgreSQL statement changes a row once, so call this once
-    per statement with every transfer it writes). Nothing is refused here: the caller
+    upsert row per account: a PostgreSQL statement upserts a row once, and refuses the
+    whole change otherwise, so call this once per statement with every transfer it
+    writes; :func:`ended_holds_rows` ends holds both ways so). Nothing is refused here: the caller
     checked (a held stake is in its escrow already), and a void's reversal may leave a
     winner in debt on purpose. With ``tell``, the ``wallet.changed`` events' rows too
     (:func:`wallet_events`: write them on ``CHANNEL``); else tell them yourself."""
     if not transfers:
         return []
     transfers = stamped(transfers)
+    # every account touched, at a net of 0 too: an account of the ledger is an account
     deltas = [{"tenant_pk": tenant_pk, "currency": currency, "account": account,
-               "balance": delta} for (currency, account), delta in net(transfers).items()
-              if delta]
+               "balance": delta} for (currency, account), delta in net(transfers).items()]
     return [Rows(_T, tuple(_row(tenant_pk, t, at) for t in transfers)),
             Rows(_A, tuple(deltas), add=True, upsert=True),
             *(wallet_events(tenant_pk, transfers, at) if tell else [])]
@@ -162,7 +163,7 @@ def _move(tenant_pk: int, currency: str, account: str, delta: int) -> bool:
                             _A.c.account == account).values(balance=_A.c.balance + delta)
     if delta < 0 and account != accounts.MINT:
         stmt = stmt.where(_A.c.balance >= -delta)
-    return bool(db.session.execute(stmt).rowcount == 1)
+    return bool(db.session.execute(stmt).rowcount == 1)  # type: ignore[attr-defined]
 
 
 def balance(tenant_pk: int, currency: str, account: str) -> int | None:
@@ -292,10 +293,8 @@ def release_rows(tenant_pk: int, holds: Sequence[Hold], at: datetime, *,
     any other ``transfers`` of the same change (one account update per account). The
     caller's change guards them (a match's version): the hold rows alone are guarded by
     their status. ``tell``: as :func:`transfer_rows`'s."""
-    back = [Transfer(h.currency, h.escrow, accounts.player(h.player_id), h.amount, kind,
-                     match_pk=h.match_pk, tournament_pk=h.tournament_pk) for h in holds]
-    return [ended_rows(tenant_pk, holds, HoldStatus.RELEASED, at),
-            *transfer_rows(tenant_pk, [*back, *transfers], at, tell=tell)]
+    return ended_holds_rows(tenant_pk, at, released=holds, release_kind=kind,
+                            transfers=transfers, tell=tell)
 
 
 def settle_rows(tenant_pk: int, holds: Sequence[Hold], transfers: Sequence[Transfer],
@@ -304,5 +303,23 @@ def settle_rows(tenant_pk: int, holds: Sequence[Hold], transfers: Sequence[Trans
     their escrow out (the pot to the winners, the rake and what does not divide to the
     house), all in one account update per account. ``tell``: as
     :func:`transfer_rows`'s."""
-    return [ended_rows(tenant_pk, holds, HoldStatus.SETTLED, at),
-            *transfer_rows(tenant_pk, transfers, at, tell=tell)]
+    return ended_holds_rows(tenant_pk, at, settled=holds, transfers=transfers, tell=tell)
+
+
+def ended_holds_rows(tenant_pk: int, at: datetime, *, released: Sequence[Hold] = (),
+                     settled: Sequence[Hold] = (), transfers: Sequence[Transfer] = (),
+                     release_kind: TransferKind = TransferKind.RELEASE,
+                     tell: bool = False) -> list[Rows]:
+    """Rows to write with one change that ends holds both ways (some released, paid
+    back in transfers of ``release_kind``; some settled, paid out by ``transfers``):
+    every transfer in one :func:`transfer_rows`, as a statement must (calling
+    :func:`release_rows` and :func:`settle_rows` for one statement would upsert their
+    shared escrow twice, which PostgreSQL refuses: "ON CONFLICT DO UPDATE command cannot
+    affect row a second time", the whole change rolled back)."""
+    back = [Transfer(h.currency, h.escrow, accounts.player(h.player_id), h.amount,
+                     release_kind, match_pk=h.match_pk, tournament_pk=h.tournament_pk)
+            for h in released]
+    ended = [ended_rows(tenant_pk, group, status, at)
+             for group, status in ((released, HoldStatus.RELEASED),
+                                   (settled, HoldStatus.SETTLED)) if group]
+    return [*ended, *transfer_rows(tenant_pk, [*back, *transfers], at, tell=tell)]

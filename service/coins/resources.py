@@ -20,7 +20,7 @@ from . import service as coins
 from .enums import TransferKind
 from .errors import IdempotencyKeyRequired
 from .schemas import (
-    CODE_FIELD,
+    CODE_RULE,
     AdjustmentSchema,
     CurrenciesSchema,
     CurrencyBodySchema,
@@ -49,7 +49,7 @@ UNKNOWN = problem_doc("`unknown_currency`: the front end has named no such curre
 def _known_code(_endpoint: str | None, values: dict[str, Any] | None) -> None:
     code = (values or {}).get("code")
     if code is not None and not CODE.fullmatch(code):
-        raise Problem(422, "validation_error", CODE_FIELD["metadata"]["description"],
+        raise Problem(422, "validation_error", CODE_RULE,
                       field="code", message=f"{code[:32]!r} is not a currency code")
 
 
@@ -78,8 +78,9 @@ class CurrencyByCode(MethodView):
     def put(self, body: dict[str, Any], code: str) -> tuple[CurrencyInfo, int]:
         """Name a currency (201), or rename it (200): its house (the rake, what does not
         divide) and its mint (what the front end issues: the one account below zero)
-        are opened with it. Players' balances in it start at zero."""
-        info, made = coins.put_currency(tenant(), code, body["name"])
+        are opened with it. Players' balances in it start at zero. Audited
+        (`currency.named`)."""
+        info, made = coins.put_currency(tenant(), code, body["name"], actor())
         return info, 201 if made else 200
 
 

@@ -35,9 +35,10 @@ class CurrencyInfo:
     created_at: datetime
 
 
-def put_currency(tenant: int, code: str, name: str) -> tuple[CurrencyInfo, bool]:
+def put_currency(tenant: int, code: str, name: str,
+                 actor: str = audit.COMMAND_LINE) -> tuple[CurrencyInfo, bool]:
     """Name a currency (or rename it), with its house and mint accounts made at zero;
-    the currency and whether it is new."""
+    the currency and whether it is new. Audited (``currency.named``)."""
     if not CODE.fullmatch(code):
         raise ValueError(f"not a currency code: {code!r}")
     now = utcnow()
@@ -53,6 +54,7 @@ def put_currency(tenant: int, code: str, name: str) -> tuple[CurrencyInfo, bool]
             ledger.open_accounts(tenant, code, [accounts.HOUSE, accounts.MINT], now)
         else:
             row.name = name
+        audit.record(tenant, actor, "currency.named", f"currency:{code}", name=name)
         info = CurrencyInfo(row.code, row.name, as_utc(row.created_at))
     return info, made
 
@@ -171,12 +173,12 @@ def transfer(tenant: int, asked: Asked, key: str | None, *,
 
 
 def describe(row: TransferRow, player_id: str | None = None) -> dict[str, Any]:
-    """A transfer as the API shows it (with, in a player's ledger, its ``change`` to
-    their balance)."""
+    """A transfer as the API shows it, rendered (with, in a player's ledger, its
+    ``change`` to their balance): the schemas pass it on as it is."""
     shown = ledger.wire(ledger.Transfer(row.currency, row.debit, row.credit, row.amount,
                                         row.kind, row.reason, row.reference, id=row.id),
                         row.created_at)
-    shown["created_at"] = row.created_at  # the schema writes times its one way
+    shown["created_at"] = row.created_at.isoformat()  # as UTCDateTime writes it
     if player_id is not None:
         mine = accounts.player(player_id)
         shown["change"] = row.amount if row.credit == mine else -row.amount

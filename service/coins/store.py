@@ -58,12 +58,15 @@ class Balance:
     held: int
 
 
-_HELD = (select(func.coalesce(func.sum(CoinHold.amount), 0))
+_ZERO: Any = literal_column("0")  # constants as SQL: read_rows binds the named parameters only
+_HELD = (select(func.coalesce(func.sum(CoinHold.amount), _ZERO))
          .where(CoinHold.tenant_pk == Currency.tenant_pk,
                 CoinHold.player_id == bindparam("player"),
-                CoinHold.currency == Currency.code, CoinHold.status == HoldStatus.HELD)
+                CoinHold.currency == Currency.code,
+                CoinHold.status == literal_column(f"'{HoldStatus.HELD}'"))
          .scalar_subquery())
-_WALLET = (select(Currency.code, Currency.name, func.coalesce(CoinAccount.balance, 0), _HELD)
+_WALLET = (select(Currency.code, Currency.name, func.coalesce(CoinAccount.balance, _ZERO),
+                  _HELD)
            .outerjoin(CoinAccount, (CoinAccount.tenant_pk == Currency.tenant_pk)
                       & (CoinAccount.currency == Currency.code)
                       & (CoinAccount.account == bindparam("account")))

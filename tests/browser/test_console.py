@@ -215,6 +215,18 @@ def test_an_admin_pauses_a_webhook_creates_a_tournament_and_a_staff_key(
                           data={"ttl_seconds": 60})
     assert r.status == 201
     page.goto("/console#/players/zaid")
+    # the player's wallet: an admin adjusts it, and its ledger shows the adjustment
+    r = page.request.put(f"{server}/v1/currencies/COINS", headers={"X-API-Key": keys["server"]},
+                         data={"name": "Coins"})
+    assert r.status == 201
+    page.reload()
+    page.fill("#adjust-amount", "40")
+    page.fill("#adjust-reason", "lost in an outage")
+    page.click("button[data-role=admin]:has-text('Adjust the balance')")
+    expect(page.locator("#notice")).to_have_text("Done.")
+    expect(page.locator("#page table", has_text="COINS (Coins)")).to_contain_text("40")
+    expect(page.locator("#page table", has_text="lost in an outage")).to_contain_text("+40")
+    audited(page, server, keys["server"], "wallet.adjusted")
     with page.expect_download() as download:
         page.click("button:has-text('Export (JSON)')")
     exported = json.loads(Path(download.value.path()).read_text())

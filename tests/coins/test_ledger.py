@@ -17,6 +17,7 @@ from service.coins import accounts, check, ledger
 from service.coins.enums import HoldStatus, TransferKind
 from service.coins.errors import InDebt, InsufficientFunds, UnknownCurrency
 from service.coins.models import CoinAccount, CoinHold, CoinTransfer, Currency
+from service.live.listener import CHANNEL
 from service.storage import writes
 from service.storage.base import utcnow
 from service.storage.db import db, transaction
@@ -215,13 +216,13 @@ def test_a_settlement_pays_the_pot_with_the_change_that_guards_it(app: Flask) ->
     _hold(app, "ann", 40)
     _hold(app, "bob", 40)
     guard = update(Currency.__table__).where(
-        Currency.__table__.c.code == bindparam("code")).values(name=bindparam("name"))
+        Currency.__table__.c.code == bindparam("b_code")).values(name=bindparam("b_name"))
     for code, saved in (("NONE", False), ("COINS", True), ("COINS", True)):
         with app.app_context():
             with transaction(write=True):
                 held = ledger.holds_in(LOCAL, TABLE)
                 parts = _settle(held) if held else []
-                assert writes.save_if(guard, {"code": code, "name": "Coins"}, parts) is saved
+                assert writes.save_if(guard, {"b_code": code, "b_name": "Coins"}, parts) is saved
             db.session.remove()
     # 80 in the pot: 5% is 4, capped at 3
     assert balances(app) == {accounts.HOUSE: 3, accounts.MINT: -200, ANN: 60, BOB: 137,
@@ -232,8 +233,8 @@ def test_a_settlement_pays_the_pot_with_the_change_that_guards_it(app: Flask) ->
 
 
 def test_rows_written_with_a_change_net_each_account_once(app: Flask) -> None:
-    """Transfers through one account change it once (by their net), and a payout to an
-    account not made yet makes it."""
+    """Transfers through one account change it once (by their net, bob's 0), and a payout
+    to an account not made yet makes it."""
     currency(app)
     grant(app, "ann", 10)
     chain = [ledger.Transfer("COINS", ANN, BOB, 10, TransferKind.POT),
@@ -241,9 +242,9 @@ def test_rows_written_with_a_change_net_each_account_once(app: Flask) -> None:
              ledger.Transfer("COINS", BOB, accounts.HOUSE, 3, TransferKind.RAKE)]
     parts = ledger.transfer_rows(LOCAL, chain, utcnow())
     assert sorted((r["account"], r["balance"]) for r in parts[1].rows) == [
-        (ANN, -10), (accounts.HOUSE, 3), (accounts.player("cy"), 7)]  # bob's net is 0
+        (accounts.HOUSE, 3), (ANN, -10), (BOB, 0), (accounts.player("cy"), 7)]
     _write(app, parts)
-    assert balances(app) == {accounts.HOUSE: 3, accounts.MINT: -10, ANN: 0,
+    assert balances(app) == {accounts.HOUSE: 3, accounts.MINT: -10, ANN: 0, BOB: 0,
                              accounts.player("cy"): 7}
     assert ledger.transfer_rows(LOCAL, [], utcnow()) == []
 
@@ -323,3 +324,91 @@ def test_the_checker_asks_who_ended_for_holds_still_held(app: Flask) -> None:
         check._ended.update(wired)
     assert found == [("hold_open", TABLE)]
     _write(app, lambda held: ledger.release_rows(LOCAL, held, utcnow()))
+
+
+def _race(app: Flask, first: Any, second: Any) -> dict[str, str]:
+    """``first`` in a write transaction left open until ``second`` (in its own) is under
+    way and waiting on it; what each came to (done, or the error's reason)."""
+    first_in, go_on = threading.Event(), threading.Event()
+    outcomes: dict[str, str] = {}
+
+    def run(name: str, act: Any, hold_open: bool) -> None:
+        with app.app_context():
+            try:
+                with transaction(write=True):
+                    act()
+                    if hold_open:
+                        first_in.set()
+                        go_on.wait(5)
+                outcomes[name] = "done"
+            except (InsufficientFunds, InDebt) as error:
+                outcomes[name] = error.reason
+            finally:
+                db.session.remove()
+
+    one = threading.Thread(target=run, args=("first", first, True))
+    one.start()
+    assert first_in.wait(5)
+    two = threading.Thread(target=run, args=("second", second, False))
+    two.start()
+    time.sleep(0.3)  # the second waits on the first's row by now
+    go_on.set()
+    one.join(5)
+    two.join(5)
+    return outcomes
+
+
+def test_racing_holds_of_one_seat_hold_once_and_of_the_last_coins_once(
+        backend: str, app: Flask) -> None:
+    if backend != "postgres":
+        pytest.skip("SQLite writes one at a time")
+    currency(app)
+    grant(app, "ann", 50)
+
+    def seat(escrow: str) -> Any:
+        return lambda: ledger.hold(LOCAL, "COINS", "ann", escrow, 40, TransferKind.HOLD,
+                                   utcnow(), match_pk=1)
+
+    assert _race(app, seat(TABLE), seat(TABLE)) == {"first": "done", "second": "done"}
+    assert balances(app)[ANN] == 10 and balances(app)[TABLE] == 40
+    other = accounts.table("m2")
+    grant(app, "ann", 30)  # 40 now: enough for one more seat, not two
+    assert _race(app, seat(other), seat(accounts.table("m3"))) == {
+        "first": "done", "second": "insufficient_funds"}
+    assert balances(app)[ANN] == 0 and balances(app)[other] == 40
+    with app.app_context():
+        with transaction(write=True):  # the tables end: their holds released
+            for escrow in (TABLE, other):
+                writes.write(ledger.release_rows(LOCAL, ledger.holds_in(LOCAL, escrow),
+                                                 utcnow()))
+        assert db.session.execute(select(func.count()).select_from(CoinHold)).scalar() == 2
+        db.session.remove()
+
+
+def test_one_change_releases_some_holds_and_settles_others_in_one_account_update(
+        app: Flask) -> None:
+    """A table where one stake goes back and two are paid out, in one statement: the
+    escrow changes once, by the net of both."""
+    currency(app)
+    for who in ("ann", "bob", "cy"):
+        grant(app, who, 100)
+        _hold(app, who, 30)
+    with app.app_context():
+        with transaction(write=True):
+            held = {h.player_id: h for h in ledger.holds_in(LOCAL, TABLE)}
+            parts = ledger.ended_holds_rows(
+                LOCAL, utcnow(), released=[held["cy"]], settled=[held["ann"], held["bob"]],
+                transfers=[ledger.Transfer("COINS", TABLE, ANN, 59, TransferKind.POT,
+                                           match_pk=1),
+                           ledger.Transfer("COINS", TABLE, accounts.HOUSE, 1,
+                                           TransferKind.RAKE, match_pk=1)], tell=True)
+            escrow = [r for p in parts if p.table.name == "coin_accounts" for r in p.rows
+                      if r["account"] == TABLE]
+            assert escrow == [{"tenant_pk": LOCAL, "currency": "COINS", "account": TABLE,
+                               "balance": -90}]
+            writes.write(parts, CHANNEL)
+        statuses = {h.player_id: h.status for h in ledger.holds_in(LOCAL, TABLE, status=None)}
+        db.session.remove()
+    assert statuses == {"ann": "settled", "bob": "settled", "cy": "released"}
+    assert balances(app) == {accounts.HOUSE: 1, accounts.MINT: -300, ANN: 129, BOB: 70,
+                             accounts.player("cy"): 100, TABLE: 0}

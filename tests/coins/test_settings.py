@@ -88,3 +88,19 @@ def test_a_new_player_is_paid_the_starting_grant_once(app: Flask, client: FlaskC
                                                      {"bot": "random"}]})
     assert r.status_code == 201, r.get_json()
     assert balances(app)["player:cy"] == 500
+
+
+def test_an_erased_player_vouched_for_again_is_new_and_granted_again(
+        app: Flask, client: FlaskClient) -> None:
+    """The erasure returned the first grant to the mint (under the pseudonym); the id
+    vouched for again is a new player, with a grant of their own."""
+    currency(app)
+    assert _put(client, starting_grant={"COINS": 50}).status_code == 200
+    mint(client, "ann")
+    assert client.delete("/v1/players/ann").status_code == 200
+    assert "player:ann" not in balances(app)
+    mint(client, "ann")
+    coins = balances(app)
+    assert coins["player:ann"] == 50 and coins["mint"] == -50
+    [alias] = [a for a in coins if a.startswith("player:erased-")]
+    assert coins[alias] == 0

@@ -16,6 +16,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
+from service.coins.schemas import TransferSchema
 from service.players.models import PlayerEvent
 from service.storage.db import db
 from service.webhooks.models import WebhookMessage
@@ -37,6 +38,7 @@ def test_a_grant_pays_from_the_mint_once_per_key(app: Flask, client: FlaskClient
     made = r.get_json()
     assert made["id"].startswith("tr_") and made["kind"] == "grant" and made["amount"] == 50
     assert made["from"] == {"account": "mint"} and made["reference"] == "receipt-77"
+    TransferSchema().load(made)  # rendered by hand: what the schema says, no more
     again = _transfer(client, reference="receipt-77")
     assert again.status_code == 201 and again.get_json() == made  # the first answer
     assert balances(app)["player:ann"] == 50 and balances(app)["mint"] == -50

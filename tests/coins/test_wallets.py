@@ -10,6 +10,7 @@ from flask.testing import FlaskClient
 
 from service.coins import accounts, ledger
 from service.coins.enums import TransferKind
+from service.coins.schemas import LedgerPageSchema
 from service.storage import writes
 from service.storage.base import utcnow
 from service.storage.db import db, transaction
@@ -102,6 +103,7 @@ def test_a_ledger_pages_newest_first_by_cursor(app: Flask, client: FlaskClient) 
     assert first["currency"] == "GEMS" and first["kind"] == "grant" and first["change"] == 9
     assert first["from"] == {"account": "mint"}
     assert first["to"] == {"account": "player", "player_id": "ann"}
+    LedgerPageSchema().load(page)  # rendered by hand: what the schema says, no more
     seen = [t["amount"] for t in page["transfers"]]
     while page["next"]:
         page = client.get(f"/v1/players/ann/wallet/transfers?limit=2&cursor={page['next']}") \

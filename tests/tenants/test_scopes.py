@@ -70,6 +70,13 @@ def test_a_browser_key_is_refused_what_administers_the_front_end(keyed: Flask) -
         ("GET", "/v1/reports", None),
         ("GET", "/v1/reports/nope", None),
         ("POST", "/v1/reports/nope/resolve", {"action": "dismiss"}),
+        ("PUT", "/v1/currencies/COINS", {"name": "Coins"}),
+        ("POST", "/v1/transfers", {"currency": "COINS", "amount": 5, "to": "ali",
+                                   "reason": "gift"}),
+        ("POST", "/v1/players/ali/wallet/adjustments", {"currency": "COINS", "amount": 5,
+                                                         "reason": "gift"}),
+        ("GET", "/v1/settings", None),
+        ("PUT", "/v1/settings", {"rake": {"share": "0.5", "cap": None}}),
     ]
     calls += [("HEAD", "/v1/webhooks", None),  # HEAD runs the get: the same rule
               ("HEAD", f"/v1/webhooks/{hook.get_json()['id']}/deliveries", None)]
@@ -121,4 +128,7 @@ def test_the_rule_is_documented_with_each_route_it_covers(keyed: Flask) -> None:
         ("GET", "/v1/console/overview"), ("GET", "/v1/keys"), ("POST", "/v1/keys"),
         ("POST", "/v1/keys/staff"), ("POST", "/v1/keys/revoke"),
         ("POST", "/v1/keys/secret/rotate"), ("POST", "/v1/matches/{match_id}/seats/{seat}/drop"),
+        ("PUT", "/v1/currencies/{code}"), ("POST", "/v1/transfers"),
+        ("POST", "/v1/players/{player_id}/wallet/adjustments"), ("GET", "/v1/settings"),
+        ("PUT", "/v1/settings"),
     }
