@@ -188,6 +188,7 @@ class Economy(RuleBasedStateMachine):
         r = self.api.post(f"/v1/matches/{match_id}/void", json={"reason": "collusion"})
         self._answered(r, "void")
 
+    @precondition(lambda self: self.playing or self.scheduled or self.running)
     @rule(who=player)
     def suspended_with_forfeit(self, who: str) -> None:
         """A suspension that forfeits the player's matches and withdraws them from every
