@@ -65,6 +65,7 @@ from .tenants.requests import resolve_tenant
 from .tournaments import models as tournaments_tables
 from .tournaments import resources as tournament_routes
 from .tournaments import results as tournament_results
+from .tournaments import service as tournament_service
 from .variants import resources as variants
 from .web import docs
 from .web.api import BasraApi, document_common_problems
@@ -98,8 +99,8 @@ def wire_subscribers() -> None:
     players' presence, a staked table's settlement; who hears of a player's first stream
     on this process: presence; and of a block: social (it ends a friendship); who names a
     rating change's match: the matches; of a new player: coins (the starting grant); who
-    names a front end's currencies for its settings: coins; which matches have ended (the
-    ledger's checker): the matches."""
+    names a front end's currencies for its settings: coins; which matches and tournaments
+    have ended (the ledger's checker): the matches and the tournaments."""
     events.wire(events.Subscriber(webhook_outbox.outbox, webhook_outbox.subscribed),
                 events.Subscriber(player_events.for_streams))
     match_changes.wire(tournament_results.results, social_presence.on_match,
@@ -110,7 +111,8 @@ def wire_subscribers() -> None:
     keeper.wire(player_presence.renew_if_due)
     player_service.wire_new(coin_service.starting_grant)
     tenant_economy.wire(coin_service.currency_codes)
-    ledger_check.wire(matches=match_service.ended_of)
+    ledger_check.wire(matches=match_service.ended_of,
+                      tournaments=tournament_service.ended)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

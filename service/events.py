@@ -188,7 +188,7 @@ KINDS: dict[str, EventKind] = _kinds(
         id_lists=("byes", "table"), names_by_id=("names",),
         names={"opponent_name": ("opponent",)}, nested={"pairings": _PAIRING}), stream=True),
     EventKind("tournament.finished", "a tournament is over (or cancelled)", Shape(
-        plain=("tournament_id", "status", "rank", "points"), names_by_id=("names",),
+        plain=("tournament_id", "status", "rank", "points", "prize"), names_by_id=("names",),
         nested={"standings": _STANDING}), stream=True),
     EventKind("report.created", "a player reported another seat of a match", Shape(
         plain=("report_id", "match_id", "reason"), ids=("reporter", "player_id"),

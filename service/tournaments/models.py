@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Index, Integer, String
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ..storage.base import PK, utcnow
@@ -55,6 +55,15 @@ class Tournament(db.Model):  # type: ignore[name-defined,misc]
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     standings: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
     """The final standings, kept once it is over."""
+    fee_currency: Mapped[str | None] = mapped_column(String(16))
+    """The entry fee's currency (a code of the front end's); null: free to enter."""
+    fee_amount: Mapped[int | None] = mapped_column(BigInteger)
+    """The entry fee, held in the tournament's escrow at joining."""
+    prizes: Mapped[list[int] | None] = mapped_column(JSON)
+    """The pool's distribution: percent by final place, best first (summing to at most
+    100; the rest is the house's); null without an entry fee."""
+    payouts: Mapped[dict[str, int] | None] = mapped_column(JSON)
+    """Once finished: the coins each prize winner was paid from the pool, by player."""
 
     __table_args__ = (
         Index("ix_tournaments_due", "status", "starts_at"),

@@ -18,6 +18,7 @@ from ..web.problems import problem_doc
 from ..web.settings import current
 from . import service as tournaments
 from .errors import TournamentNotFound
+from .purse import Fee
 from .schemas import (
     CreateTournamentSchema,
     EntrantSchema,
@@ -70,8 +71,9 @@ class Tournaments(MethodView):
             body["name"], body["variant"], body["rules"], body["system"], body.get("rounds"),
             body.get("duration_minutes"), body["starts_at"], body["min_players"],
             body["max_players"], body["rated"], clock["move_seconds"], clock["timeout"],
-            body.get("deals", 1) if body["system"] == "duplicate" else None),
-            settings=current())
+            body.get("deals", 1) if body["system"] == "duplicate" else None,
+            Fee(fee["currency"], fee["amount"]) if (fee := body.get("entry_fee")) else None,
+            body.get("prizes")), settings=current())
         return view, 201, {"Location": url_for("tournaments.TournamentById",
                                                tournament_id=view.id)}
 
@@ -125,7 +127,8 @@ class Join(MethodView):
     @blp.response(200, TournamentSchema)
     @blp.alt_response(404, **problem_doc("no such tournament at this front end"))
     @blp.alt_response(409, **problem_doc("entry is closed (a Swiss under way, over, or "
-                                         "full)"))
+                                         "full); `insufficient_funds`: the player's wallet "
+                                         "is short of the entry fee; `in_debt`"))
     @blp.doc(operationId="joinTournament")
     def post(self, body: dict[str, Any], tournament_id: str) -> TournamentView:
         """Enter the player of the token (or, with a server key, the `player_id` named);

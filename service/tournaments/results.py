@@ -11,6 +11,7 @@ from ..events import publish
 from ..matches.changes import MatchChanged
 from ..matches.enums import MatchStatus
 from ..storage.writes import Rows
+from . import purse
 from .enums import PairingStatus, TournamentStatus
 from .models import Pairing, Tournament
 from .standings import Loaded, names_of, standing_row, standings_of
@@ -50,15 +51,19 @@ def announce(t: Tournament, kind: str, data: dict[str, Any],
 
 
 def end(t: Tournament, now: datetime, status: TournamentStatus, loaded: Loaded) -> None:
-    """Finish (or cancel) the tournament, its final standings kept and announced."""
+    """Finish (or cancel) the tournament, its final standings kept and announced; its
+    entry fees paid out as prizes (or given back), in the same transaction."""
     t.status, t.finished_at = status, now
     final = standings_of(t, loaded) if status == TournamentStatus.FINISHED else []
     names = names_of(loaded)
     t.standings = [standing_row(s, names) for s in final]
+    t.payouts = purse.close(t, status, final, now)
     places = {s.player_id: s for s in final}
     announce(t, "tournament.finished", {"status": status, "standings": t.standings,
                                          "names": names}, {
         e.player_id: {"status": status,
                       "rank": places[e.player_id].rank if e.player_id in places else None,
-                      "points": places[e.player_id].points if e.player_id in places else None}
+                      "points": places[e.player_id].points if e.player_id in places else None,
+                      **({"prize": t.payouts.get(e.player_id, 0)} if t.payouts is not None
+                         else {})}
         for e in loaded.entrants})

@@ -14,9 +14,23 @@ from ..storage.base import utcnow
 from ..web.fields import JsonBoolean, JsonInteger, UTCDateTime, ZonedDateTime
 from ..webhooks.schemas import NAMES, StandingSchema
 from .enums import PairingStatus, TournamentStatus, TournamentSystem
+from .prizes import MAX_PLACES
 
 MAX_AHEAD = timedelta(days=90)
 """How far ahead a tournament may be scheduled."""
+CURRENCY_CODE = r"^[A-Z][A-Z0-9_]{0,15}$"
+MAX_FEE = 10**12
+"""The largest entry fee (the pool of 1,024 entrants stays far inside 64 bits)."""
+
+
+class EntryFeeSchema(ma.Schema):
+    """A tournament's entry fee: held from each entrant's wallet as they join."""
+
+    currency = ma.fields.String(required=True, validate=validate.Regexp(
+        CURRENCY_CODE), metadata={"description": "one of the front end's currencies "
+                                  "(PUT /v1/currencies/{code})"})
+    amount = JsonInteger(required=True, validate=validate.Range(min=1, max=MAX_FEE),
+                         metadata={"description": "coins, a whole number"})
 
 
 class CreateTournamentSchema(ma.Schema):
@@ -46,6 +60,15 @@ class CreateTournamentSchema(ma.Schema):
     rated = JsonBoolean(load_default=False, metadata={
         "description": "every match rated in the variant's pool"})
     clock = ma.fields.Nested(ClockSchema, required=True)
+    entry_fee = ma.fields.Nested(EntryFeeSchema, metadata={
+        "description": "held from each entrant's wallet at joining (`409 "
+        "insufficient_funds` if short), given back on a withdrawal before the start or a "
+        "cancel; the pool is paid out by `prizes` at the end"})
+    prizes = ma.fields.List(JsonInteger(validate=validate.Range(min=0, max=100)),
+                            validate=validate.Length(min=1, max=MAX_PLACES), metadata={
+        "description": "with an entry fee: percent of the pool by final place, best first "
+        "(e.g. [50, 30, 20]), summing to at most 100; players level on points share "
+        "their places' percentages; what is left over is the house's. Default [100]"})
 
     @ma.validates_schema
     def _fits(self, data: dict[str, Any], **_: Any) -> None:
@@ -68,6 +91,13 @@ class CreateTournamentSchema(ma.Schema):
                                      "deals")
         if data.get("min_players", 2) > data.get("max_players", 256):
             raise ma.ValidationError("must be at most max_players", "min_players")
+        prizes = data.get("prizes")
+        if prizes is not None and "entry_fee" not in data:
+            raise ma.ValidationError("prizes are paid from the entry fees: set entry_fee",
+                                     "prizes")
+        if prizes is not None and sum(prizes) > 100:
+            raise ma.ValidationError("must sum to at most 100 (percent of the pool)",
+                                     "prizes")
         starts = data.get("starts_at")
         if starts is not None and starts > utcnow() + MAX_AHEAD:
             raise ma.ValidationError("must be within 90 days", "starts_at")
@@ -153,6 +183,16 @@ class TournamentSchema(ma.Schema):
                                   "description": "arena: every game, in the order paired"})
     created_at = UTCDateTime(required=True)
     finished_at = UTCDateTime(required=True, allow_none=True)
+    entry_fee = ma.fields.Nested(EntryFeeSchema, required=True, allow_none=True, metadata={
+        "description": "null: free to enter"})
+    prizes = ma.fields.List(ma.fields.Integer(), required=True, allow_none=True, metadata={
+        "description": "percent of the pool by final place, best first"})
+    pool = ma.fields.Integer(required=True, metadata={
+        "description": "the prize pool: the entry fees of everyone entered (a withdrawal "
+        "once it runs leaves its fee in); 0 when free or cancelled"})
+    payouts = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer(),
+                             required=True, metadata={
+        "description": "once finished: the coins each prize winner was paid, by player id"})
 
 
 class TournamentSummarySchema(ma.Schema):

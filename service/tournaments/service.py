@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -21,6 +22,7 @@ from ..settings import Settings
 from ..storage.base import as_utc, utcnow
 from ..storage.db import db, transaction
 from ..tenants import service as tenants
+from . import purse
 from .enums import PairingStatus, TournamentStatus, TournamentSystem
 from .errors import (
     EntryClosed,
@@ -30,6 +32,7 @@ from .errors import (
     TwoPlayersOnly,
 )
 from .models import Entrant, Pairing, Tournament
+from .purse import Fee
 from .results import end
 from .standings import (
     Loaded,
@@ -62,6 +65,10 @@ class TournamentSpec:
     clock_timeout: str
     deals: int | None = None
     """A duplicate event's deals at each table a round."""
+    entry_fee: Fee | None = None
+    """Held from each entrant's wallet as they join; None: free to enter."""
+    prizes: list[int] | None = None
+    """The pool's distribution, percent by final place (None: the front end's default)."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +126,12 @@ class TournamentView:
     pairings: list[PairingView] | None
     created_at: datetime
     finished_at: datetime | None
+    entry_fee: Fee | None
+    prizes: list[int] | None
+    pool: int
+    """The entry fees of everyone entered (0 when free or cancelled)."""
+    payouts: dict[str, int]
+    """Once finished: what each prize winner was paid."""
 
 
 # --- the front end's and the players' requests ------------------------------------
@@ -133,6 +146,7 @@ def create(tenant: int, spec: TournamentSpec, *, settings: Settings) -> Tourname
             f"for {rules.players}", field="rules", problem="must be a two-player game")
     with transaction(write=True):
         _check_open_count(tenant, settings.tournaments_per_front_end)
+        fee, prizes = purse.terms(tenant, spec.entry_fee, spec.prizes)
         row = Tournament(
             id=str(uuid.uuid4()), tenant_pk=tenant, name=spec.name, variant=spec.variant,
             rules=spec.rules, system=spec.system, rounds=spec.rounds,
@@ -140,7 +154,8 @@ def create(tenant: int, spec: TournamentSpec, *, settings: Settings) -> Tourname
             min_players=spec.min_players, max_players=spec.max_players, rated=spec.rated,
             clock_seconds=spec.clock_seconds, clock_timeout=spec.clock_timeout,
             deals=spec.deals, status=TournamentStatus.SCHEDULED, round=0,
-            created_at=utcnow())
+            fee_currency=fee.currency if fee else None,
+            fee_amount=fee.amount if fee else None, prizes=prizes, created_at=utcnow())
         db.session.add(row)
         db.session.flush()
         return _view(row)
@@ -198,7 +213,9 @@ def _find(tenant: int, tournament_id: str, *, lock: bool = False) -> Tournament:
 def join(tenant: int, tournament_id: str, player_id: str, name: str | None) -> TournamentView:
     """Enter a vouched player (again, after a withdrawal, while entry is open). Entry
     closes when a Swiss or duplicate event starts; an arena takes entrants until it ends.
-    Joining twice changes nothing."""
+    Joining twice changes nothing. An entry fee is held from their wallet in the same
+    transaction, before the entry is made (:class:`~service.coins.errors.InsufficientFunds`
+    if short); an arena's entrant back after a withdrawal paid it already."""
     with transaction(write=True):
         t = _find(tenant, tournament_id, lock=True)
         if t.status in OVER or (t.status == TournamentStatus.RUNNING
@@ -212,6 +229,7 @@ def join(tenant: int, tournament_id: str, player_id: str, name: str | None) -> T
             raise EntryClosed(f"the tournament is full ({t.max_players} players)")
         players.check_player(tenant, player_id)  # a suspended player enters nothing
         players.remember(tenant, player_id, name)
+        purse.hold_fee(t, player_id, utcnow())
         if mine is None:
             db.session.add(Entrant(tournament_pk=t.pk, player_id=player_id, name=name,
                                    joined_at=utcnow()))
@@ -223,8 +241,9 @@ def join(tenant: int, tournament_id: str, player_id: str, name: str | None) -> T
 
 
 def withdraw(tenant: int, tournament_id: str, player_id: str) -> TournamentView:
-    """Take a player out: before the start, off the list; once running, no further
-    pairings (their results so far stay in the standings; a match under way goes on)."""
+    """Take a player out: before the start, off the list and their entry fee given back;
+    once running, no further pairings (their results so far stay in the standings, their
+    fee in the pool; a match under way goes on)."""
     with transaction(write=True):
         t = _find(tenant, tournament_id, lock=True)
         mine = next((e for e in entrants_of(t) if e.player_id == player_id), None)
@@ -234,6 +253,7 @@ def withdraw(tenant: int, tournament_id: str, player_id: str) -> TournamentView:
             raise EntryClosed(f"the tournament is {t.status}")
         if t.status == TournamentStatus.SCHEDULED:
             db.session.delete(mine)
+            purse.give_back(t, player_id, utcnow())
         else:
             mine.withdrawn_at = utcnow()
         db.session.flush()
@@ -317,6 +337,13 @@ def stand_again(tenant: int, match_id: str) -> None:
         t.standings = [standing_row(s, names) for s in standings_of(t, loaded)]
 
 
+def ended(pks: Sequence[int]) -> set[int]:
+    """Of these tournaments, those over (finished or cancelled): the ledger's checker asks
+    (a hold of one must be settled or released); caller's transaction."""
+    return set(db.session.execute(select(Tournament.pk).where(
+        Tournament.pk.in_(list(pks)), Tournament.status.in_(list(OVER)))).scalars())
+
+
 def read(tenant: int, tournament_id: str) -> TournamentView:
     """A tournament with its standings and pairings."""
     with transaction():
@@ -387,6 +414,7 @@ def _view(t: Tournament, loaded: Loaded | None = None) -> TournamentView:
     standings = [{**row, "name": names.get(row["player_id"], row["player_id"])}
                  for row in t.standings or []] if final \
         else [standing_row(s, names) for s in standings_of(t, loaded)]
+    fee = purse.fee_of(t)
     return TournamentView(
         t.id, t.name, t.variant, dict(t.rules or {}), t.system, t.status, t.rounds,
         t.deals, t.duration_minutes, as_utc(t.starts_at), as_utc(t.ends_at) if t.ends_at else None,
@@ -395,4 +423,6 @@ def _view(t: Tournament, loaded: Loaded | None = None) -> TournamentView:
         [e.player_id for e in loaded.entrants if e.withdrawn_at is None],
         [e.player_id for e in loaded.entrants if e.withdrawn_at is not None],
         names, standings, rounds, arena, as_utc(t.created_at),
-        as_utc(t.finished_at) if t.finished_at else None)
+        as_utc(t.finished_at) if t.finished_at else None, fee,
+        list(t.prizes) if t.prizes is not None else None,
+        purse.pool_of(t, len(loaded.entrants)), dict(t.payouts or {}))
