@@ -8,7 +8,8 @@ from service import app
 from service.storage.db import db
 
 OWNERS = {
-    "tenants": {"tenants", "api_keys", "staff_keys", "staff_sessions", "audit_log"},
+    "tenants": {"tenants", "api_keys", "staff_keys", "staff_sessions", "audit_log",
+                "front_end_settings"},
     "players": {"players", "ratings", "rating_changes", "player_blocks", "presence_leases",
                 "presences", "player_events"},
     "matches": {"matches", "seats", "moves", "idempotency_keys", "create_keys", "chat_lines",
@@ -18,6 +19,7 @@ OWNERS = {
     "webhooks": {"webhooks", "webhook_messages", "webhook_attempts"},
     "safety": {"reports"},
     "reviews": {"reviews"},
+    "coins": {"currencies", "coin_accounts", "coin_transfers", "coin_holds"},
 }
 
 

@@ -17,16 +17,14 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("tournaments") as batch:
-        batch.add_column(sa.Column("fee_currency", sa.String(16), nullable=True))
-        batch.add_column(sa.Column("fee_amount", sa.BigInteger(), nullable=True))
-        batch.add_column(sa.Column("prizes", sa.JSON(), nullable=True))
-        batch.add_column(sa.Column("payouts", sa.JSON(), nullable=True))
+    # plain ALTERs, as 0032: a batch on SQLite copies the table anew, and dropping the old
+    # one deletes its rounds and pairings through their foreign keys
+    op.add_column("tournaments", sa.Column("fee_currency", sa.String(16), nullable=True))
+    op.add_column("tournaments", sa.Column("fee_amount", sa.BigInteger(), nullable=True))
+    op.add_column("tournaments", sa.Column("prizes", sa.JSON(), nullable=True))
+    op.add_column("tournaments", sa.Column("payouts", sa.JSON(), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("tournaments") as batch:
-        batch.drop_column("payouts")
-        batch.drop_column("prizes")
-        batch.drop_column("fee_amount")
-        batch.drop_column("fee_currency")
+    for column in ("payouts", "prizes", "fee_amount", "fee_currency"):
+        op.drop_column("tournaments", column)
