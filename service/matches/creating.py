@@ -41,7 +41,16 @@ from .errors import (
 from .replies import bots_play
 from .results import SPECTATOR_DELAY, MatchView, match_view
 from .rows import LogEntry, MatchRow, Stake
-from .seats import Minter, NewSeat, PlayerSpec, SeatToken, derived_minter, new_seats, token_check
+from .seats import (
+    Minter,
+    NewSeat,
+    PlayerSpec,
+    SeatToken,
+    derived_minter,
+    distinct_vouched,
+    new_seats,
+    token_check,
+)
 
 BOT_LEVELS = tuple(POLICIES)
 
@@ -262,12 +271,6 @@ def _created_before(tenant: int, keyed: CreateKey, viewer: str | None,
 def check_ratable(who: PlayerSpec, seated: Sequence[str], field: str) -> None:
     """A seat of a rated match: a vouched player not seated there already (no bot, no
     anonymous seat), else :class:`RatedNeedsPlayers`."""
-    if who.bot:
-        why = "a rated match seats no bots"
-    elif who.player_id is None or not who.vouched:
-        why = "a rated match seats players vouched for (a player_id with its proof)"
-    elif who.player_id in seated:
-        why = f"player {who.player_id!r} already has a seat"
-    else:
-        return
-    raise RatedNeedsPlayers(why, field=field, problem=why)
+    why = distinct_vouched(who, seated, "a rated match")
+    if why is not None:
+        raise RatedNeedsPlayers(why, field=field, problem=why)

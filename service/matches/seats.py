@@ -183,3 +183,15 @@ def new_seats(players: Sequence[PlayerSpec], mint: Minter = _mint_any
         tokens.append(SeatToken(i, name, None if p.bot else token, bot=p.bot,
                                 player_id=p.player_id))
     return seats, tokens
+
+
+def distinct_vouched(who: PlayerSpec, seated: Sequence[str], table: str) -> str | None:
+    """Why ``who`` cannot take a seat at ``table`` (a rated match, a staked table: each
+    seats distinct players vouched for, no bot and no anonymous seat), or None."""
+    if who.bot:
+        return f"{table} seats no bots"
+    if who.player_id is None or not who.vouched:
+        return f"{table} seats players vouched for (a player_id with its proof)"
+    if who.player_id in seated:
+        return f"player {who.player_id!r} already has a seat"
+    return None

@@ -28,7 +28,7 @@ from .changes import MatchChanged
 from .enums import MatchStatus
 from .errors import StakeNeedsPlayers
 from .rows import MatchRow, Stake
-from .seats import PlayerSpec
+from .seats import PlayerSpec, distinct_vouched
 
 REMAINDER = "what does not divide"
 """The reason of the house's transfer of a pot's coins that do not split evenly."""
@@ -45,15 +45,9 @@ def priced(tenant: int, currency: str, amount: int) -> Stake:
 def check_stakeable(who: PlayerSpec, seated: Sequence[str], field: str) -> None:
     """A seat of a staked table: a vouched player not seated there already (no bot, no
     anonymous seat), else :class:`StakeNeedsPlayers`."""
-    if who.bot:
-        why = "a staked table seats no bots"
-    elif who.player_id is None or not who.vouched:
-        why = "a staked table seats players vouched for (a player_id with its proof)"
-    elif who.player_id in seated:
-        why = f"player {who.player_id!r} already has a seat"
-    else:
-        return
-    raise StakeNeedsPlayers(why, field=field, problem=why)
+    why = distinct_vouched(who, seated, "a staked table")
+    if why is not None:
+        raise StakeNeedsPlayers(why, field=field, problem=why)
 
 
 def check_stakeable_seats(players: Sequence[PlayerSpec]) -> None:
