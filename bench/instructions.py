@@ -77,14 +77,14 @@ def _child(workload: str, units: int) -> None:
         raise RuntimeError("the moves outlasted their match: its create would not cancel out")
 
 
-def count(workload: str, units: int, url: str) -> int:
-    """Instructions callgrind counts for a child running ``workload`` for ``units``, on
-    the database at ``url``."""
+def count(workload: str, units: int, url: str, module: str = "bench.instructions") -> int:
+    """Instructions callgrind counts for a child (``python -m module --child``) running
+    ``workload`` for ``units``, on the database at ``url``."""
     env = {**os.environ, "PYTHONHASHSEED": "0", "BASRA_RATE_LIMITS": "off",
            "BASRA_ACCESS_LOG": "", "DATABASE_URL": url}
     done = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
-         "-m", "bench.instructions", "--child", workload, str(units)],
+         "-m", module, "--child", workload, str(units)],
         cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     found = re.search(r"Collected : (\d+)", done.stderr)
     if found is None:
@@ -92,11 +92,12 @@ def count(workload: str, units: int, url: str) -> int:
     return int(found.group(1))
 
 
-def per_unit(workload: str, url: str) -> int:
+def per_unit(workload: str, url: str, n: int | None = None,
+             module: str = "bench.instructions") -> int:
     """Instructions per unit of ``workload``: runs at n and 3n units, the difference."""
-    n = WORKLOADS[workload]
+    n = WORKLOADS[workload] if n is None else n
     with ThreadPoolExecutor(2) as pool:  # one child a core
-        low, high = pool.map(lambda units: count(workload, units, url), (n, 3 * n))
+        low, high = pool.map(lambda units: count(workload, units, url, module), (n, 3 * n))
     return round((high - low) / (2 * n))
 
 

@@ -23,21 +23,17 @@ import gc
 import json
 import os
 import random
-import re
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from bench.http import bench_database
+from bench.instructions import per_unit
 
-ROOT = Path(__file__).resolve().parents[1]
 MATCHES = 40
 """Matches of each kind timed (wall)."""
 CURRENCY = "BENCH"
@@ -255,24 +251,10 @@ def _child(workload: str, units: int) -> None:
                                headers=token).status_code == 200
 
 
-def _count(workload: str, units: int, url: str) -> int:
-    env = {**os.environ, "PYTHONHASHSEED": "0", "BASRA_RATE_LIMITS": "off",
-           "BASRA_ACCESS_LOG": "", "DATABASE_URL": url}
-    done = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
-         "-m", "bench.stakes", "--child", workload, str(units)],
-        cwd=ROOT, env=env, capture_output=True, text=True, check=True)
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if found is None:
-        raise RuntimeError(f"callgrind counted nothing for {workload}: {done.stderr[-500:]}")
-    return int(found.group(1))
-
-
 def _per_unit(workload: str, url: str) -> int:
-    n = UNITS[workload.split("_")[0]]
-    with ThreadPoolExecutor(2) as pool:
-        low, high = pool.map(lambda units: _count(workload, units, url), (n, 3 * n))
-    return round((high - low) / (2 * n))
+    """Instructions per unit of ``workload`` (this module's child), as
+    ``bench instructions`` counts them."""
+    return per_unit(workload, url, UNITS[workload.split("_")[0]], "bench.stakes")
 
 
 def instructions(url: str) -> dict[str, float]:
