@@ -1,12 +1,13 @@
 """A player's fair-play picture and a pair's, from the signals of their recent matches.
 Pure: signals and ratings in, pictures and flags out.
 
-A player: agreement with the expert on the plays where the choice mattered, against the
-players of similar rating (a cohort by rating band, never an absolute cut). The statistic
-is a z-score: (the player's agreement - the cohort's median) / sqrt(tau^2 + se^2), where
-se^2 = a(1-a)/n is the player's standard error from their n plays and tau the spread of
-the cohort's true agreement (their observed spread, by the interquartile range, less
-their own mean squared standard error): few plays, a small z.
+A player: agreement with the expert on the plays where the choice mattered, and points
+lost a play, against the players of similar rating (a cohort by rating band, never an
+absolute cut). Each is a z-score: (the player's value - the cohort's median) /
+sqrt(tau^2 + se^2), where se is the player's standard error from their n plays
+(sqrt(a(1-a)/n) for agreement) and tau the spread of the cohort's true values (their
+observed spread, by the interquartile range, less their median squared standard error):
+few plays, a small z. The two are joined into one (see :func:`players`).
 
 A pair: how often they met against what random pairing in the pool would give (Poisson,
 each player's matches as they were), how one-sided the results were, and the loser's
@@ -155,35 +156,54 @@ def _spread(values: Sequence[float]) -> float:
     return (q[2] - q[0]) / 1.349
 
 
+def _z(value: float, se2: float, cohort: Sequence[tuple[float, float]]) -> tuple[
+        float, float, float]:
+    """(median, tau, z) of ``value`` (its squared standard error ``se2``) against the
+    cohort's (value, squared standard error) pairs."""
+    values = [v for v, _ in cohort]
+    median = statistics.median(values)
+    tau2 = max(0.0, _spread(values) ** 2 - statistics.median(e for _, e in cohort))
+    return median, math.sqrt(tau2), (value - median) / math.sqrt(tau2 + se2)
+
+
 def players(matches: Sequence[MatchSignals], ratings: Mapping[str, float],
             th: Thresholds = Thresholds()) -> dict[str, PlayerPicture]:
     """Every player's picture over ``matches`` (their recent ones), each against the
-    cohort of players of similar rating (``ratings``: display points)."""
+    cohort of players of similar rating (``ratings``: display points). Two z-scores,
+    agreement's and loss's (fewer points lost than the cohort: positive), joined as
+    (z_agreement + z_loss) / sqrt(2 + 2 rho), rho their correlation over the cohort's
+    players, so two views of one skill count once."""
     totals: dict[str, _Totals] = defaultdict(_Totals)
     for match in matches:
         for seat in match.seats:
             totals[seat.player].add(seat)
-    rated = {p: (ratings.get(p, 1500.0), t.agreement()) for p, t in totals.items()}
-    member = sorted((r, a[0], a[1] ** 2, p) for p, (r, a) in rated.items()
-                    if a is not None and totals[p].mattered >= th.min_plays // 3)
+    rating_of = {p: ratings.get(p, 1500.0) for p in totals}
+    measured: dict[str, tuple[float, float, float, float]] = {}
+    for p, t in totals.items():
+        a, lo = t.agreement(), t.loss()
+        if a is not None and lo is not None:
+            measured[p] = (a[0], a[1] ** 2, -lo[0], lo[1] ** 2)
+    member = sorted((rating_of[p], p) for p, t in totals.items()
+                    if p in measured and t.mattered >= th.min_plays // 3)
     keys = [m[0] for m in member]
     out: dict[str, PlayerPicture] = {}
     for player, t in totals.items():
-        rating, agreement = rated[player]
+        rating = rating_of[player]
         lo, hi = bisect_left(keys, rating - th.band), bisect_right(keys, rating + th.band)
         if hi - lo < th.cohort + 1:
             at = bisect_left(keys, rating)
             lo, hi = max(0, at - th.cohort // 2 - 1), min(len(keys), at + th.cohort // 2 + 1)
-        cohort = [m for m in member[lo:hi] if m[3] != player]
+        cohort = [measured[p] for _, p in member[lo:hi] if p != player]
         median = spread = z = None
-        if agreement is not None and len(cohort) >= 5:
-            rates = [m[1] for m in cohort]
-            median = statistics.median(rates)
-            observed = _spread(rates)
-            tau2 = max(0.0, observed ** 2 - statistics.median(m[2] for m in cohort))
-            spread = math.sqrt(tau2)
-            z = (agreement[0] - median) / math.sqrt(tau2 + agreement[1] ** 2)
+        mine = measured.get(player)
+        if mine is not None and len(cohort) >= 5:
+            median, spread, z_agree = _z(mine[0], mine[1], [(c[0], c[1]) for c in cohort])
+            _, _, z_loss = _z(mine[2], mine[3], [(c[2], c[3]) for c in cohort])
+            rho = statistics.correlation([c[0] for c in cohort], [c[2] for c in cohort]) \
+                if len({c[0] for c in cohort}) > 1 and len({c[2] for c in cohort}) > 1 else 1.0
+            z = (z_agree + z_loss) / math.sqrt(2 + 2 * min(1.0, max(0.0, rho)))
         loss = t.loss()
+        agreement = t.agreement()
         out[player] = PlayerPicture(
             player, rating, t.matches, t.plays, t.mattered,
             None if agreement is None else round(agreement[0], 4),

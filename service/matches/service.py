@@ -12,6 +12,7 @@ from .endings import call_off, forfeit_player, unseal, void_match
 from .records import (
     MatchRecord,
     chat_said_by,
+    ended_rated,
     finished_match,
     games_of,
     match_history,
@@ -28,7 +29,8 @@ from .retention import keep
 
 __all__ = [
     "CreatedMatch", "MatchRecord", "call_off", "chat_said_by", "check_ratable", "deal_match",
-    "finished_match", "forfeit_player", "games_of", "insert_match", "keep", "match_history",
-    "match_ids", "match_pk", "match_record", "played", "player_matches", "playing_in",
+    "ended_rated", "finished_match", "forfeit_player", "games_of", "insert_match", "keep",
+    "match_history", "match_ids", "match_pk", "match_record", "played", "player_matches",
+    "playing_in",
     "pseudonymize", "states_of", "unseal", "void_match",
 ]
