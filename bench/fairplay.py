@@ -61,9 +61,9 @@ SLIP = 0.25
 """The most of their plays a player makes at random (each player's share drawn up to it)."""
 EXPERT_WORLDS = 100
 """The assisting expert's budget: the expert's own worlds, no clock."""
-WORLDS = 16
+WORLDS = 12
 """The cheap review's worlds (the review's evaluator, worlds inferred from the others'
-plays, on 16 worlds instead of 100)."""
+plays, on 12 worlds instead of 100)."""
 MEET = 0.25
 """The share of rounds an arranged pair (dumping or friends) meets."""
 PREFIXES = (20, 50, 100)
@@ -320,7 +320,7 @@ def main(argv: list[str]) -> dict[str, Any]:
     parser.add_argument("--assisted", type=float, default=0.02)
     parser.add_argument("--share", type=float, default=0.6)
     parser.add_argument("--dumping", type=float, default=0.01)
-    parser.add_argument("--graded", type=int, default=8)
+    parser.add_argument("--graded", type=int, default=6)
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--confirm", action="store_true")

@@ -41,9 +41,9 @@ class Thresholds:
     """A pair needs this many meetings..."""
     meet_p: float = 1e-6
     """... each as unlikely as this under random pairing..."""
-    one_sided: float = 0.8
+    one_sided: float = 0.75
     """... one side winning this share of the decided ones..."""
-    drop_z: float = 3.0
+    drop_z: float = 2.0
     """... and the loser's points lost a play that much worse than their own elsewhere."""
 
 

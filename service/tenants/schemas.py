@@ -126,10 +126,10 @@ class FairPlaySettingsSchema(ma.Schema):
     meet_p = ma.fields.Float(validate=validate.Range(min=0, max=1), metadata={
         "description": "how unlikely under random pairing (default 1e-6)"})
     one_sided = ma.fields.Float(validate=validate.Range(min=0.5, max=1), metadata={
-        "description": "the winner's share of the decided meetings (default 0.8)"})
+        "description": "the winner's share of the decided meetings (default 0.75)"})
     drop_z = ma.fields.Float(validate=validate.Range(min=-1000, max=1000), metadata={
         "description": "how much worse the loser plays in them than elsewhere, a "
-        "z-score (default 3)"})
+        "z-score (default 2)"})
 
 
 class SettingsBodySchema(ma.Schema):
