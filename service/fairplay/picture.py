@@ -180,9 +180,9 @@ def players(matches: Sequence[MatchSignals], ratings: Mapping[str, float],
     rating_of = {p: ratings.get(p, 1500.0) for p in totals}
     measured: dict[str, tuple[float, float, float, float]] = {}
     for p, t in totals.items():
-        a, lo = t.agreement(), t.loss()
-        if a is not None and lo is not None:
-            measured[p] = (a[0], a[1] ** 2, -lo[0], lo[1] ** 2)
+        a, lost = t.agreement(), t.loss()
+        if a is not None and lost is not None:
+            measured[p] = (a[0], a[1] ** 2, -lost[0], lost[1] ** 2)
     member = sorted((rating_of[p], p) for p, t in totals.items()
                     if p in measured and t.mattered >= th.min_plays // 3)
     keys = [m[0] for m in member]
