@@ -18,8 +18,9 @@ as fast as ``/play`` allows, under the default budgets: :mod:`bench.pace`) and
 after it: ``python -m bench load --players 20,50,100 --duration 60``: :mod:`bench.load`)
 and ``soak`` (those players at a steady count on the topology for half an hour while
 instances, workers, Redis and a Patroni leader are killed, its flags after it:
-``python -m bench soak --minutes 30 --players 70``: :mod:`bench.soak`) run only when
-named. The last
+``python -m bench soak --minutes 30 --players 70``: :mod:`bench.soak`) and ``fairplay``
+(the fair-play detector on a simulated population, its flags after it:
+:mod:`bench.fairplay`) run only when named. The last
 line printed is one JSON object with every figure measured (rounded medians).
 
 ``python -m bench topology up`` is no benchmark: it starts the topology operators run
@@ -118,7 +119,8 @@ def main(argv: list[str]) -> int:
         from bench import topology
 
         return topology.main(argv[1:])
-    flagged = next((i for i, part in enumerate(argv) if part in ("load", "soak")), len(argv))
+    flagged = next((i for i, part in enumerate(argv) if part in ("load", "soak", "fairplay")),
+                   len(argv))
     flags, argv = argv[flagged + 1:], argv[:flagged + 1]
     wanted = set(argv) or {"engine", "bots", "http", "waiters", "history", "players",
                            "tournaments", "webhooks", "trust", "social", "console"}
@@ -211,6 +213,10 @@ def main(argv: list[str]) -> int:
         from bench import soak
 
         figures.update(soak.main(flags))
+    if "fairplay" in wanted:  # the fair-play detector on a simulated population: its flags
+        from bench import fairplay
+
+        figures.update(fairplay.main(flags))
     print(json.dumps(figures, sort_keys=True))
     return 0
 

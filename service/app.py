@@ -21,6 +21,8 @@ from .coins import resources as coins
 from .coins import service as coin_service
 from .config import settings_from_env
 from .console import resources as console
+from .fairplay import models as fairplay_tables
+from .fairplay import resources as fairplay
 from .live import keeper
 from .lobby import resources as lobby
 from .matches import cache as match_cache
@@ -79,8 +81,8 @@ from .webhooks import outbox as webhook_outbox
 from .webhooks import resources as webhook_routes
 
 migrate = Migrate()
-TABLES = (coins_tables, matches_tables, players_tables, reviews_tables, safety_tables,
-          social_tables, tenants_tables, tournaments_tables, webhooks_tables)
+TABLES = (coins_tables, fairplay_tables, matches_tables, players_tables, reviews_tables,
+          safety_tables, social_tables, tenants_tables, tournaments_tables, webhooks_tables)
 """Every domain's tables (its ``models.py``), imported here so the one metadata holds them
 all: what Alembic compares the migrations with, and what the suite empties."""
 
@@ -184,6 +186,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(matches.chat_blp)
     api.register_blueprint(console.blp)
     api.register_blueprint(reviews.blp)
+    api.register_blueprint(fairplay.blp)
     api.register_blueprint(variants.bots_blp)
     api.register_blueprint(staff_routes.keys_blp)
     api.register_blueprint(players.secret_blp)

@@ -19,7 +19,8 @@ messages are delivered beside the passes by :class:`webhooks.dispatcher.Dispatch
 own threads, so a slow receiver never delays a deadline, and a claim as soon as a try
 ends, not at the next pass), and the reviews
 asked for are made by :class:`Reviewer` (a thread of its own, each review in a bot
-helper process).
+helper process), and each finished rated match is graded for fair play by
+:class:`Grader` (the same way, within a review's budget).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import time
 from flask import Flask
 from prometheus_client import start_http_server
 
+from .fairplay.scheduled import Grader
 from .matches import scheduled as match_chores
 from .ops import metrics
 from .players import scheduled as player_chores
@@ -80,6 +82,8 @@ def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:
     dispatcher.start(interval)
     reviewer = Reviewer(app)
     reviewer.start(interval)
+    grader = Grader(app)
+    grader.start(max(interval, 1.0))
     with app.app_context():
         while passes is None or done < passes:
             started = time.monotonic()
@@ -98,6 +102,7 @@ def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:
             time.sleep(max(0.0, interval - (time.monotonic() - started)))
     dispatcher.wait()
     reviewer.stop()
+    grader.stop()
 
 
 def serve_metrics(app: Flask, port: int, host: str = "127.0.0.1") -> tuple[str, int]:

@@ -270,5 +270,27 @@ def review(start: State, moves: Sequence[Move], owner: str = "", *,
     return searcher.review(request)
 
 
+def grade(start: State, moves: Sequence[Move], plays: Sequence[int], owner: str = "", *,
+          settings: Settings) -> dict[str, Any]:
+    """Fair play's grades of the plays at ``plays`` (indexes into ``moves``), each within
+    ``BASRA_BOT_CPU_MS`` as a review's play: ``{"grades": [[index, seat, forced, lost,
+    spread]...], "cpu_ms"}``, in a helper process (here without one, or should it fail)."""
+    request = {"grade": True, "state": state_to_dict(start), "rules": start.rules.to_dict(),
+               "rules_hash": start.rules.content_hash, "cpu_ms": settings.bot_cpu_ms,
+               "plays": list(plays),
+               "moves": [[m.seat, str(m.card), None if m.capture is None
+                          else format_cards(m.capture)] for m in moves]}
+    pool = _pool(settings)
+    if pool is not None:
+        try:
+            answer = pool.ask(request, owner, REVIEW_WAIT_SECONDS)
+        except (HelperLost, OSError):
+            log.warning("a bot helper failed; grading here", exc_info=True)
+        else:
+            if answer is not None:
+                return answer
+    return searcher.grade(request)
+
+
 REVIEW_WAIT_SECONDS = 60.0
 """How long a review waits for a free helper before it is made in this process."""

@@ -35,6 +35,8 @@ def answer(asked: dict[str, Any]) -> dict[str, Any]:
     ``{"plays": [...], "cpu_ms"}``: every play searched within ``cpu_ms``)."""
     if asked.get("review"):
         return review(asked)
+    if asked.get("grade"):
+        return grade(asked)
     state = state_from_dict(asked["state"], rules_from_json(asked["rules"], asked["rules_hash"]))
     move = bot_move(state, asked["seat"], asked["level"], cpu_budget(asked["cpu_ms"]))
     return {"card": str(move.card),
@@ -48,6 +50,22 @@ def review(asked: dict[str, Any]) -> dict[str, Any]:
     began = time.process_time()
     plays = review_match(start, moves, pauses=lambda: cpu_budget(asked["cpu_ms"]))
     return {"plays": [review_to_dict(p) for p in plays],
+            "cpu_ms": round((time.process_time() - began) * 1000, 1)}
+
+
+def grade(asked: dict[str, Any]) -> dict[str, Any]:
+    """A match's plays graded for fair play (``{"grade": true, "state", "rules",
+    "rules_hash", "moves", "plays": [indexes], "cpu_ms"}`` -> ``{"grades", "cpu_ms"}``):
+    the review's evaluator, each play within ``cpu_ms``."""
+    from .grading import grade_match, review_evaluator
+
+    start = state_from_dict(asked["state"], rules_from_json(asked["rules"], asked["rules_hash"]))
+    moves = [move_from_parts(seat, card, capture) for seat, card, capture in asked["moves"]]
+    wanted = set(asked["plays"])
+    began = time.process_time()
+    grades = grade_match(start, moves, review_evaluator(), lambda i, s: i in wanted,
+                         pauses=lambda: cpu_budget(asked["cpu_ms"]))
+    return {"grades": [[g.index, g.seat, g.forced, g.lost, g.spread] for g in grades],
             "cpu_ms": round((time.process_time() - began) * 1000, 1)}
 
 

@@ -97,6 +97,8 @@ class Played:
     start: State
     moves: tuple[Move, ...]
     by: tuple[str, ...]
+    times: tuple[float, ...] = ()
+    """Each play's moment (POSIX seconds, as logged): fair play's think times."""
 
 
 def finished_match(match_id: str, tenant: int,
@@ -122,7 +124,20 @@ def played(match_id: str, tenant: int) -> Played:
     by = tuple("stand_in" if r.stand_in else "clock" if r.timeout
                else "bot" if r.seat in bots else "player" for r in plays)
     return Played(match, new_match(state.rules, state.seed, state.decks),
-                  tuple(move_from_parts(r.seat, r.card, r.captured) for r in plays), by)
+                  tuple(move_from_parts(r.seat, r.card, r.captured) for r in plays), by,
+                  tuple(r.created_at.timestamp() for r in plays))
+
+
+def ended_rated(first: int, limit: int) -> tuple[list[tuple[int, int]], int]:
+    """Fair play's look at the finished rated matches from key ``first``: (key, tenant)
+    of up to ``limit`` of them, and the key to look from next time (every match below
+    it had ended by now). Read on the primary."""
+    with transaction():
+        below = store.open_from()
+        found = store.ended_rated(first, below, limit)
+    if len(found) == limit:
+        return found, found[-1][0] + 1
+    return found, below if below is not None else (found[-1][0] + 1 if found else first)
 
 
 @dataclass(frozen=True)

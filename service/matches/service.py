@@ -13,6 +13,7 @@ from .records import (
     MatchRecord,
     chat_said_by,
     ended_of,
+    ended_rated,
     finished_match,
     games_of,
     match_history,
@@ -31,7 +32,7 @@ from .stakes import check_stakeable
 
 __all__ = [
     "CreatedMatch", "MatchRecord", "Stake", "call_off", "chat_said_by", "check_ratable",
-    "check_stakeable", "deal_match", "ended_of",
+    "check_stakeable", "deal_match", "ended_of", "ended_rated",
     "finished_match", "forfeit_player", "games_of", "insert_match", "keep", "match_history",
     "match_ids", "match_pk", "match_record", "played", "player_matches", "playing_in",
     "pseudonymize", "states_of", "unseal", "void_match",

@@ -176,6 +176,23 @@ def due_matches(now: datetime, limit: int = 50) -> list[str]:
     return list(db.session.execute(stmt).scalars())
 
 
+def open_from() -> int | None:
+    """The smallest key of a match still waiting or in play (None: none is)."""
+    return db.session.execute(select(func.min(_M.c.pk)).where(
+        _M.c.status.in_((MatchStatus.WAITING, MatchStatus.ACTIVE)))).scalar()
+
+
+def ended_rated(first: int, below: int | None, limit: int) -> list[tuple[int, int]]:
+    """(key, tenant) of the finished rated matches with a key from ``first`` (below
+    ``below``), in key order."""
+    stmt = select(_M.c.pk, _M.c.tenant_pk).where(
+        _M.c.status == MatchStatus.FINISHED, _M.c.pk >= first, _M.c.rated.is_(True),
+        _M.c.voided_at.is_(None))
+    if below is not None:
+        stmt = stmt.where(_M.c.pk < below)
+    return [(r[0], r[1]) for r in db.session.execute(stmt.order_by(_M.c.pk).limit(limit))]
+
+
 def unfilled_tables(before: datetime, limit: int = 50) -> list[tuple[str, int]]:
     """(id, tenant) of matches still waiting for players that were made before ``before``."""
     stmt = select(_M.c.id, _M.c.tenant_pk).where(

@@ -13,6 +13,8 @@ class ReportReason(StrEnum):
     ABUSE = "abuse"
     STALLING = "stalling"
     OTHER = "other"
+    FAIR_PLAY = "fair_play"
+    """Filed by the service: fair play flagged the player (or a pair), evidence attached."""
 
 
 class ReportStatus(StrEnum):

@@ -35,6 +35,8 @@ class Report(db.Model):  # type: ignore[name-defined,misc]
     resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     resolution: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     """``{"action", "note"?, "by"}`` once resolved."""
+    details: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    """What the service filed with a report of its own (fair play's evidence)."""
 
     __table_args__ = (
         Index("ix_reports_once", "tenant_pk", "match_pk", "reporter", "player_id",

@@ -43,6 +43,7 @@ class ReportView:
     resolved_at: datetime | None
     resolution: dict[str, Any] | None
     evidence: Evidence | None = None
+    details: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,32 @@ def _view(row: Report, match_id: str, evidence: Evidence | None = None) -> Repor
     return ReportView(row.id, match_id, row.reporter, row.player_id, ReportReason(row.reason),
                       row.text, ReportStatus(row.status), as_utc(row.created_at),
                       as_utc(row.resolved_at) if row.resolved_at else None,
-                      dict(row.resolution) if row.resolution else None, evidence)
+                      dict(row.resolution) if row.resolution else None, evidence,
+                      dict(row.details) if row.details else None)
+
+
+SERVICE = "fair-play"
+"""The reporter of the reports the service files itself."""
+
+
+def flag(tenant: int, match_ids: list[str], player_id: str, text: str,
+         details: dict[str, Any]) -> str:
+    """A report filed by the service (fair play's flag) about ``player_id`` in the last
+    of ``match_ids``, ``details`` its evidence; every one of the matches kept whatever
+    the retention. In the caller's write transaction; the report's id."""
+    report_id = str(uuid.uuid4())
+    pks = [pk for pk in (matches.match_pk(tenant, m) for m in match_ids) if pk is not None]
+    db.session.add(Report(id=report_id, tenant_pk=tenant, match_pk=pks[-1], reporter=SERVICE,
+                          player_id=player_id, reason=ReportReason.FAIR_PLAY, text=text,
+                          status=ReportStatus.OPEN, created_at=utcnow(), details=details))
+    for pk in pks:
+        matches.keep(pk)  # the evidence outlives any retention
+    audit.record(tenant, SERVICE, "report.filed", f"report:{report_id}",
+                 match_id=match_ids[-1], player_id=player_id, reason=str(ReportReason.FAIR_PLAY))
+    publish(tenant, "report.created", {
+        "report_id": report_id, "match_id": match_ids[-1], "reporter": SERVICE,
+        "player_id": player_id, "reason": str(ReportReason.FAIR_PLAY), "text": text})
+    return report_id
 
 
 @dataclass(frozen=True)

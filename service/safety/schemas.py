@@ -101,7 +101,7 @@ class NewReportSchema(ma.Schema):
     match_id = ma.fields.String(required=True, validate=validate.Length(min=1, max=36))
     player_id = ma.fields.String(required=True, **PLAYER_ID_FIELD)
     reason = ma.fields.String(required=True, validate=validate.OneOf(
-        [r.value for r in ReportReason]))
+        [r.value for r in ReportReason if r != ReportReason.FAIR_PLAY]))
     text = ma.fields.String(validate=validate.Length(min=1, max=1000), metadata={
         "description": "what happened, in the player's words"})
 
@@ -183,6 +183,9 @@ class ReportSchema(ma.Schema):
     resolution = ma.fields.Dict(required=True, allow_none=True, metadata={
         "description": "{action, note, by} once resolved; a suspension adds until "
         "(null: for good) and forfeit"})
+    details = ma.fields.Dict(required=True, allow_none=True, metadata={
+        "description": "a report the service filed (reporter `fair-play`, reason "
+        "`fair_play`): its evidence (docs: Fair play); null otherwise"})
 
 
 class ReportWithEvidenceSchema(ReportSchema):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
-from ..web.fields import JsonInteger, UTCDateTime
+from ..web.fields import JsonBoolean, JsonInteger, UTCDateTime
 from .economy import share_points
 from .enums import StaffRole
 
@@ -102,6 +102,36 @@ class RakeSchema(ma.Schema):
 CODE = r"[A-Z][A-Z0-9_]{0,15}"
 
 
+class FairPlaySettingsSchema(ma.Schema):
+    """Fair play's settings (docs: Fair play); those left out keep their defaults."""
+
+    enabled = JsonBoolean(metadata={"description": "grade rated matches and flag (default "
+                                    "true)"})
+    pools = ma.fields.List(ma.fields.String(validate=validate.Length(min=1, max=64)),
+                           allow_none=True, validate=validate.Length(max=100), metadata={
+        "description": "the pools (variants) graded; null or absent: every one"})
+    window_days = JsonInteger(validate=validate.Range(min=1, max=3650), metadata={
+        "description": "how far back a picture looks (default 90)"})
+    z = ma.fields.Float(validate=validate.Range(min=-1000, max=1000), metadata={
+        "description": "a player's agreement z-score at or above which they are flagged "
+        "(default 4)"})
+    min_plays = JsonInteger(validate=validate.Range(min=0, max=100_000), metadata={
+        "description": "plays that mattered before a player is flagged (default 150)"})
+    band = ma.fields.Float(validate=validate.Range(min=1, max=10_000), metadata={
+        "description": "a cohort: players within this many rating points (default 100)"})
+    cohort = JsonInteger(validate=validate.Range(min=1, max=10_000), metadata={
+        "description": "or, where fewer, this many nearest by rating (default 30)"})
+    meetings = JsonInteger(validate=validate.Range(min=1, max=100_000), metadata={
+        "description": "meetings before a pair is judged (default 5)"})
+    meet_p = ma.fields.Float(validate=validate.Range(min=0, max=1), metadata={
+        "description": "how unlikely under random pairing (default 1e-6)"})
+    one_sided = ma.fields.Float(validate=validate.Range(min=0.5, max=1), metadata={
+        "description": "the winner's share of the decided meetings (default 0.75)"})
+    drop_z = ma.fields.Float(validate=validate.Range(min=-1000, max=1000), metadata={
+        "description": "how much worse the loser plays in them than elsewhere, a "
+        "z-score (default 2)"})
+
+
 class SettingsBodySchema(ma.Schema):
     """Settings to change: those left out keep their values."""
 
@@ -112,9 +142,8 @@ class SettingsBodySchema(ma.Schema):
         validate=validate.Length(max=16), metadata={
             "description": "what a new player is paid once, by currency code (each named "
             "first with PUT /v1/currencies/{code})", "example": {"COINS": 500}})
-    fair_play = ma.fields.Dict(keys=ma.fields.String(validate=validate.Length(max=64)),
-                               validate=validate.Length(max=64), metadata={
-        "description": "fair play's thresholds: an object, kept as given"})
+    fair_play = ma.fields.Nested(FairPlaySettingsSchema, metadata={
+        "description": "fair play: on or off, its pools and thresholds (replaced whole)"})
 
 
 class SettingsSchema(ma.Schema):

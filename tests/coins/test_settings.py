@@ -29,11 +29,11 @@ def test_settings_start_at_their_defaults_and_keep_what_is_left_out(
     currency(app)
     r = _put(client, rake={"share": "0.05", "cap": 100}, starting_grant={"COINS": 500})
     assert r.status_code == 200, r.get_json()
-    r = _put(client, fair_play={"min_moves": 3, "nested": {"x": [1]}})
+    r = _put(client, fair_play={"z": 3.5, "pools": ["egyptian-v2"]})
     shown = r.get_json()
     assert shown["rake"] == {"share": "0.05", "cap": 100}
     assert shown["starting_grant"] == {"COINS": 500}
-    assert shown["fair_play"] == {"min_moves": 3, "nested": {"x": [1]}}
+    assert shown["fair_play"] == {"z": 3.5, "pools": ["egyptian-v2"]}
     assert shown["updated_at"] is not None and client.get("/v1/settings").get_json() == shown
     with app.app_context():
         found = economy_of(LOCAL)

@@ -20,6 +20,7 @@ OWNERS = {
     "safety": {"reports"},
     "reviews": {"reviews"},
     "coins": {"currencies", "coin_accounts", "coin_transfers", "coin_holds"},
+    "fairplay": {"fair_play_seats", "fair_play_flags", "fair_play_progress"},
 }
 
 

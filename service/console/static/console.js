@@ -38,6 +38,11 @@ const STRINGS = {
     forfeit: "Forfeit their active matches", voided_mark: "Voided {at}: {reason}",
     resolution: "{action} by {by}", for_good: "for good", until_at: "until {at}",
     forfeited: "their active matches forfeited",
+    fair_play: "Fair play", fp_none: "No graded rated match yet.", fp_off: "Fair play is off for this front end.",
+    fp_agreement: "Agreement with the expert", fp_cohort: "Players of similar rating", fp_plays: "Plays that mattered",
+    fp_loss: "Points lost a play", fp_time: "Move-time regularity", fp_flagged: "flagged",
+    fp_pairs: "Pairs met often", fp_meetings: "Meetings (random pairing)", fp_results: "Won–lost",
+    fp_loser_play: "Loser's loss a play: with them / elsewhere",
     resolved: "resolved", create: "Create", cancel: "Cancel", system: "System",
     starts_at: "Starts at", rounds_label: "Rounds", move_seconds: "Seconds a move",
     standings: "Standings", pairings: "Pairings", entrants: "Entrants",
@@ -91,6 +96,11 @@ const STRINGS = {
     forfeit: "خسارة مبارياته الجارية", voided_mark: "أُلغيت النتيجة {at}: {reason}",
     resolution: "{action} بواسطة {by}", for_good: "نهائيًا", until_at: "حتى {at}",
     forfeited: "خسر مبارياته الجارية",
+    fair_play: "اللعب النظيف", fp_none: "لا مباراة مصنفة مقيّمة بعد.", fp_off: "اللعب النظيف متوقف لهذه الواجهة.",
+    fp_agreement: "الاتفاق مع الخبير", fp_cohort: "لاعبون بتصنيف مماثل", fp_plays: "لعبات كان للاختيار فيها أثر",
+    fp_loss: "النقاط المفقودة لكل لعبة", fp_time: "انتظام زمن اللعب", fp_flagged: "مُعلَّم",
+    fp_pairs: "أزواج تقابلت كثيرًا", fp_meetings: "اللقاءات (الاقتران العشوائي)", fp_results: "فوز–خسارة",
+    fp_loser_play: "خسارة الخاسر لكل لعبة: معه / في غيره",
     resolved: "محسوم", create: "إنشاء", cancel: "إلغاء", system: "النظام",
     starts_at: "تبدأ في", rounds_label: "الجولات", move_seconds: "ثوانٍ لكل لعبة",
     standings: "الترتيب", pairings: "المواجهات", entrants: "المشاركون",
@@ -286,11 +296,11 @@ function ratingChart(points) {
 
 async function playerPage(id) {
   const path = `/v1/players/${encodeURIComponent(id)}`;
-  const [record, history, about, by, blocks, wallet] = await Promise.all([
+  const [record, history, about, by, blocks, wallet, fair] = await Promise.all([
     api("GET", path), api("GET", `${path}/matches?limit=20`),
     api("GET", `/v1/reports?player_id=${encodeURIComponent(id)}&limit=100`),
     api("GET", `/v1/reports?reporter=${encodeURIComponent(id)}&limit=100`),
-    api("GET", `${path}/blocks`), walletSection(path),
+    api("GET", `${path}/blocks`), walletSection(path), fairPlaySection(path),
   ]);
   const charts = await Promise.all(record.ratings.map((r) =>
     api("GET", `${path}/ratings/${encodeURIComponent(r.pool)}`).then((h) => [r.pool, h.points])));
@@ -326,6 +336,7 @@ async function playerPage(id) {
         location.hash = "#/players";
       }, { danger: true })),
     ...wallet,
+    ...fair,
     el("h2", {}, t("matches")),
     table([t("match"), t("status"), t("scores"), t("when")], history.matches.map((m) => [
       el("a", { href: `#/matches/${m.id}` }, m.id), m.status, m.scores.join(" – "), when(m.created_at)])),
@@ -344,6 +355,44 @@ function counterpart(entry) {
   if (other.player_id) return el("a", { href: `#/players/${encodeURIComponent(whose)}` }, whose);
   if (other.match_id) return el("a", { href: `#/matches/${whose}` }, `${other.account} ${whose}`);
   return whose ? `${other.account} ${whose}` : other.account;
+}
+
+/** A player's fair-play picture: each pool's signals against their cohort, and the pairs. */
+async function fairPlaySection(path) {
+  const fair = await api("GET", `${path}/fair-play`);
+  const head = el("h2", {}, t("fair_play"));
+  if (!fair.enabled) return [head, el("p", {}, t("fp_off"))];
+  if (!fair.pools.length) return [head, el("p", {}, t("fp_none"))];
+  return [head, ...fair.pools.flatMap((p) => [el("h3", {}, p.pool), fairPicture(p.picture), fairPairs(p.pairs)])];
+}
+
+function fairPicture(pic) {
+  if (!pic) return el("p", {}, t("fp_none"));
+  const pct = (x) => (x == null ? "—" : `${(100 * x).toFixed(1)}%`);
+  return table([t("fp_plays"), t("fp_agreement"), t("fp_cohort"), "z", t("fp_loss"), t("fp_time"), ""], [[
+    `${pic.mattered} / ${pic.plays} (${pic.matches} ${t("matches")})`, `${pct(pic.agreement)} ± ${pct(pic.se)}`,
+    `${pct(pic.cohort_agreement)} ± ${pct(pic.cohort_spread)} (${pic.cohort})`, pic.z ?? "—",
+    pic.loss ?? "—", pic.time_cv ?? "—", pic.flagged ? t("fp_flagged") : ""]]);
+}
+
+function fairPairs(pairs) {
+  if (!pairs.length) return el("span");
+  const who = (id) => el("a", { href: `#/players/${encodeURIComponent(id)}` }, id);
+  return el("div", {}, el("h4", {}, t("fp_pairs")),
+    table([t("players"), t("fp_meetings"), t("fp_results"), t("scores"), t("fp_loser_play"), "z", ""],
+      pairs.map((q) => [el("span", {}, who(q.winner), " ← ", who(q.loser)), `${q.meetings} (${q.expected})`,
+        `${q.wins}–${q.losses}`, `${q.points}${q.coins ? ` · ${q.coins}` : ""}`,
+        `${q.loser_loss_pair ?? "—"} / ${q.loser_loss_elsewhere ?? "—"}`, q.drop_z ?? "—",
+        q.flagged ? t("fp_flagged") : ""])));
+}
+
+/** A fair-play flag's evidence, as the service filed it with its report. */
+function flagEvidence(details) {
+  const matches = (ids) => el("p", {}, ...ids.flatMap((m) => [el("a", { href: `#/matches/${m}` }, m.slice(0, 8)), " "]));
+  if (details.kind === "pair") return [el("h2", {}, t("fair_play")), fairPairs([details.pair]), matches(details.pair.matches)];
+  return [el("h2", {}, t("fair_play")), fairPicture(details.picture),
+    table([t("match"), t("fp_agreement")], Object.entries(details.plays_agreed || {}).map(([m, n]) => [
+      el("a", { href: `#/matches/${m}` }, m.slice(0, 8)), n]))];
 }
 
 async function walletSection(path) {
@@ -465,6 +514,7 @@ async function reportPage(id) {
           forfeit: suspend && document.getElementById("resolve-forfeit").checked });
       })) :
       el("p", { id: "resolution" }, resolution(report.resolution || {})),
+    ...(report.details ? flagEvidence(report.details) : []),
     el("h2", {}, t("evidence")),
     el("p", {}, el("a", { href: `#/matches/${report.match_id}` }, `${t("match")} ${report.match_id}`)),
     playByPlay(evidence.state, evidence.log),
