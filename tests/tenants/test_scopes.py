@@ -130,5 +130,5 @@ def test_the_rule_is_documented_with_each_route_it_covers(keyed: Flask) -> None:
         ("POST", "/v1/keys/secret/rotate"), ("POST", "/v1/matches/{match_id}/seats/{seat}/drop"),
         ("PUT", "/v1/currencies/{code}"), ("POST", "/v1/transfers"),
         ("POST", "/v1/players/{player_id}/wallet/adjustments"), ("GET", "/v1/settings"),
-        ("PUT", "/v1/settings"),
+        ("PUT", "/v1/settings"), ("GET", "/v1/players/{player_id}/fair-play"),
     }
