@@ -359,6 +359,7 @@ function counterpart(entry) {
 
 /** A player's fair-play picture: each pool's signals against their cohort, and the pairs. */
 async function fairPlaySection(path) {
+  if (RANK[session.role] < RANK.moderator) return []; // a moderator's to read: the API refuses a viewer
   const fair = await api("GET", `${path}/fair-play`);
   const head = el("h2", {}, t("fair_play"));
   if (!fair.enabled) return [head, el("p", {}, t("fp_off"))];
