@@ -17,10 +17,9 @@ also purges what has expired: idempotency keys, and what is past its retention
 matches' moves), dropping whole days on PostgreSQL, and makes the days ahead. Webhook
 messages are delivered beside the passes by :class:`webhooks.dispatcher.Dispatcher` (its
 own threads, so a slow receiver never delays a deadline, and a claim as soon as a try
-ends, not at the next pass), and the reviews
-asked for are made by :class:`Reviewer` (a thread of its own, each review in a bot
-helper process), and each finished rated match is graded for fair play by
-:class:`Grader` (the same way, within a review's budget).
+ends, not at the next pass). Two :class:`~service.live.chores.Chore` threads make the
+reviews asked for and grade each finished rated match for fair play (each in a bot helper
+process, fair play within a review's budget).
 """
 
 from __future__ import annotations
@@ -31,11 +30,11 @@ import time
 from flask import Flask
 from prometheus_client import start_http_server
 
-from .fairplay.scheduled import Grader
+from .fairplay.scheduled import grader as fair_play_grader
 from .matches import scheduled as match_chores
 from .ops import metrics
 from .players import scheduled as player_chores
-from .reviews.scheduled import Reviewer
+from .reviews.scheduled import reviewer as reviews_maker
 from .social import scheduled as social_chores
 from .storage.db import DISCONNECTED, end_session
 from .storage.errors import DatabaseUnavailable
@@ -80,9 +79,9 @@ def run(app: Flask, interval: float = 0.2, passes: int | None = None) -> None:
     purged = float("-inf")
     dispatcher = Dispatcher(app)
     dispatcher.start(interval)
-    reviewer = Reviewer(app)
+    reviewer = reviews_maker(app)
     reviewer.start(interval)
-    grader = Grader(app)
+    grader = fair_play_grader(app)
     grader.start(max(interval, 1.0))
     with app.app_context():
         while passes is None or done < passes:

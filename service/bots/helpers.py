@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -249,47 +249,47 @@ def decide(state: State, seat: int, level: str, owner: str = "") -> Move:
     return bot_move(state, seat, level, pause_for_others(settings.bot_cpu_ms))
 
 
-def review(start: State, moves: Sequence[Move], owner: str = "", *,
-           settings: Settings) -> dict[str, Any]:
-    """Every play of a match from ``start`` (as dealt) through ``moves`` scored against
-    the expert's choice, each within ``BASRA_BOT_CPU_MS``: ``{"plays", "cpu_ms"}``, worked
-    out by a helper process (here without one, or should it fail)."""
-    request = {"review": True, "state": state_to_dict(start), "rules": start.rules.to_dict(),
-               "rules_hash": start.rules.content_hash, "cpu_ms": settings.bot_cpu_ms,
-               "moves": [[m.seat, str(m.card), None if m.capture is None
-                          else format_cards(m.capture)] for m in moves]}
+def _match_request(kind: str, start: State, moves: Sequence[Move],
+                   settings: Settings) -> dict[str, Any]:
+    """A whole match sent to a helper: the deal, the moves and each play's budget."""
+    return {kind: True, "state": state_to_dict(start), "rules": start.rules.to_dict(),
+            "rules_hash": start.rules.content_hash, "cpu_ms": settings.bot_cpu_ms,
+            "moves": [[m.seat, str(m.card), None if m.capture is None
+                       else format_cards(m.capture)] for m in moves]}
+
+
+def _ask_helper(request: dict[str, Any], owner: str, settings: Settings,
+                here: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+    """``request``'s answer from a helper process, or worked out ``here`` without one (or
+    should it fail, or none be free within :data:`REVIEW_WAIT_SECONDS`)."""
     pool = _pool(settings)
     if pool is not None:
         try:
             answer = pool.ask(request, owner, REVIEW_WAIT_SECONDS)
         except (HelperLost, OSError):
-            log.warning("a bot helper failed; reviewing here", exc_info=True)
+            log.warning("a bot helper failed; working it out here", exc_info=True)
         else:
             if answer is not None:
                 return answer
-    return searcher.review(request)
+    return here(request)
+
+
+def review(start: State, moves: Sequence[Move], owner: str = "", *,
+           settings: Settings) -> dict[str, Any]:
+    """Every play of a match from ``start`` (as dealt) through ``moves`` scored against
+    the expert's choice, each within ``BASRA_BOT_CPU_MS``: ``{"plays", "cpu_ms"}``, worked
+    out by a helper process (here without one, or should it fail)."""
+    return _ask_helper(_match_request("review", start, moves, settings), owner, settings,
+                       searcher.review)
 
 
 def grade(start: State, moves: Sequence[Move], plays: Sequence[int], owner: str = "", *,
           settings: Settings) -> dict[str, Any]:
     """Fair play's grades of the plays at ``plays`` (indexes into ``moves``), each within
     ``BASRA_BOT_CPU_MS`` as a review's play: ``{"grades": [[index, seat, forced, lost,
-    spread]...], "cpu_ms"}``, in a helper process (here without one, or should it fail)."""
-    request = {"grade": True, "state": state_to_dict(start), "rules": start.rules.to_dict(),
-               "rules_hash": start.rules.content_hash, "cpu_ms": settings.bot_cpu_ms,
-               "plays": list(plays),
-               "moves": [[m.seat, str(m.card), None if m.capture is None
-                          else format_cards(m.capture)] for m in moves]}
-    pool = _pool(settings)
-    if pool is not None:
-        try:
-            answer = pool.ask(request, owner, REVIEW_WAIT_SECONDS)
-        except (HelperLost, OSError):
-            log.warning("a bot helper failed; grading here", exc_info=True)
-        else:
-            if answer is not None:
-                return answer
-    return searcher.grade(request)
+    spread, obvious]...], "cpu_ms"}``, in a helper process (here without one, or should it fail)."""
+    request = _match_request("grade", start, moves, settings) | {"plays": list(plays)}
+    return _ask_helper(request, owner, settings, searcher.grade)
 
 
 REVIEW_WAIT_SECONDS = 60.0
