@@ -148,6 +148,10 @@ def settings_from_env(instance_path: str) -> dict[str, Any]:
         "BASRA_BOT_WAIT_SECONDS": _float("BASRA_BOT_WAIT_SECONDS", 5.0),
         # an event stream sends a comment this often when nothing happens
         "BASRA_HEARTBEAT_SECONDS": _float("BASRA_HEARTBEAT_SECONDS", 15.0),
+        # a player stream ends after 75-100% of this (0: never), for its client to
+        # reconnect where the balancer sends it: streams spread again over the instances
+        # after one restarts
+        "BASRA_STREAM_MAX_SECONDS": _float("BASRA_STREAM_MAX_SECONDS", 600.0),
         # a seat silent this long (no move) lets an opponent claim the win
         "BASRA_CLAIM_AFTER_SECONDS": _float("BASRA_CLAIM_AFTER_SECONDS", 120.0),
         # a rated match (and rated quick play) asked without a clock gets this one

@@ -31,6 +31,8 @@ class Settings:
     max_wait: float
     poll_interval: float
     heartbeat_seconds: float
+    stream_max_seconds: float
+    """A player stream's most life (75-100% of it, drawn a stream; 0: no end)."""
     max_waiters: int
     max_waiters_per_client: int
     listen: bool
@@ -112,6 +114,7 @@ class Settings:
             max_wait=config["BASRA_MAX_WAIT"],
             poll_interval=config["BASRA_POLL_INTERVAL"],
             heartbeat_seconds=config["BASRA_HEARTBEAT_SECONDS"],
+            stream_max_seconds=config["BASRA_STREAM_MAX_SECONDS"],
             max_waiters=config["BASRA_MAX_WAITERS"],
             max_waiters_per_client=config["BASRA_MAX_WAITERS_PER_CLIENT"],
             listen=bool(config.get("BASRA_LISTEN", True)),

@@ -245,7 +245,7 @@ class PlayerEvents(MethodView):
             finally:
                 presence.closed(held, player_id, settings)
 
-        return sse_response(chunks(), still)
+        return sse_response(chunks(), still, settings.stream_max_seconds)
 
 
 secret_blp = Blueprint("player_secret", __name__, url_prefix="/v1/keys/secret",

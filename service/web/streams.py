@@ -4,6 +4,8 @@ key no longer holds)."""
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable, Iterator
 
 from flask import Response, current_app, request, stream_with_context
@@ -28,13 +30,19 @@ def heartbeat_seconds(kept: bool = False) -> float:
     return heartbeat
 
 
-def sse_response(chunks: Iterator[str], still_valid: Callable[[], bool]) -> Response:
+def sse_response(chunks: Iterator[str], still_valid: Callable[[], bool],
+                 max_seconds: float = 0.0) -> Response:
     """A ``text/event-stream`` of ``chunks`` (each one or more whole events or comments),
-    ended as soon as ``still_valid()`` says no before a chunk."""
+    ended as soon as ``still_valid()`` says no before a chunk, or once it has lived 75-100%
+    of ``max_seconds`` (drawn for each stream, so streams opened together end apart; 0:
+    never): its client reconnects with ``Last-Event-ID``, through the balancer, so
+    streams spread again over the instances after one restarts."""
+    ends = time.monotonic() + max_seconds * random.uniform(0.75, 1.0) if max_seconds else None
+
     def stream() -> Iterator[str]:
         try:
             for chunk in chunks:
-                if not still_valid():
+                if not still_valid() or (ends is not None and time.monotonic() >= ends):
                     return
                 yield chunk
         finally:  # here, in the request's context: what the chunks hold is let go

@@ -101,6 +101,32 @@ def test_a_player_stream_has_their_start_turns_and_finish_and_resumes(
     resumed.close()
 
 
+def test_a_player_stream_ends_after_its_most_life_and_resumes_without_a_gap(
+        app: Flask, client: FlaskClient) -> None:
+    """Streams end after 75-100% of BASRA_STREAM_MAX_SECONDS, so that after an instance
+    restarts its clients spread again; the reconnection resumes where it left off."""
+    use_settings(app, heartbeat_seconds=0.1, stream_max_seconds=1.0)
+    token = _mint(client, "ev")
+    began = time.monotonic()
+    opened = client.get("/v1/players/ev/events", headers=auth(token), buffered=False)
+    events = _parsed(iter(opened.response))
+    created = _match(client, token)
+    started, turn = _take(events, 2)
+    rest = list(events)  # to its end: heartbeats only
+    lived = time.monotonic() - began
+    assert rest and all("comment" in e for e in rest)
+    assert 0.7 <= lived < 5.0, lived
+    opened.close()
+    assert client.post(f"/v1/matches/{created['id']}/resign",
+                       headers=auth(token)).status_code == 200  # while it was closed
+    resumed = client.get("/v1/players/ev/events", buffered=False,
+                         headers={**auth(token), "Last-Event-ID": turn["id"]})
+    (finished,) = _take(_parsed(iter(resumed.response)), 1)
+    assert finished["event"] == "match.finished"
+    assert finished["data"]["match_id"] == started["data"]["match_id"] == created["id"]
+    resumed.close()
+
+
 def test_only_the_players_own_token_follows_their_stream(client: FlaskClient) -> None:
     mine, theirs = _mint(client, "ev"), _mint(client, "someone")
     assert client.get("/v1/players/ev/events").status_code == 401
