@@ -280,7 +280,11 @@ class Player(FastHttpUser):
                 # a clock that ran out while they thought, say: read the view again
                 made.failure(_said(made))
                 return self._read(path, None)
-            answer = made.json()
+            try:
+                answer = made.json()
+            except ValueError:  # cut mid-answer (its instance killed): not acknowledged
+                made.failure("201 cut before its body")
+                return self._read(path, None)
         state, played = answer["state"], answer["move"]
         if played is not None:
             self.front.acked_moves.append((view["id"], played["round"], played["seat"],
