@@ -149,8 +149,8 @@ def signals(game: Game, start: State, moves: list[Move], evaluate: Any,
         if len(legal_moves(state)) > 1:
             choosable[move.seat].append(index)
         state = apply_move(state, move)
-    picked = {i for seat in (0, 1) for i in rng.sample(
-        choosable[seat], min(graded, len(choosable[seat])))}
+    picked = {i for seat in (0, 1) for i in (choosable[seat] if not graded else rng.sample(
+        choosable[seat], min(graded, len(choosable[seat]))))}
     grades = grading.grade_match(start, moves, evaluate, lambda i, s: i in picked)
     end = state
     seats = []
@@ -320,11 +320,13 @@ def main(argv: list[str]) -> dict[str, Any]:
     parser.add_argument("--assisted", type=float, default=0.02)
     parser.add_argument("--share", type=float, default=0.6)
     parser.add_argument("--dumping", type=float, default=0.01)
-    parser.add_argument("--graded", type=int, default=6)
+    parser.add_argument("--graded", type=int, default=0,
+                        help="non-forced plays graded a seat a match (0: every one)")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--confirm", action="store_true")
     parser.add_argument("--keep", help="a file the simulated signals are pickled to")
+    parser.add_argument("--judge", help="judge the signals pickled by --keep (no simulation)")
     args = parser.parse_args(argv)
     th = picture.Thresholds()
     started = time.monotonic()
@@ -333,7 +335,13 @@ def main(argv: list[str]) -> dict[str, Any]:
         out = confirm(args)
         print(f"fairplay confirm: {out}")
         return {"confirm": out}
-    people, dumps, rounds = simulate(args)
+    if args.judge:
+        import pickle
+        with open(args.judge, "rb") as kept:
+            people, dumps, rounds = pickle.load(kept)
+        args.matches = len(rounds)
+    else:
+        people, dumps, rounds = simulate(args)
     if args.keep:
         import pickle
         with open(args.keep, "wb") as out:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..engine.bots import Pause, no_pause
+from ..engine.bots.heuristics import greedy_score
 from ..engine.bots.playouts import Evaluator, make_evaluator
 from ..engine.bots.review import REVIEW_WORLDS, review_rng
 from ..engine.cards import Card
@@ -37,6 +38,10 @@ class PlayGrade:
     spread: float
     """Points the worst option the expert weighed loses against its choice: near 0, the
     options all lose the same and the play says nothing of the player."""
+    obvious: bool = True
+    """The expert's choice is also the greedy heuristic's (the most points now, less
+    the basra it may hand on): a choice any player who counts would make. Agreeing on the
+    others, the deep plays, is what sets a strong engine apart."""
 
     @property
     def agreed(self) -> bool:
@@ -67,13 +72,17 @@ def grade_play(state: State, move: Move, index: int, evaluate: Evaluator,
     if len(legal_moves(state)) == 1:
         return PlayGrade(index, move.seat, True, 0.0, 0.0)
     rng: random.Random = review_rng(state)
-    totals, worlds = evaluate(observe(state, move.seat), rng, pause, must=played)
+    view = observe(state, move.seat)
+    totals, worlds = evaluate(view, rng, pause, must=played)
     values = [v for _, v in totals]
     best_move, best = max(totals, key=lambda mv: mv[1])
     mine = next((v for m, v in totals if _key(m) == _key(played)), best)
     lost = 0.0 if _key(best_move) == _key(played) else max(0.0, best - mine) / max(1, worlds)
     spread = (best - min(values)) / max(1, worlds)
-    return PlayGrade(index, move.seat, False, round(lost, 3), round(spread, 3))
+    unseen = view.unseen()
+    greedy = {_key(m): greedy_score(view, m, unseen) for m in view.legal_moves}
+    obvious = greedy[_key(best_move)] >= max(greedy.values()) - 1e-9
+    return PlayGrade(index, move.seat, False, round(lost, 3), round(spread, 3), obvious)
 
 
 def grade_match(start: State, moves: Sequence[Move], evaluate: Evaluator,

@@ -65,7 +65,8 @@ def grade(asked: dict[str, Any]) -> dict[str, Any]:
     began = time.process_time()
     grades = grade_match(start, moves, review_evaluator(), lambda i, s: i in wanted,
                          pauses=lambda: cpu_budget(asked["cpu_ms"]))
-    return {"grades": [[g.index, g.seat, g.forced, g.lost, g.spread] for g in grades],
+    return {"grades": [[g.index, g.seat, g.forced, g.lost, g.spread, g.obvious]
+                       for g in grades],
             "cpu_ms": round((time.process_time() - began) * 1000, 1)}
 
 

@@ -45,6 +45,9 @@ class Thresholds:
     """... one side winning this share of the decided ones..."""
     drop_z: float = 2.0
     """... and the loser's points lost a play that much worse than their own elsewhere."""
+    views: tuple[str, ...] = ("agreement", "loss")
+    """What a player's z joins: ``agreement``, ``loss``, ``deep`` (agreement on the deep
+    plays)."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,10 @@ def poisson_tail(k: int, mean: float) -> float:
     return tail
 
 
+DEEP = 20
+"""Deep plays (the expert's choice not greedy's) a player needs for that view to count."""
+
+
 @dataclass
 class _Totals:
     matches: int = 0
@@ -119,6 +126,10 @@ class _Totals:
     agreed: int = 0
     lost: float = 0.0
     lost_sq: float = 0.0
+    deep: int = 0
+    deep_agreed: int = 0
+    capped: float = 0.0
+    capped_sq: float = 0.0
     cvs: list[float] = field(default_factory=list)
 
     def add(self, s: SeatSignals) -> None:
@@ -128,8 +139,28 @@ class _Totals:
         self.agreed += s.agreed
         self.lost += s.lost
         self.lost_sq += s.lost_sq
+        self.deep += s.deep
+        self.deep_agreed += s.deep_agreed
+        self.capped += s.capped
+        self.capped_sq += s.capped_sq
         if s.time_cv is not None:
             self.cvs.append(s.time_cv)
+
+    def capped_loss(self) -> tuple[float, float] | None:
+        """(points lost a play, each at most ``signals.CAP``, its standard error)."""
+        if self.mattered < 2:
+            return None
+        mean = self.capped / self.mattered
+        var = max(0.0, self.capped_sq / self.mattered - mean ** 2)
+        return mean, math.sqrt(max(var, 0.01) / self.mattered)
+
+    def deep_agreement(self) -> tuple[float, float] | None:
+        """(agreement on the deep plays, its standard error): None under :data:`DEEP`."""
+        if self.deep < DEEP:
+            return None
+        a = self.deep_agreed / self.deep
+        p = min(max(a, 0.02), 0.98)
+        return a, math.sqrt(p * (1 - p) / self.deep)
 
     def agreement(self) -> tuple[float, float] | None:
         """(agreement, its standard error)."""
@@ -166,23 +197,47 @@ def _z(value: float, se2: float, cohort: Sequence[tuple[float, float]]) -> tuple
     return median, math.sqrt(tau2), (value - median) / math.sqrt(tau2 + se2)
 
 
+def _views(t: _Totals, views: Sequence[str]) -> list[tuple[float, float] | None]:
+    """A player's value and squared standard error in each view (None: too few plays):
+    agreement, loss (negated: fewer points lost, higher) and deep agreement."""
+    out: list[tuple[float, float] | None] = []
+    for view in views:
+        got = {"agreement": t.agreement, "loss": t.loss, "capped": t.capped_loss,
+               "deep": t.deep_agreement}[view]()
+        if got is None:
+            out.append(None)
+        else:
+            out.append((-got[0] if view in ("loss", "capped") else got[0], got[1] ** 2))
+    return out
+
+
+def _correlation(pairs: Sequence[tuple[float, float]]) -> float:
+    """Two views' correlation over a cohort, within 0 and 1 (1 when it cannot be told:
+    the two then count once)."""
+    if len(pairs) < 3 or len({x for x, _ in pairs}) < 2 or len({y for _, y in pairs}) < 2:
+        return 1.0
+    return min(1.0, max(0.0, statistics.correlation([x for x, _ in pairs],
+                                                    [y for _, y in pairs])))
+
+
 def players(matches: Sequence[MatchSignals], ratings: Mapping[str, float],
             th: Thresholds = Thresholds()) -> dict[str, PlayerPicture]:
     """Every player's picture over ``matches`` (their recent ones), each against the
-    cohort of players of similar rating (``ratings``: display points). Two z-scores,
-    agreement's and loss's (fewer points lost than the cohort: positive), joined as
-    (z_agreement + z_loss) / sqrt(2 + 2 rho), rho their correlation over the cohort's
-    players, so two views of one skill count once."""
+    cohort of players of similar rating (``ratings``: display points). A z-score for
+    each of ``th.views`` (agreement, loss: fewer points lost than the cohort is
+    positive, deep agreement), joined as their sum over the square root of the sum of
+    their correlations over the cohort's players (the Stouffer sum for correlated
+    views: two views of one skill count once)."""
     totals: dict[str, _Totals] = defaultdict(_Totals)
     for match in matches:
         for seat in match.seats:
             totals[seat.player].add(seat)
     rating_of = {p: ratings.get(p, 1500.0) for p in totals}
-    measured: dict[str, tuple[float, float, float, float]] = {}
+    measured: dict[str, list[tuple[float, float] | None]] = {}
     for p, t in totals.items():
-        a, lost = t.agreement(), t.loss()
-        if a is not None and lost is not None:
-            measured[p] = (a[0], a[1] ** 2, -lost[0], lost[1] ** 2)
+        views = _views(t, th.views)
+        if views[0] is not None:
+            measured[p] = views
     member = sorted((rating_of[p], p) for p, t in totals.items()
                     if p in measured and t.mattered >= th.min_plays // 3)
     keys = [m[0] for m in member]
@@ -197,11 +252,19 @@ def players(matches: Sequence[MatchSignals], ratings: Mapping[str, float],
         median = spread = z = None
         mine = measured.get(player)
         if mine is not None and len(cohort) >= 5:
-            median, spread, z_agree = _z(mine[0], mine[1], [(c[0], c[1]) for c in cohort])
-            _, _, z_loss = _z(mine[2], mine[3], [(c[2], c[3]) for c in cohort])
-            rho = statistics.correlation([c[0] for c in cohort], [c[2] for c in cohort]) \
-                if len({c[0] for c in cohort}) > 1 and len({c[2] for c in cohort}) > 1 else 1.0
-            z = (z_agree + z_loss) / math.sqrt(2 + 2 * min(1.0, max(0.0, rho)))
+            zs: dict[int, float] = {}
+            for i, value in enumerate(mine):
+                theirs = [c[i] for c in cohort if c[i] is not None]
+                if value is None or len(theirs) < 5:
+                    continue
+                mid, tau, zs[i] = _z(value[0], value[1], theirs)  # type: ignore[arg-type]
+                if i == 0:
+                    median, spread = mid, tau
+            together = sum(
+                1.0 if i == j else _correlation([(c[i][0], c[j][0]) for c in cohort
+                                                 if c[i] is not None and c[j] is not None])
+                for i in zs for j in zs)
+            z = sum(zs.values()) / math.sqrt(together)
         loss = t.loss()
         agreement = t.agreement()
         out[player] = PlayerPicture(

@@ -63,12 +63,12 @@ def settings_of(tenant: int) -> FairPlaySettings:
 
 
 def grade_next(settings: Settings) -> bool:
-    """Grade one finished rated match not graded yet (the worker's step, in a bot helper
+    """Grade one finished rated or staked match not graded yet (the worker's step, in a bot helper
     at its lower priority, every play within ``BASRA_BOT_CPU_MS`` as a review's), then
     judge its players; whether one was graded."""
     with transaction():
         first = store.next_pk()
-    found, after = matches.ended_rated(first, PAGE)
+    found, after = matches.ended_rated_or_staked(first, PAGE)
     with transaction():
         done = store.graded(pk for pk, _ in found)
         wanted = {t: settings_of(t) for t in {t for _, t in found}}
@@ -103,8 +103,7 @@ def grade(tenant: int, match_id: str, settings: Settings,
             if played.by[i] == "player" and m.seat in players]
     made = helpers.grade(played.start, played.moves, mine, owner=str(tenant),
                          settings=settings)
-    grades = [PlayGrade(i, seat, forced, lost, spread)
-              for i, seat, forced, lost, spread in made["grades"]]
+    grades = [PlayGrade(*graded) for graded in made["grades"]]
     think: dict[int, list[float]] = {seat: [] for seat in players}
     for i in mine:
         if 0 < i < len(played.times):
@@ -115,7 +114,7 @@ def grade(tenant: int, match_id: str, settings: Settings,
         result = 0.5 if match.draw else float(match.winner == team)
         seats.append(seat_signals(player, seat, team, [g for g in grades if g.seat == seat],
                                   think[seat], match.scores[team], result))
-    signals = MatchSignals(match_id, match.variant, tuple(seats))
+    signals = MatchSignals(match_id, match.variant, tuple(seats), matches.coins_won(match))
     with transaction(write=True):
         store.add(tenant, match.pk, match.finished_at or utcnow(), signals)
     return signals

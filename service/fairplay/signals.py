@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 
 from ..bots.grading import PlayGrade
 
+CAP = 2.0
+"""The most points one play counts as lost in the capped loss: a slip's 10 points say
+little more of a player than 2, and uncapped they swamp the spread of a cohort."""
 MATTERS = 0.5
 """Points between the expert's choice and the worst option it weighed at or above which
 the choice mattered; below, the options all lose about the same and the play is left out
@@ -39,6 +42,15 @@ class SeatSignals:
     """The seat's side's points at the end."""
     result: float
     """1 won, 0 lost, 0.5 drawn."""
+    deep: int = 0
+    """Of the plays that mattered, those where the expert's choice was not the greedy
+    one (not obvious to a player who counts)."""
+    deep_agreed: int = 0
+    """Of those, the expert's choice."""
+    capped: float = 0.0
+    """Points lost over the plays that mattered, each at most :data:`CAP`."""
+    capped_sq: float = 0.0
+    """Their squares summed."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +84,10 @@ def seat_signals(player: str, seat: int, team: int, grades: Sequence[PlayGrade],
     return SeatSignals(
         player, seat, team, len(grades), len(counted), sum(1 for g in counted if g.agreed),
         round(sum(g.lost for g in counted), 3), round(sum(g.lost ** 2 for g in counted), 3),
-        time_regularity(seconds), score, result)
+        time_regularity(seconds), score, result, sum(1 for g in counted if not g.obvious),
+        sum(1 for g in counted if not g.obvious and g.agreed),
+        round(sum(min(g.lost, CAP) for g in counted), 3),
+        round(sum(min(g.lost, CAP) ** 2 for g in counted), 3))
 
 
 def to_dict(signals: MatchSignals) -> dict[str, object]:

@@ -128,13 +128,13 @@ def played(match_id: str, tenant: int) -> Played:
                   tuple(r.created_at.timestamp() for r in plays))
 
 
-def ended_rated(first: int, limit: int) -> tuple[list[tuple[int, int]], int]:
-    """Fair play's look at the finished rated matches from key ``first``: (key, tenant)
+def ended_rated_or_staked(first: int, limit: int) -> tuple[list[tuple[int, int]], int]:
+    """Fair play's look at the finished rated or staked matches from key ``first``: (key, tenant)
     of up to ``limit`` of them, and the key to look from next time (every match below
     it had ended by now). Read on the primary."""
     with transaction():
         below = store.open_from()
-        found = store.ended_rated(first, below, limit)
+        found = store.ended_rated_or_staked(first, below, limit)
     if len(found) == limit:
         return found, found[-1][0] + 1
     return found, below if below is not None else (found[-1][0] + 1 if found else first)

@@ -13,7 +13,7 @@ from .records import (
     MatchRecord,
     chat_said_by,
     ended_of,
-    ended_rated,
+    ended_rated_or_staked,
     finished_match,
     games_of,
     match_history,
@@ -29,10 +29,11 @@ from .records import (
 from .retention import keep
 from .rows import Stake
 from .stakes import check_stakeable
+from .stakes import won_by as coins_won
 
 __all__ = [
     "CreatedMatch", "MatchRecord", "Stake", "call_off", "chat_said_by", "check_ratable",
-    "check_stakeable", "deal_match", "ended_of", "ended_rated",
+    "check_stakeable", "coins_won", "deal_match", "ended_of", "ended_rated_or_staked",
     "finished_match", "forfeit_player", "games_of", "insert_match", "keep", "match_history",
     "match_ids", "match_pk", "match_record", "played", "player_matches", "playing_in",
     "pseudonymize", "states_of", "unseal", "void_match",

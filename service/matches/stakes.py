@@ -107,6 +107,21 @@ def payout(match: MatchRow) -> list[Transfer]:
     return paid
 
 
+def won_by(match: MatchRow) -> dict[str, int]:
+    """What each holder of a won staked table won (negative: lost): their share of the
+    pot less their stake (fair play's coins between a pair). Empty when unstaked or
+    drawn (every stake went back)."""
+    stake, paid = match.stake, payout(match)
+    if stake is None or not paid:
+        return {}
+    holder = {accounts.player(p): p for _, p in match.holders}
+    won = {p: -stake.amount for p in holder.values()}
+    for t in paid:
+        if t.kind == TransferKind.POT:
+            won[holder[t.credit]] += t.amount
+    return won
+
+
 def reversal(match: MatchRow) -> list[Transfer]:
     """What voiding a settled staked table moves: each payout paid back to the escrow
     (a winner who spent it goes below zero by that much, a debt), then every stake back

@@ -20,6 +20,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     func,
+    or_,
     select,
 )
 from sqlalchemy.dialects import postgresql
@@ -182,12 +183,12 @@ def open_from() -> int | None:
         _M.c.status.in_((MatchStatus.WAITING, MatchStatus.ACTIVE)))).scalar()
 
 
-def ended_rated(first: int, below: int | None, limit: int) -> list[tuple[int, int]]:
-    """(key, tenant) of the finished rated matches with a key from ``first`` (below
-    ``below``), in key order."""
+def ended_rated_or_staked(first: int, below: int | None, limit: int) -> list[tuple[int, int]]:
+    """(key, tenant) of the finished rated or staked matches with a key from ``first``
+    (below ``below``), in key order."""
     stmt = select(_M.c.pk, _M.c.tenant_pk).where(
-        _M.c.status == MatchStatus.FINISHED, _M.c.pk >= first, _M.c.rated.is_(True),
-        _M.c.voided_at.is_(None))
+        _M.c.status == MatchStatus.FINISHED, _M.c.pk >= first,
+        or_(_M.c.rated.is_(True), _M.c.stake_currency.is_not(None)), _M.c.voided_at.is_(None))
     if below is not None:
         stmt = stmt.where(_M.c.pk < below)
     return [(r[0], r[1]) for r in db.session.execute(stmt.order_by(_M.c.pk).limit(limit))]

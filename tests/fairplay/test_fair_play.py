@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
@@ -18,6 +19,7 @@ from service.settings import settings_of
 from service.storage.db import db
 from tests.client import play_to_end
 from tests.conftest import api_key, use_settings
+from tests.stakes.conftest import currency, grant, staked
 
 SHORT = {"target_score": 1}
 """One round a match: the tests' matches stay short."""
@@ -53,6 +55,8 @@ def test_the_worker_grades_each_finished_rated_match_once(app: Flask,
         signals = seats[0].signals
         assert signals["plays"] >= signals["mattered"] >= signals["agreed"] >= 0
         assert signals["plays"] >= 20 and signals["time_cv"] is not None
+        assert signals["mattered"] >= signals["deep"] >= signals["deep_agreed"] >= 0
+        assert signals["lost"] >= signals["capped"] >= 0
     play_to_end(client, waiting)
     assert _grade_all(app) == 1
 
@@ -114,3 +118,25 @@ def test_the_picture_takes_the_server_key_or_staff(keyed: Flask) -> None:
     assert client.get("/v1/players/ann/fair-play", headers=server).status_code == 200
     assert client.get("/v1/players/ann/fair-play", headers=browser).status_code == 403
     assert client.get("/v1/players/ann/fair-play").status_code == 401
+
+
+@pytest.mark.usefixtures("ledger_checked")
+def test_a_staked_table_is_graded_with_the_coins_between_the_pair(
+        app: Flask, client: FlaskClient) -> None:
+    use_settings(app, bot_cpu_ms=5.0, bot_processes=0)
+    currency(app)
+    for p in ("gus", "hal"):
+        grant(app, p, 100)
+    r = staked(client, 30, "gus", "hal", rules=SHORT)  # unrated: graded as staked
+    assert r.status_code == 201, r.get_json()
+    ended = play_to_end(client, r.get_json())
+    assert _grade_all(app) == 1
+    with app.app_context():
+        coins = {s.player_id: s.coins for s in
+                 db.session.execute(select(FairPlaySeat)).scalars()}
+    if ended["draw"]:
+        assert coins == {"gus": 0, "hal": 0}
+    else:
+        winner = ["gus", "hal"][ended["winner"]]
+        loser = "hal" if winner == "gus" else "gus"
+        assert coins == {winner: 30, loser: -30}

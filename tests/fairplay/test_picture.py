@@ -9,6 +9,7 @@ import random
 from service.bots.grading import PlayGrade
 from service.fairplay import picture
 from service.fairplay.signals import (
+    CAP,
     MATTERS,
     MatchSignals,
     SeatSignals,
@@ -32,6 +33,20 @@ def test_forced_plays_and_those_whose_options_all_lose_the_same_are_left_out() -
     assert (s.plays, s.mattered, s.agreed, s.lost) == (4, 2, 1, 2.0)
     assert from_dict(to_dict(MatchSignals("m", "v2", (s,)))).seats == (s,)
     assert time_regularity([2.0, 2.0, 2.0]) == 0.0 and time_regularity([1.0]) is None
+
+
+def test_deep_plays_and_the_capped_loss_are_counted_apart() -> None:
+    """A deep play: the expert's choice is not greedy's; a slip counts at most CAP."""
+    grades = [PlayGrade(0, 0, False, 0.0, 3.0, obvious=False),
+              PlayGrade(1, 0, False, 9.0, 12.0, obvious=False),
+              PlayGrade(2, 0, False, 0.0, 3.0), PlayGrade(3, 0, False, 1.0, 0.2)]
+    s = seat_signals("ann", 0, 0, grades, [], 0, 0.5)
+    assert (s.mattered, s.agreed, s.deep, s.deep_agreed) == (3, 2, 2, 1)
+    assert (s.lost, s.capped, s.capped_sq) == (9.0, CAP, CAP ** 2)
+    older = {k: v for k, v in to_dict(MatchSignals("m", "v2", (s,)))["seats"][0].items()
+             if k not in ("deep", "deep_agreed", "capped", "capped_sq")}
+    kept = from_dict({"match_id": "m", "pool": "v2", "seats": [older]}).seats[0]
+    assert (kept.deep, kept.capped) == (0, 0.0)  # signals kept before these were counted
 
 
 def _population(rng: random.Random, cheat_rate: float, cheat_plays: int,
