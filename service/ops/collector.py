@@ -16,10 +16,18 @@ overload; docs/performance.md). So every :data:`OLD_EVERY` seconds the worker al
 CPython's own rule for the oldest generation: collect it once it holds more than
 :data:`OLD_GROWTH` more objects than the last full collection left there, so a full
 collection scans what is kept at most once for each quarter more arriving.
+
+Every :data:`TRIM_EVERY` seconds it also hands the C allocator's free pages back to the
+system (glibc's ``malloc_trim``): a burst (an instance's players moved here while it
+restarts: each parked stream's greenlet keeps tens of kilobytes) leaves the heap's free
+blocks pinned between a few live ones, so the worker's RSS stayed at the burst's height
+for good (the soak's survivor grew 10 MB at each restart of the other, and never shrank).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 import time
 
@@ -35,15 +43,38 @@ OLD_GROWTH = 0.25
 one kept (CPython's ``long_lived_pending > long_lived_total / 4``)."""
 OLD_FLOOR = 10_000
 """...and holds more than this many objects: a small one waits (a worker at rest)."""
+TRIM_EVERY = 60.0
+"""Seconds between hand-backs of the allocator's free pages."""
+
+
+def _malloc_trim() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
+    """glibc's ``malloc_trim`` (None elsewhere: musl, macOS)."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+def trim() -> bool:
+    """Hand the C allocator's free pages back to the system; whether it could."""
+    if _TRIM is None:
+        return False
+    _TRIM(0)
+    return True
 
 
 class Collector:
     """Collects the young generations on each :meth:`tick`, and the oldest on every
     ``old_every``-th tick when it has grown by :data:`OLD_GROWTH` since it was last
-    collected."""
+    collected; hands free pages back on every ``trim_every``-th."""
 
-    def __init__(self, old_every: int = round(OLD_EVERY / YOUNG_EVERY)) -> None:
+    def __init__(self, old_every: int = round(OLD_EVERY / YOUNG_EVERY),
+                 trim_every: int = round(TRIM_EVERY / YOUNG_EVERY)) -> None:
         self.old_every = old_every
+        self.trim_every = trim_every
         self.ticks = 0
         self.kept = 0
         """Objects in the oldest generation after its last collection."""
@@ -58,6 +89,8 @@ class Collector:
             self.full += 1
         else:
             gc.collect(1)
+        if self.ticks % self.trim_every == 0:
+            trim()
 
     def _old_grown(self) -> bool:
         size = len(gc.get_objects(2))
