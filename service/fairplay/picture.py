@@ -146,37 +146,39 @@ class _Totals:
         if s.time_cv is not None:
             self.cvs.append(s.time_cv)
 
-    def capped_loss(self) -> tuple[float, float] | None:
-        """(points lost a play, each at most ``signals.CAP``, its standard error)."""
-        if self.mattered < 2:
-            return None
-        mean = self.capped / self.mattered
-        var = max(0.0, self.capped_sq / self.mattered - mean ** 2)
-        return mean, math.sqrt(max(var, 0.01) / self.mattered)
+    def agreement(self) -> tuple[float, float] | None:
+        """(agreement, its standard error)."""
+        return _share(self.agreed, self.mattered, 1)
 
     def deep_agreement(self) -> tuple[float, float] | None:
         """(agreement on the deep plays, its standard error): None under :data:`DEEP`."""
-        if self.deep < DEEP:
-            return None
-        a = self.deep_agreed / self.deep
-        p = min(max(a, 0.02), 0.98)
-        return a, math.sqrt(p * (1 - p) / self.deep)
-
-    def agreement(self) -> tuple[float, float] | None:
-        """(agreement, its standard error)."""
-        if not self.mattered:
-            return None
-        a = self.agreed / self.mattered
-        p = min(max(a, 0.02), 0.98)
-        return a, math.sqrt(p * (1 - p) / self.mattered)
+        return _share(self.deep_agreed, self.deep, DEEP)
 
     def loss(self) -> tuple[float, float] | None:
         """(points lost a play, its standard error)."""
-        if self.mattered < 2:
-            return None
-        mean = self.lost / self.mattered
-        var = max(0.0, self.lost_sq / self.mattered - mean ** 2)
-        return mean, math.sqrt(max(var, 0.01) / self.mattered)
+        return _mean(self.lost, self.lost_sq, self.mattered)
+
+    def capped_loss(self) -> tuple[float, float] | None:
+        """(points lost a play, each at most ``signals.CAP``, its standard error)."""
+        return _mean(self.capped, self.capped_sq, self.mattered)
+
+
+def _share(hits: int, n: int, least: int) -> tuple[float, float] | None:
+    """A share of ``n`` and its standard error (None: under ``least``)."""
+    if n < least:
+        return None
+    a = hits / n
+    p = min(max(a, 0.02), 0.98)
+    return a, math.sqrt(p * (1 - p) / n)
+
+
+def _mean(total: float, squares: float, n: int) -> tuple[float, float] | None:
+    """A mean over ``n`` from its sum and sum of squares, and its standard error."""
+    if n < 2:
+        return None
+    mean = total / n
+    var = max(0.0, squares / n - mean ** 2)
+    return mean, math.sqrt(max(var, 0.01) / n)
 
 
 def _spread(values: Sequence[float]) -> float:
