@@ -17,8 +17,8 @@ Every player plays one rated match a round (one deal-out to the end of the round
 random but for the arranged pairs; ratings are the service's (openskill, the players'
 model). Each match's signals come from a cheaper review than the worker's
 (:func:`service.bots.grading.cheap_evaluator`: the review's evaluator on :data:`WORLDS`
-worlds instead of 100, at most ``--graded`` non-forced plays a seat a match, picked at
-random), then
+worlds instead of 100, every non-forced play, or ``--graded`` N picked at random a seat a
+match), then
 the service's own detector (:mod:`service.fairplay.picture`) judges each player on
 their first 20, 50 and 100 matches. ``--confirm`` grades a smaller run (50 players x 20
 matches) with both reviews, the cheap one and the worker's (the review's evaluator, its
@@ -140,7 +140,7 @@ def play(game: Game) -> tuple[Game, State, list[Move]]:
 
 def signals(game: Game, start: State, moves: list[Move], evaluate: Any,
             graded: int) -> MatchSignals:
-    """The match's signals: up to ``graded`` non-forced plays a seat graded, think times
+    """The match's signals: every non-forced play graded (or up to ``graded`` a seat), think times
     drawn from the one distribution."""
     rng = random.Random(game.seed + b"/graded")
     state = start
@@ -352,8 +352,9 @@ def main(argv: list[str]) -> dict[str, Any]:
         if k <= args.matches:
             figures[str(k)] = judge(people, rounds, k, dumps, th)
             print(f"fairplay {k} matches: {json.dumps(figures[str(k)])}")
-    print(f"fairplay: {args.players} players x {args.matches} matches, simulated and graded "
-          f"in {simulated:.0f} s on {args.processes} processes, judged in "
+    made = f"judged again from {args.judge}" if args.judge else \
+        f"simulated and graded in {simulated:.0f} s on {args.processes} processes"
+    print(f"fairplay: {len(people)} players x {args.matches} matches, {made}, judged in "
           f"{time.monotonic() - started - simulated:.1f} s (main CPU "
           f"{time.process_time() - cpu:.0f} s)")
     return figures

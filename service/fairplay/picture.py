@@ -29,8 +29,9 @@ from .signals import MatchSignals, SeatSignals
 class Thresholds:
     """What flags a player or a pair (a front end's settings may change them)."""
 
-    z: float = 4.0
-    """A player's agreement z-score at or above which they are flagged."""
+    z: float = 3.0
+    """A player's z-score (agreement and capped loss joined) at or above which they are
+    flagged."""
     min_plays: int = 100
     """Plays that mattered a player needs before a flag (and to be in a cohort: a third)."""
     band: float = 100.0
@@ -45,9 +46,10 @@ class Thresholds:
     """... one side winning this share of the decided ones..."""
     drop_z: float = 2.0
     """... and the loser's points lost a play that much worse than their own elsewhere."""
-    views: tuple[str, ...] = ("agreement", "loss")
-    """What a player's z joins: ``agreement``, ``loss``, ``deep`` (agreement on the deep
-    plays)."""
+    views: tuple[str, ...] = ("agreement", "capped")
+    """What a player's z joins: ``agreement``, ``loss``, ``capped`` (the loss capped a
+    play), ``deep`` (agreement on the deep plays). The simulator's best at 50 matches
+    (docs/performance.md#fair-play): agreement and the capped loss."""
 
 
 @dataclass(frozen=True)

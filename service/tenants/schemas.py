@@ -113,10 +113,10 @@ class FairPlaySettingsSchema(ma.Schema):
     window_days = JsonInteger(validate=validate.Range(min=1, max=3650), metadata={
         "description": "how far back a picture looks (default 90)"})
     z = ma.fields.Float(validate=validate.Range(min=-1000, max=1000), metadata={
-        "description": "a player's agreement z-score at or above which they are flagged "
-        "(default 4)"})
+        "description": "a player's z-score (agreement and capped loss against players of "
+        "similar rating) at or above which they are flagged (default 3)"})
     min_plays = JsonInteger(validate=validate.Range(min=0, max=100_000), metadata={
-        "description": "plays that mattered before a player is flagged (default 150)"})
+        "description": "plays that mattered before a player is flagged (default 100)"})
     band = ma.fields.Float(validate=validate.Range(min=1, max=10_000), metadata={
         "description": "a cohort: players within this many rating points (default 100)"})
     cohort = JsonInteger(validate=validate.Range(min=1, max=10_000), metadata={

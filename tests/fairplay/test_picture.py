@@ -22,8 +22,9 @@ from service.fairplay.signals import (
 
 def _seat(player: str, seat: int, mattered: int, agreed: int, lost: float = 10.0,
           result: float = 0.5, score: int = 0) -> SeatSignals:
+    lost_sq = lost * lost / max(1, mattered) * 2
     return SeatSignals(player, seat, seat % 2, mattered + 4, mattered, agreed, lost,
-                       lost * lost / max(1, mattered) * 2, 0.5, score, result)
+                       lost_sq, 0.5, score, result, capped=lost, capped_sq=lost_sq)
 
 
 def test_forced_plays_and_those_whose_options_all_lose_the_same_are_left_out() -> None:
