@@ -91,8 +91,7 @@ serve: install
 # processes; their workers' databases are named apart), and the engine's tests again on
 # the pure-Python engine (both reports follow the core's). The core and the pure engine
 # run niced: they only use the cores, while a process test's clocks and deadlines need
-# its processes served when they wake; the pure engine's more (it is not on the longest
-# path: it takes what the core leaves). The core lists its 12 slowest. Then those whose
+# its processes served when they wake. The core lists its 12 slowest. Then those whose
 # timings hold only alone, one at a time
 TEST_WORKERS ?= auto
 PROCESS_WORKERS ?= 4
@@ -103,7 +102,7 @@ test test-pure: export PYTHONDONTWRITEBYTECODE =
 test test-pure: export PYTHONPYCACHEPREFIX ?= $(abspath build/pycache)
 test: system install patroni
 	@mkdir -p build; \
-	BASRA_ENGINE_BUILD=pure nice -n 15 $(BIN)/python -m pytest -q $(PURE_TESTS) \
+	BASRA_ENGINE_BUILD=pure nice -n 10 $(BIN)/python -m pytest -q $(PURE_TESTS) \
 	  > build/test-pure.log 2>&1 & pure=$$!; \
 	BASRA_TEST_STAGE=processes BASRA_PATRONI=$(PATRONI_VENV)/bin/patroni $(BIN)/python -m pytest \
 	  -m "process and not alone" -n $(PROCESS_WORKERS) --dist loadfile --no-loadscope-reorder \

@@ -81,10 +81,7 @@ def libpq_url(url: str) -> str:
 
 def _for_worker(url: str) -> str:
     """The database of this xdist worker, next to ``url``'s (made if missing): workers
-    never share tables, nor the channel their NOTIFYs go out on. Its commits do not wait
-    for the disk (``synchronous_commit`` off: 0.3-0.5 ms a commit instead of 2-3 ms
-    here): what a commit makes visible is the same, only a crash of PostgreSQL itself
-    could lose the last ones, and the tests that crash a database make their own."""
+    never share tables, nor the channel their NOTIFYs go out on."""
     if not WORKER:
         return url
     head, _, name = url.rpartition("/")
@@ -93,7 +90,6 @@ def _for_worker(url: str) -> str:
     with psycopg.connect(libpq_url(url), autocommit=True, connect_timeout=3) as conn:
         if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (mine,)).fetchone() is None:
             conn.execute(f'CREATE DATABASE "{mine}"')
-        conn.execute(f'ALTER DATABASE "{mine}" SET synchronous_commit = off')
     return f"{head}/{mine}" + (f"?{query}" if query else "")
 
 

@@ -338,7 +338,6 @@ class Economy(RuleBasedStateMachine):
         assert (held or 0) == self.issued[0] == -(mint or 0)
 
 
-@pytest.mark.long  # 20-60 s a backend: first, so no pytest worker is left with it at the end
 @pytest.mark.usefixtures("ledger_checked")
 def test_thousands_of_operations_in_random_order_make_and_lose_nothing(app: Flask) -> None:
     Economy.app = app
