@@ -264,10 +264,10 @@ def players(matches: Sequence[MatchSignals], ratings: Mapping[str, float],
                 mid, tau, zs[i] = _z(value[0], value[1], theirs)  # type: ignore[arg-type]
                 if i == 0:
                     median, spread = mid, tau
-            together = sum(
-                1.0 if i == j else _correlation([(c[i][0], c[j][0]) for c in cohort
-                                                 if c[i] is not None and c[j] is not None])
-                for i in zs for j in zs)
+            together = len(zs) + 2 * sum(  # each pair of views once: r(i, j) = r(j, i)
+                _correlation([(c[i][0], c[j][0]) for c in cohort
+                              if c[i] is not None and c[j] is not None])
+                for i in zs for j in zs if i < j)
             z = sum(zs.values()) / math.sqrt(together)
         loss = t.loss()
         agreement = t.agreement()
