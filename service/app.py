@@ -11,7 +11,6 @@ from typing import Any
 
 from flask import Flask
 from flask_cors import CORS
-from flask_migrate import Migrate
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import events, problems
@@ -55,8 +54,7 @@ from .social import friends as social_friends
 from .social import models as social_tables
 from .social import presence as social_presence
 from .social import resources as social
-from .storage import MIGRATIONS
-from .storage.db import DISCONNECTED, db, init_db
+from .storage.db import DISCONNECTED, init_db
 from .storage.errors import DatabaseUnavailable
 from .tenants import cache as tenant_cache
 from .tenants import economy as tenant_economy
@@ -80,7 +78,6 @@ from .webhooks import models as webhooks_tables
 from .webhooks import outbox as webhook_outbox
 from .webhooks import resources as webhook_routes
 
-migrate = Migrate()
 TABLES = (coins_tables, fairplay_tables, matches_tables, players_tables, reviews_tables,
           safety_tables, social_tables, tenants_tables, tournaments_tables, webhooks_tables)
 """Every domain's tables (its ``models.py``), imported here so the one metadata holds them
@@ -136,7 +133,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     reset_caches()
     wire_subscribers()
     init_db(app, settings)
-    migrate.init_app(app, db, directory=MIGRATIONS)
     CORS(
         app,
         origins=app.config["BASRA_CORS_ORIGINS"],

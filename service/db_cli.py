@@ -10,9 +10,10 @@ import flask_migrate
 def run_db_command(command: str, revision: str | None) -> int:
     """Run one migration command against ``DATABASE_URL`` (SQLite file by default)."""
     from .app import create_app
-    from .storage import MIGRATIONS
+    from .storage import MIGRATIONS, migrations
 
     app = create_app()
+    migrations(app)
     with app.app_context():
         if command == "upgrade":
             flask_migrate.upgrade(directory=MIGRATIONS, revision=revision or "head")

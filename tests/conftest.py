@@ -44,7 +44,7 @@ from service.app import reset_caches
 from service.coins import check as ledger_check
 from service.settings import EXTENSION as SETTINGS
 from service.settings import Settings, settings_of
-from service.storage import MIGRATIONS
+from service.storage import MIGRATIONS, migrations
 from service.storage.db import db
 from service.tenants import service as tenants
 from tests import servers
@@ -204,6 +204,7 @@ def _sqlite_template() -> Path:
     template = _SESSION / "template.sqlite3"
     if not template.exists():
         app = create_app({**BASE_CONFIG, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{template}"})
+        migrations(app)
         with app.app_context():
             flask_migrate.upgrade(directory=MIGRATIONS)
             db.engine.dispose()  # closed: the WAL is written back into the file
@@ -282,6 +283,7 @@ def make_app(backend: str, tmp_path: Path, **config: object) -> Flask:
             shutil.copyfile(_sqlite_template(), path)
             url = f"sqlite:///{path}"
         app = create_app({**settings, "SQLALCHEMY_DATABASE_URI": url})
+        migrations(app)  # tests/storage/test_migrations.py runs them on any app
         _migrate(app)
         kept = (app, dict(app.config), settings_of(app))
         if not fresh:

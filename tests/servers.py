@@ -138,11 +138,12 @@ def migrate(database_url: str, direct_url: str = "") -> None:
     import flask_migrate
 
     from service import create_app
-    from service.storage import MIGRATIONS
+    from service.storage import MIGRATIONS, migrations
     from service.storage.db import db
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "BASRA_LISTEN": False,
                       "BASRA_DIRECT_DATABASE_URL": direct_url})
+    migrations(app)
     with app.app_context():
         flask_migrate.upgrade(directory=MIGRATIONS)
         db.engine.dispose()

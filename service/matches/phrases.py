@@ -21,8 +21,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from confusable_homoglyphs.confusables import confusables_data
-
 
 @dataclass(frozen=True)
 class Phrase:
@@ -91,6 +89,9 @@ def _prototypes() -> dict[str, str]:
     """Unicode's confusable prototype (UTS #39) of each character that has one, from
     confusable-homoglyphs' copy of ``confusables.txt``; ASCII digits keep their own
     (Arabizi and leet read them as letters)."""
+    # loaded at the first chat line, not at every process's start (90 ms of its import)
+    from confusable_homoglyphs.confusables import confusables_data
+
     marks = "\u200e\u200f"  # the library keeps right-to-left glyphs wrapped in these
     pairs = {k.strip(marks): [e["c"].strip(marks) for e in v]
              for k, v in confusables_data.items()}

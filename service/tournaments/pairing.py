@@ -26,8 +26,10 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 NEIGHBOURS = 16
 """A Swiss player's candidate opponents: this many nearest in standing not met yet,
@@ -167,6 +169,8 @@ def _weight(a: Standing, b: Standing, place: Mapping[str, int], repeat: bool) ->
 def _graph(order: Sequence[Standing], neighbours: int | None) -> nx.Graph:
     """Candidate pairs: each player's ``neighbours`` nearest in standing not met yet (all
     of them with None, and then pairs that met before too, weighing far less)."""
+    import networkx as nx  # loaded at the first Swiss round, not at every process's start
+
     place = {row.player_id: i for i, row in enumerate(order)}
     graph = nx.Graph()
     graph.add_nodes_from(place)
@@ -204,8 +208,10 @@ def swiss_round(order: Sequence[Standing], round_number: int) -> Round:
         return Round([], bye)
     by_id = {row.player_id: row for row in playing}
     neighbours: int | None = NEIGHBOURS
+    from networkx import max_weight_matching
+
     while True:
-        matched = nx.max_weight_matching(_graph(playing, neighbours), maxcardinality=True)
+        matched = max_weight_matching(_graph(playing, neighbours), maxcardinality=True)
         if 2 * len(matched) == len(playing) or neighbours is None:
             break
         neighbours = neighbours * 2 if neighbours * 2 < len(playing) else None
