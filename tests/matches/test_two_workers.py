@@ -8,6 +8,7 @@ import contextlib
 import os
 import re
 import signal
+import subprocess
 import time
 import urllib.request
 import uuid
@@ -52,6 +53,32 @@ def _counted(port: int, metric: str) -> float:
         rf"^{re.escape(metric)}(?:{{[^}}]*}})? (\S+)$", text, re.MULTILINE))
 
 
+def _serves_metrics(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as resp:
+            return b"basra_timeout_lag_seconds" in resp.read()
+    except OSError:
+        return False
+
+
+def _worker(url: str, settings: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
+    """A ``basra worker`` and the port its metrics answer on. A port free when picked may
+    be another test's before the worker binds it, and the worker then stops: another is
+    started on another port."""
+    for _ in range(3):
+        port = free_port()
+        proc = start_worker(url, "--metrics-port", str(port), **settings)
+        try:
+            _until(lambda: proc.poll() is not None or _serves_metrics(port),  # noqa: B023
+                   60, "a worker neither served its metrics nor stopped")
+        except AssertionError:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+        if proc.poll() is None:
+            return proc, port
+    raise AssertionError("three workers in a row could not bind their metrics port")
+
+
 @contextlib.contextmanager
 def _database(direct: str, through: str) -> Iterator[tuple[str, dict[str, str]]]:
     """The URL the service connects to and the settings that go with it."""
@@ -73,10 +100,12 @@ def test_two_workers_apply_each_timeout_and_deliver_each_webhook_once(
     receiver = Receiver()
     with _database(pg_direct_url, through) as (url, settings):
         settings = {**settings, "BASRA_WEBHOOKS_ALLOW_PRIVATE": "1"}
-        ports = [free_port(), free_port()]
-        workers = [start_worker(url, "--metrics-port", str(port), **settings)
-                   for port in ports]
+        workers, ports = [], []
         try:
+            for _ in range(2):
+                proc, port = _worker(url, settings)
+                workers.append(proc)
+                ports.append(port)
             with gunicorn(url, workers=1, **settings) as base:
                 key = _server_key(url, settings.get("BASRA_DIRECT_DATABASE_URL", ""))
                 status, hook, _ = request(base, "POST", "/v1/webhooks", {
