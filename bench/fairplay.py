@@ -51,7 +51,7 @@ from service.engine.rules import team_of, with_house_rules
 from service.engine.view import observe
 from service.fairplay import picture
 from service.fairplay.signals import MatchSignals, seat_signals
-from service.players.ratings import MODEL, skill_display
+from service.players.ratings import MODEL, display_spread, skill_display
 
 LEVELS = ("random", "novice", "casual", "greedy", "intermediate")
 """The ladder's levels below the expert."""
@@ -248,7 +248,8 @@ def judge(people: list[Player], rounds: list[list[MatchSignals]], k: int,
     for m in matches:
         rate(ratings, m)
     display = {p: float(skill_display(r.mu)) for p, r in ratings.items()}
-    seen = picture.players(matches, display, th)
+    spreads = {p: display_spread(r.sigma) for p, r in ratings.items()}
+    seen = picture.players(matches, display, th, spreads)
     pairs = picture.pairs(matches, th)
     flagged = {p for p, pic in seen.items() if pic.flagged}
     cheats = {p.id for p in people if p.assisted}

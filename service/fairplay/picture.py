@@ -2,7 +2,8 @@
 Pure: signals and ratings in, pictures and flags out.
 
 A player: agreement with the expert on the plays where the choice mattered, and points
-lost a play, against the players of similar rating (a cohort by rating band, never an
+lost a play (each play's capped), against the players of similar rating (a cohort by
+rating band, centred a little above the player's rating by its uncertainty; never an
 absolute cut). Each is a z-score: (the player's value - the cohort's median) /
 sqrt(tau^2 + se^2), where se is the player's standard error from their n plays
 (sqrt(a(1-a)/n) for agreement) and tau the spread of the cohort's true values (their
@@ -29,7 +30,7 @@ from .signals import MatchSignals, SeatSignals
 class Thresholds:
     """What flags a player or a pair (a front end's settings may change them)."""
 
-    z: float = 3.0
+    z: float = 2.7
     """A player's z-score (agreement and capped loss joined) at or above which they are
     flagged."""
     min_plays: int = 100
@@ -38,6 +39,12 @@ class Thresholds:
     """A cohort: the players within this many display points of the player's rating..."""
     cohort: int = 30
     """... or, where fewer, this many nearest by rating."""
+    lift: float = 0.25
+    """... the band centred this many of the player's rating's standard deviations above
+    their rating: an honest player whose results lagged their play (a rating luck held
+    down) meets the players they may be level with, where a helped player's rating has
+    risen with the help (the simulator's honest players flagged at 50 matches were two
+    such, rated 1,140 and 1,170 among players rated 1,000-1,300)."""
     meetings: int = 5
     """A pair needs this many meetings..."""
     meet_p: float = 1e-6
@@ -225,9 +232,12 @@ def _correlation(pairs: Sequence[tuple[float, float]]) -> float:
 
 
 def players(matches: Sequence[MatchSignals], ratings: Mapping[str, float],
-            th: Thresholds = Thresholds()) -> dict[str, PlayerPicture]:
+            th: Thresholds = Thresholds(),
+            spreads: Mapping[str, float] | None = None) -> dict[str, PlayerPicture]:
     """Every player's picture over ``matches`` (their recent ones), each against the
-    cohort of players of similar rating (``ratings``: display points). A z-score for
+    cohort of players of similar rating (``ratings``: display points; ``spreads``: each
+    rating's standard deviation on that scale, which lifts the cohort by
+    ``th.lift`` of it). A z-score for
     each of ``th.views`` (agreement, loss: fewer points lost than the cohort is
     positive, deep agreement), joined as their sum over the square root of the sum of
     their correlations over the cohort's players (the Stouffer sum for correlated
@@ -248,9 +258,10 @@ def players(matches: Sequence[MatchSignals], ratings: Mapping[str, float],
     out: dict[str, PlayerPicture] = {}
     for player, t in totals.items():
         rating = rating_of[player]
-        lo, hi = bisect_left(keys, rating - th.band), bisect_right(keys, rating + th.band)
+        centre = rating + th.lift * (spreads or {}).get(player, 0.0)
+        lo, hi = bisect_left(keys, centre - th.band), bisect_right(keys, centre + th.band)
         if hi - lo < th.cohort + 1:
-            at = bisect_left(keys, rating)
+            at = bisect_left(keys, centre)
             lo, hi = max(0, at - th.cohort // 2 - 1), min(len(keys), at + th.cohort // 2 + 1)
         cohort = [measured[p] for _, p in member[lo:hi] if p != player]
         median = spread = z = None

@@ -29,7 +29,7 @@ PAGE = 50
 """Finished rated matches looked at a step."""
 EVIDENCE = 20
 """The most matches a flag's evidence names."""
-KEYS = ("z", "min_plays", "band", "cohort", "meetings", "meet_p", "one_sided", "drop_z")
+KEYS = ("z", "min_plays", "band", "cohort", "lift", "meetings", "meet_p", "one_sided", "drop_z")
 """The thresholds a front end may set (``fair_play`` in ``/v1/settings``)."""
 
 
@@ -125,9 +125,11 @@ def _pictures(tenant: int, pool: str, fair: FairPlaySettings) -> tuple[
     with transaction():
         recent = store.pool_recent(tenant, pool, utcnow() - timedelta(days=fair.window_days),
                                    fair.seats)
-        everyone = {s.player for m in recent for s in m.seats}
-        rated = ratings.displays(tenant, pool, everyone)
-    return recent, picture.players(recent, rated, fair.thresholds)
+        everyone = sorted({s.player for m in recent for s in m.seats})
+        rated = ratings.current(tenant, pool, everyone)
+    shown = {p: float(ratings.skill_display(mu)) for p, (mu, _) in rated.items()}
+    spreads = {p: ratings.display_spread(sigma) for p, (_, sigma) in rated.items()}
+    return recent, picture.players(recent, shown, fair.thresholds, spreads)
 
 
 def judge(tenant: int, pool: str, players: Collection[str], fair: FairPlaySettings) -> int:

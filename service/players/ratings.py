@@ -47,6 +47,12 @@ def skill_display(mu: float) -> int:
     return round(DISPLAY_TARGET + DISPLAY_ALPHA * (mu - MODEL.mu))
 
 
+def display_spread(sigma: float) -> float:
+    """A rating's uncertainty (``sigma``) on the display scale: its standard deviation in
+    display points."""
+    return DISPLAY_ALPHA * sigma
+
+
 def provisional(sigma: float) -> bool:
     """Whether a rating is still provisional: its uncertainty above :data:`PROVISIONAL_SIGMA`."""
     return sigma > PROVISIONAL_SIGMA

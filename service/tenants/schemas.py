@@ -114,13 +114,16 @@ class FairPlaySettingsSchema(ma.Schema):
         "description": "how far back a picture looks (default 90)"})
     z = ma.fields.Float(validate=validate.Range(min=-1000, max=1000), metadata={
         "description": "a player's z-score (agreement and capped loss against players of "
-        "similar rating) at or above which they are flagged (default 3)"})
+        "similar rating) at or above which they are flagged (default 2.7)"})
     min_plays = JsonInteger(validate=validate.Range(min=0, max=100_000), metadata={
         "description": "plays that mattered before a player is flagged (default 100)"})
     band = ma.fields.Float(validate=validate.Range(min=1, max=10_000), metadata={
         "description": "a cohort: players within this many rating points (default 100)"})
     cohort = JsonInteger(validate=validate.Range(min=1, max=10_000), metadata={
         "description": "or, where fewer, this many nearest by rating (default 30)"})
+    lift = ma.fields.Float(validate=validate.Range(min=0, max=10), metadata={
+        "description": "the cohort centred this many of the player's rating's standard "
+        "deviations above their rating (default 0.25)"})
     meetings = JsonInteger(validate=validate.Range(min=1, max=100_000), metadata={
         "description": "meetings before a pair is judged (default 5)"})
     meet_p = ma.fields.Float(validate=validate.Range(min=0, max=1), metadata={

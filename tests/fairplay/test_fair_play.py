@@ -40,6 +40,7 @@ def _grade_all(app: Flask) -> int:
     return graded
 
 
+@pytest.mark.long  # handed out first: the core's tail is then short tests
 def test_the_worker_grades_each_finished_rated_match_once(app: Flask,
                                                          client: FlaskClient) -> None:
     use_settings(app, bot_cpu_ms=5.0, bot_processes=0)
@@ -84,7 +85,8 @@ def test_a_player_past_the_thresholds_is_flagged_once_as_a_report_with_evidence(
     use_settings(app, bot_cpu_ms=5.0, bot_processes=0)
     # thresholds no honest player would see: every graded player is past them
     r = client.put("/v1/settings", json={"fair_play": {"z": -1000, "min_plays": 0,
-                                                        "band": 10000, "meetings": 1000}})
+                                                        "band": 10000, "lift": 1.5,
+                                                        "meetings": 1000}})
     assert r.status_code == 200
     ids = []
     for a, b in (("p1", "p2"), ("p3", "p4"), ("p5", "p6"), ("p7", "p8")):
@@ -106,6 +108,7 @@ def test_a_player_past_the_thresholds_is_flagged_once_as_a_report_with_evidence(
     again = fair_play.judge  # judged again: never filed twice
     with app.app_context():
         fair = fair_play.settings_of(1)
+        assert (fair.thresholds.band, fair.thresholds.lift) == (10000.0, 1.5)
         assert again(1, "egyptian-v2", sorted(flagged), fair) == 0
     shown = client.get(f"/v1/players/{report['player_id']}/fair-play").get_json()
     assert [f["report_id"] for f in shown["flags"]] == [report["id"]]

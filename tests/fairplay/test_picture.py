@@ -96,6 +96,30 @@ def test_the_cohort_is_players_of_similar_rating() -> None:
     assert abs(seen["s0"].cohort_agreement - 0.8) < 0.05
 
 
+def test_a_rating_held_down_by_luck_is_lifted_by_its_uncertainty() -> None:
+    """An honest strong player whose results lagged (rated among the weak, an uncertain
+    rating): flagged against the weak; with the cohort lifted by a quarter of the
+    rating's spread, compared with the strong and not flagged. A player as far above
+    the strong, whatever their spread, still is."""
+    rng = random.Random(3)
+    seats, ratings = [], {}
+    for i in range(40):
+        for name, rating, rate in ((f"w{i}", 1200.0, 0.45), (f"s{i}", 1600.0, 0.6)):
+            ratings[name] = rating + i
+            seats.append(_seat(name, len(seats), 1000, sum(rng.random() < rate
+                                                           for _ in range(1000))))
+    seats.append(_seat("unlucky", 98, 1000, 600))  # plays as the strong do, rated 1,250
+    seats.append(_seat("helped", 99, 1000, 750))  # far above the strong, rated 1,700
+    ratings |= {"unlucky": 1250.0, "helped": 1700.0}
+    matches = [MatchSignals("m", "v2", tuple(seats))]
+    spreads = {p: 150.0 for p in ratings} | {"unlucky": 1600.0}
+    level = picture.players(matches, ratings, picture.Thresholds(lift=0), spreads)
+    assert level["unlucky"].flagged and level["helped"].flagged
+    lifted = picture.players(matches, ratings, picture.Thresholds(), spreads)
+    assert not lifted["unlucky"].flagged and lifted["helped"].flagged
+    assert abs(lifted["unlucky"].cohort_agreement - 0.6) < 0.05
+
+
 def test_a_pair_that_meets_often_one_sided_with_the_loser_playing_worse_is_flagged() -> None:
     matches = []
     others = [f"o{i}" for i in range(100)]
