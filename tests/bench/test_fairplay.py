@@ -4,9 +4,12 @@ players, pairs and both."""
 
 from __future__ import annotations
 
+import pytest
+
 from bench import fairplay
 
 
+@pytest.mark.long  # handed out first: the core's tail is then short tests
 def test_the_simulator_judges_each_prefix_with_the_services_detector() -> None:
     figures = fairplay.main(["--players", "12", "--matches", "20", "--processes", "1",
                              "--graded", "2", "--assisted", "0.1", "--dumping", "0.2"])

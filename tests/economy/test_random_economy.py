@@ -338,6 +338,7 @@ class Economy(RuleBasedStateMachine):
         assert (held or 0) == self.issued[0] == -(mint or 0)
 
 
+@pytest.mark.long  # handed out first: the core's tail is then short tests
 @pytest.mark.usefixtures("ledger_checked")
 def test_thousands_of_operations_in_random_order_make_and_lose_nothing(app: Flask) -> None:
     Economy.app = app

@@ -148,6 +148,7 @@ def _best_margin(state, team: int) -> float:  # noqa: ANN001
     return max(values) if state.turn % 2 == team else min(values)
 
 
+@pytest.mark.long  # handed out first: the core's tail is then short tests
 def test_the_last_deal_of_two_players_is_played_exactly() -> None:
     """In a two-player round's last deal every unseen card is in the other hand, so the
     searching expert plays a move that is best against every reply: its value, worked
@@ -173,6 +174,7 @@ def test_the_last_deal_of_two_players_is_played_exactly() -> None:
     assert checked >= 80
 
 
+@pytest.mark.long  # handed out first: the core's tail is then short tests
 def test_greedy_beats_random_and_expert_beats_greedy() -> None:
     """Small tournaments (`basra simulate --matches 400 --policies expert greedy` runs
     the large ones): greedy wins most matches against random, expert most against greedy."""

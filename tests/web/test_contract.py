@@ -108,6 +108,7 @@ NEGATIVE_CHECKS = [not_a_server_error, status_code_conformance, content_type_con
                    negative_data_rejection]
 
 
+@pytest.mark.long  # handed out first: the core's tail is then short tests
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
 def test_api_fuzz(app: Flask, mode: GenerationMode) -> None:
     """schemathesis over every endpoint, with valid requests and with invalid ones: no

@@ -173,6 +173,7 @@ def test_private_and_odd_addresses_are_refused(url: str, tmp_path: Path) -> None
     assert client.get("/v1/webhooks", headers=key).get_json()["webhooks"] == []
 
 
+@pytest.mark.long  # handed out first: the core's tail is then short tests
 def test_every_event_arrives_signed_and_shows_no_hidden_card(
     backend: str, tmp_path: Path, receiver: Receiver,
 ) -> None:
