@@ -22,7 +22,7 @@ import pytest
 from service import create_app
 from service.tenants import service as tenants
 from tests.conftest import libpq_url
-from tests.servers import free_port, gunicorn, pgbouncer, request, start_worker
+from tests.servers import free_port, gunicorn, migrate, pgbouncer, request, start_worker
 from tests.webhooks.test_webhooks import Receiver
 
 MATCHES = 20
@@ -98,6 +98,7 @@ def test_two_workers_apply_each_timeout_and_deliver_each_webhook_once(
     (and any next one a whole clock later) and each webhook message the matches wrote
     reaches the receiver once; the workers' metrics say who did what."""
     receiver = Receiver()
+    migrate(pg_direct_url)  # before the workers: one stops on a database without tables
     with _database(pg_direct_url, through) as (url, settings):
         settings = {**settings, "BASRA_WEBHOOKS_ALLOW_PRIVATE": "1"}
         workers, ports = [], []
