@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from apispec import APISpec
 from flask import Flask
 from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -114,6 +115,19 @@ def wire_subscribers() -> None:
                       tournaments=tournament_service.ended)
 
 
+def _security_schemes(spec: APISpec) -> None:
+    """How a request says who sends it, in the OpenAPI document."""
+    spec.components.security_scheme(
+        "seatToken", {"type": "http", "scheme": "bearer", "description": "a seat token, or "
+                      "a player token (a JWT) of the player who holds the seat"}
+    )
+    spec.components.security_scheme("apiKey", {
+        "type": "apiKey", "in": "header", "name": "X-API-Key",
+        "description": "the front end's (tenant's) key; required unless the deployment "
+        "runs with BASRA_API_KEYS=optional",
+    })
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the app; ``config`` overrides settings read from the environment."""
     app = Flask("service")
@@ -152,15 +166,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     for lost in DISCONNECTED:  # a connection lost outside a transaction block: 503 too
         app.register_error_handler(lost, lambda _error: domain_problem(
             DatabaseUnavailable(), problems.STATUSES, problems.HEADERS))
-    api.spec.components.security_scheme(
-        "seatToken", {"type": "http", "scheme": "bearer", "description": "a seat token, or "
-                      "a player token (a JWT) of the player who holds the seat"}
-    )
-    api.spec.components.security_scheme("apiKey", {
-        "type": "apiKey", "in": "header", "name": "X-API-Key",
-        "description": "the front end's (tenant's) key; required unless the deployment "
-        "runs with BASRA_API_KEYS=optional",
-    })
+    api.finish_document(_security_schemes)
     # the tenant first: the rate limits that follow spend from its budget
     init_observability(app)  # first: the request id is in every log line after
     app.url_value_preprocessor(refuse_nul_in_path)  # before any route's own
@@ -189,9 +195,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     for coin_routes in (coins.currencies_blp, coins.wallets_blp, coins.transfers_blp):
         api.register_blueprint(coin_routes)
     api.register_blueprint(staff_routes.settings_blp)
-    webhook_routes.describe_messages(api.spec)
-    describe_stream_events(api.spec)
-    document_common_problems(api)
+    api.finish_document(webhook_routes.describe_messages)
+    api.finish_document(describe_stream_events)
+    api.finish_document(document_common_problems)
     app.register_blueprint(ops.scrape_blp)
     app.register_blueprint(docs.blp)
     app.register_blueprint(play.blp)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import http
 import json
+import threading
+from collections.abc import Callable
 from typing import Any
 
+from apispec import APISpec
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
@@ -13,15 +16,62 @@ from .problems import PROBLEM_JSON, ProblemHeaders, ProblemSchema, Statuses, reg
 
 
 class BasraApi(Api):  # type: ignore[misc]
-    """flask-smorest's Api whose every error is RFC 9457 problem+json."""
+    """flask-smorest's Api whose every error is RFC 9457 problem+json, and whose OpenAPI
+    document is written when first read (``/openapi.json``, the docs, ``python -m
+    service.openapi``): writing it is two thirds of making an app (0.2 s of CPU), which
+    each gunicorn worker, CLI run and worker process would pay for a document it seldom
+    or never serves."""
 
     ERROR_SCHEMA = ProblemSchema
 
     def __init__(self, app: Any, statuses: Statuses, headers: ProblemHeaders,
                  **kwargs: Any) -> None:
         self.statuses, self.problem_headers = statuses, headers
+        self._written: APISpec | None = None
+        self._spec_kwargs_given: dict[str, Any] | None = None
+        self._to_document: list[tuple[Any, str, Any]] = []
+        self._finishers: list[Callable[[APISpec], None]] = []
+        self._writing = threading.Lock()
         super().__init__(app, **kwargs)
+
+    @property
+    def spec(self) -> APISpec:
+        """The OpenAPI document, written on first read (None before ``init_app``)."""
+        if self._written is None and self._spec_kwargs_given is not None:
+            with self._writing:
+                if self._written is None:
+                    self._write()
+        return self._written  # type: ignore[return-value]  # None only before init_app
+
+    @spec.setter
+    def spec(self, value: APISpec | None) -> None:
+        self._written = value
+
+    def _init_spec(self, **kwargs: Any) -> None:
+        self._spec_kwargs_given = kwargs  # written by _write, when first read
+
+    def _write(self) -> None:
+        assert self._spec_kwargs_given is not None
+        super()._init_spec(**self._spec_kwargs_given)  # sets self.spec (self._written)
+        spec = self._written
+        assert spec is not None
         self.ma_plugin.converter.add_attribute_function(default_in_words)
+        for blp, name, parameters in self._to_document:
+            blp.register_views_in_doc(self, self._app, spec, name=name, parameters=parameters)
+            spec.tag({"name": name, "description": blp.description})
+        for finish in self._finishers:
+            finish(spec)
+
+    def register_blueprint(self, blp: Any, *, parameters: Any = None, **options: Any) -> None:
+        """The blueprint's routes now; its operations in the document when it is written."""
+        name = options.get("name", blp.name)
+        self._app.extensions["flask-smorest"]["blp_name_to_api"][name] = self
+        self._app.register_blueprint(blp, **options)
+        self._to_document.append((blp, name, parameters))
+
+    def finish_document(self, finish: Callable[[APISpec], None]) -> None:
+        """``finish(spec)`` once every blueprint is in the document, when it is written."""
+        self._finishers.append(finish)
 
     def _register_error_handlers(self) -> None:
         """Every error of the app as problem+json (see web/problems.py)."""
@@ -51,11 +101,11 @@ COMMON_PROBLEMS = (
 what is listed and leave the rest to ``default``); with a path parameter, 404 too."""
 
 
-def document_common_problems(api: BasraApi) -> None:
+def document_common_problems(spec: APISpec) -> None:
     """List :data:`COMMON_PROBLEMS` (and 404 where the path names something) on every
-    /v1 operation; those it lists itself keep their own description. Call it once every
-    blueprint is registered."""
-    for path, item in api.spec._paths.items():  # apispec keeps its paths here
+    /v1 operation; those it lists itself keep their own description. Run once every
+    blueprint is in the document (:meth:`BasraApi.finish_document`)."""
+    for path, item in spec._paths.items():  # apispec keeps its paths here
         if not path.startswith("/v1/"):
             continue
         named = (http.HTTPStatus.NOT_FOUND,) if "{" in path else ()
@@ -64,7 +114,7 @@ def document_common_problems(api: BasraApi) -> None:
             if isinstance(operation, dict) and "responses" in operation:
                 for status in statuses:
                     operation["responses"].setdefault(
-                        str(int(status)), api.spec.components.get_ref("response", status.name))
+                        str(int(status)), spec.components.get_ref("response", status.name))
 
 
 def default_in_words(_converter: Any, field: Any, ret: dict[str, Any], **_: Any) -> dict[str, Any]:
