@@ -10,14 +10,15 @@ import flask_migrate
 def run_db_command(command: str, revision: str | None) -> int:
     """Run one migration command against ``DATABASE_URL`` (SQLite file by default)."""
     from .app import create_app
-    from .storage import MIGRATIONS, migrations
+    from .storage import MIGRATIONS, migrations, upgrade
 
     app = create_app()
+    if command == "upgrade":
+        upgrade(app, revision or "head")
+        return 0
     migrations(app)
     with app.app_context():
-        if command == "upgrade":
-            flask_migrate.upgrade(directory=MIGRATIONS, revision=revision or "head")
-        elif command == "downgrade":
+        if command == "downgrade":
             flask_migrate.downgrade(directory=MIGRATIONS, revision=revision or "-1")
         else:
             flask_migrate.current(directory=MIGRATIONS)

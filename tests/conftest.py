@@ -32,7 +32,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import flask_migrate
 import psycopg
 import pytest
 from flask import Flask
@@ -44,7 +43,7 @@ from service.app import reset_caches
 from service.coins import check as ledger_check
 from service.settings import EXTENSION as SETTINGS
 from service.settings import Settings, settings_of
-from service.storage import MIGRATIONS, migrations
+from service.storage import migrations, upgrade
 from service.storage.db import db
 from service.tenants import service as tenants
 from tests import servers
@@ -194,8 +193,7 @@ def _migrate(app: Flask) -> None:
     app's file is a copy of the migrated template)."""
     url = app.config["SQLALCHEMY_DATABASE_URI"]
     if url.startswith("postgresql") and url not in _migrated:
-        with app.app_context():
-            flask_migrate.upgrade(directory=MIGRATIONS)
+        upgrade(app)
         _migrated.add(url)
 
 
@@ -204,9 +202,8 @@ def _sqlite_template() -> Path:
     template = _SESSION / "template.sqlite3"
     if not template.exists():
         app = create_app({**BASE_CONFIG, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{template}"})
-        migrations(app)
+        upgrade(app)
         with app.app_context():
-            flask_migrate.upgrade(directory=MIGRATIONS)
             db.engine.dispose()  # closed: the WAL is written back into the file
     return template
 

@@ -135,17 +135,14 @@ def migrate(database_url: str, direct_url: str = "") -> None:
     is a transaction pooler's."""
     if database_url in _migrated:
         return
-    import flask_migrate
-
     from service import create_app
-    from service.storage import MIGRATIONS, migrations
+    from service.storage import upgrade
     from service.storage.db import db
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "BASRA_LISTEN": False,
                       "BASRA_DIRECT_DATABASE_URL": direct_url})
-    migrations(app)
+    upgrade(app)
     with app.app_context():
-        flask_migrate.upgrade(directory=MIGRATIONS)
         db.engine.dispose()
     _migrated.add(database_url)
 
