@@ -141,12 +141,14 @@ compiled: $(ENGINE_BUILD)
 
 # the engine's tests again on the pure-Python engine (the suite ran on the default build),
 # with the CLI's that play (its key commands use no engine: not again); CI runs it after
-# `make test`
+# `make test`. Not the engine's process tests: each starts both builds itself, whichever
+# this process loads, and ran in `make test`
 PURE_TESTS := tests/engine $(addprefix tests/app/test_cli.py::test_,\
 	simulate_prints_what_players_want_to_know simulate_is_reproducible_from_its_seed \
 	simulate_with_a_house_rule_file deck_prints_the_deck_a_revealed_seed_gives)
 test-pure: $(STAMP)
-	BASRA_ENGINE_BUILD=pure $(BIN)/python -m pytest -q -n $(TEST_WORKERS) $(PURE_TESTS)
+	BASRA_ENGINE_BUILD=pure $(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not process" \
+	  $(PURE_TESTS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests bench

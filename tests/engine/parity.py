@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import sys
 
 from service.engine import build, load_variant, variant_names
 from service.engine.bots import bot_move
@@ -52,4 +51,3 @@ def digest() -> tuple[str, int]:
 if __name__ == "__main__":
     value, seen = digest()
     print(json.dumps({"digest": value, "positions": seen, "build": build.description}))
-    sys.exit(0)
