@@ -33,7 +33,7 @@ def _fill(dsn: str) -> int:
                                  seed, commitment, explicit_decks, snapshot, created_at,
                                  updated_at, finished_at, scores, winner, draw, rounds, quick,
                                  timeouts)
-            SELECT %(start)s + g, md5(g::text || 'm'), 1,
+            SELECT %(start)s + g, md5((%(start)s + g)::text || 'm'), 1,
                    (ARRAY['egyptian-v1','egyptian-v2','pagat','egyptian-4p'])[1 + g %% 4],
                    '{}'::jsonb, repeat('0', 64),
                    CASE WHEN g %% 10 = 0 THEN 'active' ELSE 'finished' END, 100,
@@ -56,39 +56,53 @@ def _fill(dsn: str) -> int:
 
 
 def run() -> dict[str, float]:
-    """Fill, then time the history queries through the service's own use case; the
-    medians in milliseconds."""
+    """Fill, then time the history queries through the service's own use case, read as a
+    browser key reads it (the public view of each match); the medians in milliseconds."""
     url = bench_database()
-    rows = _fill(url.replace("postgresql+psycopg://", "postgresql://"))
+    dsn = url.replace("postgresql+psycopg://", "postgresql://")
+    rows = _fill(dsn)
 
     from service import create_app
     from service.matches import history
     from service.matches import service as matches
+    from service.matches.enums import MatchStatus
+    from service.matches.seats import PUBLIC
+    from service.settings import settings_of
     from service.tenants.models import LOCAL_TENANT
 
+    with psycopg.connect(dsn) as conn:  # the match halfway down the history, newest first
+        middle = conn.execute("SELECT id FROM matches WHERE tenant_pk = %s ORDER BY pk DESC"
+                              " OFFSET %s LIMIT 1", (LOCAL_TENANT, rows // 2)).fetchone()
     app = create_app({"SQLALCHEMY_DATABASE_URI": url})
+    settings = settings_of(app)
     print(f"history: {rows:,} matches in PostgreSQL, 20-match pages, median of 20 calls")
     with app.app_context():
-        deep_cursor = history.encode_cursor(rows // 2, app.config["SECRET_KEY"])
-        cases = {
+        cases: dict[str, dict[str, object]] = {
             "newest page": {},
             "player filter": {"player": "player1234"},
             "player with no matches": {"player": "nobody"},
-            "variant + status": {"variant": "pagat", "status": "active"},
-            "page at the middle (cursor)": {"cursor": deep_cursor},
+            "variant + status": {"variant": "pagat", "status": MatchStatus.ACTIVE},
         }
+        if middle is not None:
+            cases["page at the middle (cursor)"] = {
+                "cursor": history.encode_cursor(middle[0], _bytes(settings.secret_key))}
         figures: dict[str, float] = {}
         for label, filters in cases.items():
             times = []
             for _ in range(20):
                 started = time.perf_counter()
-                page = matches.match_history(history.HistoryQuery(LOCAL_TENANT, **filters)).matches
+                page = matches.match_history(history.HistoryQuery(LOCAL_TENANT, **filters),
+                                             PUBLIC, settings=settings).matches
                 times.append(time.perf_counter() - started)
             median = statistics.median(times) * 1000
             figures["history_" + label.split(" (")[0].replace(" + ", "_").replace(" ", "_")
                     + "_ms"] = round(median, 2)
             print(f"  {label:<28} {median:7.2f} ms  ({len(page)} rows)")
     return figures
+
+
+def _bytes(key: str | bytes) -> bytes:
+    return key.encode() if isinstance(key, str) else key
 
 
 def main() -> int:
