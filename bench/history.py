@@ -85,7 +85,7 @@ def run() -> dict[str, float]:
         }
         if middle is not None:
             cases["page at the middle (cursor)"] = {
-                "cursor": history.encode_cursor(middle[0], _bytes(settings.secret_key))}
+                "cursor": history.encode_cursor(middle[0], settings.secret_key)}
         figures: dict[str, float] = {}
         for label, filters in cases.items():
             times = []
@@ -99,10 +99,6 @@ def run() -> dict[str, float]:
                     + "_ms"] = round(median, 2)
             print(f"  {label:<28} {median:7.2f} ms  ({len(page)} rows)")
     return figures
-
-
-def _bytes(key: str | bytes) -> bytes:
-    return key.encode() if isinstance(key, str) else key
 
 
 def main() -> int:

@@ -24,8 +24,9 @@ class Settings:
     """Every ``BASRA_*`` setting (and ``SECRET_KEY``, ``REDIS_URL``) a use case or a piece
     of infrastructure reads, as :mod:`service.config` documents them."""
 
-    secret_key: str | bytes
-    """Signs history cursors and derives seat tokens (``SECRET_KEY``)."""
+    secret_key: bytes
+    """Signs history cursors and derives seat tokens (``SECRET_KEY``; one given as text
+    is its UTF-8 bytes, so every HMAC of it takes it alike)."""
 
     # waits: long polls, streams and the process's parking places
     max_wait: float
@@ -110,7 +111,7 @@ class Settings:
         """The settings of a final Flask config (:func:`service.config.settings_from_env`
         with the caller's overrides on top)."""
         return cls(
-            secret_key=config["SECRET_KEY"],
+            secret_key=_as_bytes(config["SECRET_KEY"]),
             max_wait=config["BASRA_MAX_WAIT"],
             poll_interval=config["BASRA_POLL_INTERVAL"],
             heartbeat_seconds=config["BASRA_HEARTBEAT_SECONDS"],
@@ -182,3 +183,7 @@ def settings_of(app: HasExtensions) -> Settings:
     """The settings the composition root kept on ``app``."""
     found: Settings = app.extensions[EXTENSION]
     return found
+
+
+def _as_bytes(key: str | bytes) -> bytes:
+    return key if isinstance(key, bytes) else key.encode()

@@ -122,13 +122,9 @@ class Ledger(MethodView):
         act_for(player_id)
         page = coins.ledger_page(tenant(), player_id, query.get("currency"),
                                  query.get("cursor"), query["limit"],
-                                 _bytes(current().secret_key))
+                                 current().secret_key)
         return {"player_id": player_id, "next": page.next,
                 "transfers": [coins.describe(row, player_id) for row in page.transfers]}
-
-
-def _bytes(key: str | bytes) -> bytes:
-    return key if isinstance(key, bytes) else key.encode()
 
 
 IDEMPOTENCY_KEY = {"in": "header", "name": "Idempotency-Key", "required": True,

@@ -44,6 +44,9 @@ def test_settings_read_the_configs_names_and_types(tmp_path: Path) -> None:
     assert made.claim_after_seconds == 7.0 and isinstance(made.claim_after_seconds, float)
     # Flask-Limiter's own switch, when a caller sets it, wins over BASRA_RATE_LIMITS
     assert Settings.from_config({**config, "RATELIMIT_ENABLED": True}).rate_limits
+    # a secret key given as text signs as its bytes (cursors and seat tokens are HMACs)
+    assert Settings.from_config({**config, "SECRET_KEY": "kept by hand"}).secret_key == \
+        b"kept by hand"
 
 
 def test_a_presence_lease_runs_for_the_settings_lease_renewed_a_third_of_the_way(
